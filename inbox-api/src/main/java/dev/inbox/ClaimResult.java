@@ -1,0 +1,119 @@
+package dev.inbox;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The answer to one claim: {@link ClaimStatus ACQUIRED}, {@link ClaimStatus DUPLICATE} or {@link
+ * ClaimStatus BUSY}, with the details a duplicate or a takeover carries.
+ *
+ * <p>Instances are immutable and shared; compare them with {@link #equals(Object)}.
+ */
+public final class ClaimResult {
+
+    private static final ClaimResult ACQUIRED =
+            new ClaimResult(ClaimStatus.ACQUIRED, false, false, FingerprintCheck.NOT_COMPARED);
+    private static final ClaimResult TAKEN_OVER =
+            new ClaimResult(ClaimStatus.ACQUIRED, false, true, FingerprintCheck.NOT_COMPARED);
+    private static final ClaimResult BUSY =
+            new ClaimResult(ClaimStatus.BUSY, false, false, FingerprintCheck.NOT_COMPARED);
+    private static final ClaimResult[] DUPLICATES = new ClaimResult[FingerprintCheck.values().length * 2];
+
+    static {
+        for (FingerprintCheck check : FingerprintCheck.values()) {
+            DUPLICATES[check.ordinal() * 2] = new ClaimResult(ClaimStatus.DUPLICATE, false, false, check);
+            DUPLICATES[check.ordinal() * 2 + 1] = new ClaimResult(ClaimStatus.DUPLICATE, true, false, check);
+        }
+    }
+
+    private final ClaimStatus status;
+    private final boolean late;
+    private final boolean takeover;
+    private final FingerprintCheck fingerprint;
+
+    private ClaimResult(ClaimStatus status, boolean late, boolean takeover, FingerprintCheck fingerprint) {
+        this.status = status;
+        this.late = late;
+        this.takeover = takeover;
+        this.fingerprint = fingerprint;
+    }
+
+    /** The key was new, or the same owner claimed it again. */
+    public static ClaimResult acquired() {
+        return ACQUIRED;
+    }
+
+    /** Another owner's expired lease was taken over: that delivery may still be running. */
+    public static ClaimResult takenOver() {
+        return TAKEN_OVER;
+    }
+
+    /** Another owner's lease is live. */
+    public static ClaimResult busy() {
+        return BUSY;
+    }
+
+    /**
+     * A completed record exists.
+     *
+     * @param late the record is past its retention but not yet removed: the dedup window is
+     *     undersized
+     * @param fingerprint how the payload fingerprints compared
+     */
+    public static ClaimResult duplicate(boolean late, FingerprintCheck fingerprint) {
+        InboxArguments.requireNonNull(fingerprint, "fingerprint");
+        return DUPLICATES[fingerprint.ordinal() * 2 + (late ? 1 : 0)];
+    }
+
+    /** What the claim found. */
+    public ClaimStatus status() {
+        return status;
+    }
+
+    /** True when the caller now holds the key. */
+    public boolean isAcquired() {
+        return status == ClaimStatus.ACQUIRED;
+    }
+
+    /** True for a duplicate found past its retention, before its removal (a <em>late duplicate</em>). */
+    public boolean isLate() {
+        return late;
+    }
+
+    /** True for an ACQUIRED that took over another owner's expired lease. */
+    public boolean isTakeover() {
+        return takeover;
+    }
+
+    /** For a duplicate, how the payload fingerprints compared; otherwise {@link FingerprintCheck#NOT_COMPARED}. */
+    public FingerprintCheck fingerprint() {
+        return fingerprint;
+    }
+
+    @Override
+    public boolean equals(@Nullable Object o) {
+        return o instanceof ClaimResult other
+                && status == other.status
+                && late == other.late
+                && takeover == other.takeover
+                && fingerprint == other.fingerprint;
+    }
+
+    @Override
+    public int hashCode() {
+        return ((status.hashCode() * 31 + Boolean.hashCode(late)) * 31 + Boolean.hashCode(takeover)) * 31
+                + fingerprint.hashCode();
+    }
+
+    @Override
+    public String toString() {
+        switch (status) {
+            case DUPLICATE:
+                return "DUPLICATE" + (late ? "(late)" : "")
+                        + (fingerprint == FingerprintCheck.NOT_COMPARED ? "" : "[fingerprint " + fingerprint + "]");
+            case ACQUIRED:
+                return takeover ? "ACQUIRED(takeover)" : "ACQUIRED";
+            default:
+                return status.name();
+        }
+    }
+}

@@ -1,0 +1,23 @@
+package dev.inbox;
+
+/** How a duplicate's payload fingerprint compared with the one the record keeps. */
+public enum FingerprintCheck {
+    /** Both had a fingerprint and they were equal. */
+    MATCH,
+    /**
+     * Both had a fingerprint and they differed: two different payloads share one key, which is a
+     * key-derivation bug the application must hear about.
+     */
+    MISMATCH,
+    /** The claim or the record had no fingerprint, or the result is not a duplicate. */
+    NOT_COMPARED;
+
+    /** Compares a stored fingerprint with a new one; either may be null. */
+    public static FingerprintCheck compare(
+            @org.jspecify.annotations.Nullable String stored, @org.jspecify.annotations.Nullable String offered) {
+        if (stored == null || offered == null) {
+            return NOT_COMPARED;
+        }
+        return stored.equals(offered) ? MATCH : MISMATCH;
+    }
+}

@@ -1,0 +1,292 @@
+package dev.inbox;
+
+import static dev.inbox.InboxArguments.requireArgument;
+import static dev.inbox.InboxArguments.requireNonNull;
+import static dev.inbox.InboxArguments.requirePositive;
+
+import java.time.Duration;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Runs a consumer's handler at most once per event, however often the broker redelivers it.
+ *
+ * <pre>{@code
+ * Inbox inbox = Inbox.builder(store)
+ *         .consumer("billing")
+ *         .retention(Duration.ofHours(48))
+ *         .lease(Duration.ofSeconds(30))
+ *         .build();
+ *
+ * HandleResult result = inbox.handle(DedupKeys.kafka(record.topic(), record.partition(), record.offset()),
+ *         () -> ledger.post(record.value()));
+ * if (result.shouldAcknowledge()) consumer.commit(record);
+ * }</pre>
+ *
+ * <p>Each {@link #handle} call mints a fresh {@link OwnerToken} and claims the key:
+ *
+ * <ol>
+ *   <li>{@code ACQUIRED}: the work runs. If it throws, the claim is released and the exception
+ *       propagates (the broker redelivers); if it returns, the claim is completed and suppresses
+ *       duplicates for the retention.
+ *   <li>{@code DUPLICATE}: the work does not run; acknowledge the message.
+ *   <li>{@code BUSY}: another delivery holds a live lease; the work does not run and the message
+ *       must not be acknowledged.
+ * </ol>
+ *
+ * <p>In this <em>lease mode</em> the store and the business data may live apart, and the guarantee
+ * is that work runs once per key across concurrent deliveries while it finishes within its lease.
+ * If a consumer dies after the work and before completing, the lease expires and a redelivery
+ * applies the event again: at-least-once for that window. Where the business data shares a
+ * database with the store, the transactional mode of {@link dev.inbox.jdbc.TransactionalInbox}
+ * closes that window.
+ *
+ * <p>Instances are immutable and thread-safe.
+ */
+public final class Inbox {
+
+    private final InboxStore store;
+    private final String consumer;
+    private final Duration retention;
+    private final Duration lease;
+    private final int claimAttempts;
+    private final InboxMetrics metrics;
+
+    private Inbox(Builder builder) {
+        this.store = builder.store;
+        this.consumer = requireNonNull(builder.consumer, "consumer");
+        this.retention = builder.retention;
+        this.lease = builder.lease;
+        this.claimAttempts = builder.claimAttempts;
+        this.metrics = builder.metrics;
+    }
+
+    /**
+     * Starts configuring an inbox on {@code store}.
+     *
+     * @throws IllegalArgumentException if {@code store} is null
+     */
+    public static Builder builder(InboxStore store) {
+        return new Builder(requireNonNull(store, "store"));
+    }
+
+    /**
+     * Handles one delivery of event {@code id}: runs {@code work} unless the event was already
+     * applied or is being applied by another delivery.
+     *
+     * @param id the event's dedup id (see {@link dev.inbox.keys.DedupKeys})
+     * @param work the business write
+     * @throws E what {@code work} threw, after the claim was released
+     * @throws IllegalArgumentException if {@code id} is not a valid key or {@code work} is null
+     * @throws InboxStoreException if the store could not answer; do not acknowledge the message
+     */
+    public <E extends Exception> HandleResult handle(String id, Work<E> work) throws E {
+        return handle(id, null, work);
+    }
+
+    /**
+     * Like {@link #handle(String, Work)}, with a payload fingerprint kept by the record: a later
+     * duplicate whose fingerprint differs is reported ({@link HandleResult#isFingerprintMismatch()}
+     * and a metric) because it means two different events share one dedup key.
+     *
+     * @param fingerprint for example {@code DedupKeys.sha256(payload)}, or null for none
+     */
+    public <E extends Exception> HandleResult handle(String id, @Nullable String fingerprint, Work<E> work) throws E {
+        InboxKey key = InboxKey.of(consumer, id);
+        requireNonNull(work, "work");
+        OwnerToken owner = OwnerToken.random();
+        ClaimRequest request = ClaimRequest.of(key, owner, lease).withFingerprint(fingerprint);
+
+        ClaimResult claim = claim(request);
+        switch (claim.status()) {
+            case DUPLICATE:
+                return new HandleResult(HandleOutcome.DUPLICATE, claim, false);
+            case BUSY:
+                return new HandleResult(HandleOutcome.BUSY, claim, false);
+            default:
+                break;
+        }
+        try {
+            work.run();
+        } catch (Throwable failure) {
+            release(key, owner, failure);
+            throw Inbox.<E>rethrow(failure);
+        }
+        boolean completed = complete(key, owner);
+        if (!completed) {
+            metrics.leaseLost(consumer);
+        }
+        return new HandleResult(HandleOutcome.PROCESSED, claim, !completed);
+    }
+
+    /**
+     * Removes expired records from the store (see {@link InboxStore#purge()}); schedule it, for
+     * example every few minutes, on one instance or on all of them.
+     *
+     * @return how many records were removed
+     */
+    public long purge() {
+        try {
+            long removed = store.purge();
+            metrics.purged(consumer, removed);
+            return removed;
+        } catch (InboxStoreException e) {
+            metrics.storeError(consumer, "purge", e);
+            throw e;
+        }
+    }
+
+    /** The logical consumer whose keys this inbox scopes. */
+    public String consumer() {
+        return consumer;
+    }
+
+    /** How long a completed event suppresses duplicates. */
+    public Duration retention() {
+        return retention;
+    }
+
+    /** How long a claim is held before another delivery may take it over. */
+    public Duration lease() {
+        return lease;
+    }
+
+    private ClaimResult claim(ClaimRequest request) {
+        for (int attempt = 1; ; attempt++) {
+            long start = System.nanoTime();
+            try {
+                ClaimResult result = store.claim(request);
+                metrics.claimed(consumer, result, System.nanoTime() - start);
+                return result;
+            } catch (InboxStoreException e) {
+                metrics.storeError(consumer, "claim", e);
+                // Retrying with the same owner is safe: a claim that was applied but whose reply
+                // was lost is answered ACQUIRED again, never DUPLICATE.
+                if (attempt >= claimAttempts || !e.isRetryable()) {
+                    throw e;
+                }
+            }
+        }
+    }
+
+    private boolean complete(InboxKey key, OwnerToken owner) {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return store.complete(key, owner, retention);
+            } catch (InboxStoreException e) {
+                metrics.storeError(consumer, "complete", e);
+                // Completing again with the same owner is idempotent, so a retry is safe.
+                if (attempt >= claimAttempts || !e.isRetryable()) {
+                    throw new InboxStoreException(
+                            "the work for " + key + " ran, but its completion could not be recorded; the claim"
+                                    + " stays held until its lease ends, after which a redelivery applies it again",
+                            e,
+                            e.isRetryable());
+                }
+            }
+        }
+    }
+
+    private void release(InboxKey key, OwnerToken owner, Throwable failure) {
+        try {
+            store.release(key, owner);
+        } catch (InboxStoreException e) {
+            // The lease ends by itself; the work's own failure is what the caller must see.
+            metrics.storeError(consumer, "release", e);
+            failure.addSuppressed(e);
+        } catch (RuntimeException e) {
+            failure.addSuppressed(e);
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private static <E extends Exception> RuntimeException rethrow(Throwable failure) throws E {
+        throw (E) failure;
+    }
+
+    @Override
+    public String toString() {
+        return "Inbox[consumer=" + consumer + ", retention=" + retention + ", lease=" + lease + ", store=" + store
+                + "]";
+    }
+
+    /** Configures an {@link Inbox}; each setter checks its argument at once. */
+    public static final class Builder {
+
+        private final InboxStore store;
+        private @Nullable String consumer;
+        private Duration retention = Duration.ofHours(48);
+        private Duration lease = Duration.ofMinutes(1);
+        private int claimAttempts = 2;
+        private InboxMetrics metrics = InboxMetrics.NONE;
+
+        private Builder(InboxStore store) {
+            this.store = store;
+        }
+
+        /**
+         * The logical consumer (consumer group, service name); required.
+         *
+         * @throws IllegalArgumentException if it is not a valid key part (see {@link InboxKey})
+         */
+        public Builder consumer(String consumer) {
+            this.consumer = InboxKey.validate(consumer, "consumer");
+            return this;
+        }
+
+        /**
+         * How long a completed event suppresses duplicates: the longest redelivery delay, plus p99
+         * processing time, plus a margin. Default 48 hours.
+         *
+         * @throws IllegalArgumentException if null or not positive
+         */
+        public Builder retention(Duration retention) {
+            this.retention = requirePositive(retention, "retention");
+            return this;
+        }
+
+        /**
+         * How long a claim is held before another delivery may take it over; longer than the
+         * slowest processing. Default 1 minute.
+         *
+         * @throws IllegalArgumentException if null or not positive
+         */
+        public Builder lease(Duration lease) {
+            this.lease = requirePositive(lease, "lease");
+            return this;
+        }
+
+        /**
+         * How many times a claim or a completion is tried when the store fails with a retryable
+         * {@link InboxStoreException}; retries keep the same owner, so they are safe. Default 2.
+         *
+         * @throws IllegalArgumentException if below 1
+         */
+        public Builder claimAttempts(int claimAttempts) {
+            requireArgument(claimAttempts >= 1, "claimAttempts must be at least 1 but was " + claimAttempts);
+            this.claimAttempts = claimAttempts;
+            return this;
+        }
+
+        /**
+         * Where to report claims, errors, late duplicates and purges. Default: nowhere.
+         *
+         * @throws IllegalArgumentException if null
+         */
+        public Builder metrics(InboxMetrics metrics) {
+            this.metrics = requireNonNull(metrics, "metrics");
+            return this;
+        }
+
+        /**
+         * Builds the inbox.
+         *
+         * @throws IllegalStateException if no consumer was set
+         */
+        public Inbox build() {
+            if (consumer == null) {
+                throw new IllegalStateException("consumer(...) must be set before build()");
+            }
+            return new Inbox(this);
+        }
+    }
+}

@@ -1,0 +1,106 @@
+package dev.inbox;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The store SPI: four atomic operations on records keyed by {@link InboxKey}.
+ *
+ * <p>A record is IN_PROGRESS (held by an owner until its lease ends) or COMPLETED (suppressing
+ * duplicates until its retention ends). Past that expiry it is still kept for the store's
+ * <em>grace</em> period, during which a duplicate is still suppressed but reported {@linkplain
+ * ClaimResult#isLate() late}; after it, the record counts as absent and {@link #purge()} removes
+ * it.
+ *
+ * <p>Every operation is one atomic step on the store's side, never a read followed by a write, and
+ * expiry is decided by one clock per store (the database's or the server's where there is one),
+ * never by each caller's own. Implementations are thread-safe. Bad arguments fail with {@link
+ * IllegalArgumentException} before any I/O; a store that cannot answer throws {@link
+ * InboxStoreException}; any operation after {@link #close()} throws {@link
+ * IllegalStateException}.
+ *
+ * <p>Implementations prove themselves by passing the {@code inbox-tck} contract classes.
+ */
+public interface InboxStore extends AutoCloseable {
+
+    /**
+     * Records {@code request.key()} as held by {@code request.owner()} for {@code request.lease()},
+     * unless a live record exists.
+     *
+     * @return {@link ClaimStatus#ACQUIRED} when the key was absent (or past expiry + grace), when
+     *     another owner's lease had expired (a takeover) or when the same owner claims again;
+     *     {@link ClaimStatus#DUPLICATE} when a COMPLETED record exists ({@linkplain
+     *     ClaimResult#isLate() late} when past retention), with the fingerprint comparison; {@link
+     *     ClaimStatus#BUSY} when another owner's lease is live
+     * @throws IllegalArgumentException if {@code request} is null
+     * @throws InboxStoreException if the store could not answer
+     */
+    ClaimResult claim(ClaimRequest request);
+
+    /**
+     * Claims each request in order, as {@link #claim(ClaimRequest)} would, and returns one result
+     * per request in the same order. A key repeated inside the batch is claimed by its first
+     * occurrence; later occurrences are answered {@link ClaimStatus#DUPLICATE}.
+     *
+     * <p>The default loops; stores override it to use one round trip per chunk. A failure may leave
+     * some of the batch claimed: retrying the same batch with the same owners is safe.
+     *
+     * @throws IllegalArgumentException if {@code requests} or an element is null (before any claim)
+     * @throws InboxStoreException if the store could not answer
+     */
+    default List<ClaimResult> claimAll(List<ClaimRequest> requests) {
+        List<ClaimRequest> batch = InboxArguments.requireNoNulls(requests, "requests");
+        List<ClaimResult> results = new ArrayList<>(batch.size());
+        Map<InboxKey, ClaimRequest> firsts = new HashMap<>();
+        for (ClaimRequest request : batch) {
+            ClaimRequest first = firsts.putIfAbsent(request.key(), request);
+            results.add(
+                    first == null
+                            ? claim(request)
+                            : ClaimResult.duplicate(
+                                    false, FingerprintCheck.compare(first.fingerprint(), request.fingerprint())));
+        }
+        return results;
+    }
+
+    /**
+     * Turns the owner's IN_PROGRESS record into a COMPLETED one that suppresses duplicates for
+     * {@code retention}. Completing again with the same owner is harmless and answers true.
+     *
+     * @return true when done; false when {@code owner} does not hold the key (its lease expired and
+     *     was taken over, or it was released)
+     * @throws IllegalArgumentException if an argument is null or {@code retention} is not positive
+     * @throws InboxStoreException if the store could not answer
+     */
+    boolean complete(InboxKey key, OwnerToken owner, Duration retention);
+
+    /**
+     * Deletes the owner's IN_PROGRESS record so that a redelivery can claim the key at once (used
+     * when processing failed). A COMPLETED record is never released.
+     *
+     * @return true when deleted; false when {@code owner} holds no IN_PROGRESS record for the key
+     * @throws IllegalArgumentException if an argument is null
+     * @throws InboxStoreException if the store could not answer
+     */
+    boolean release(InboxKey key, OwnerToken owner);
+
+    /**
+     * Removes the records that are past expiry + grace, in bounded batches, and returns how many
+     * were removed. Stores whose records expire natively (Redis, DynamoDB TTL) may remove nothing
+     * here and say so in their documentation; a record past expiry + grace is treated as absent
+     * either way.
+     *
+     * @throws InboxStoreException if the store could not answer
+     */
+    long purge();
+
+    /**
+     * Releases what the store created itself (never what the caller passed in, such as a pool or a
+     * client). Later operations throw {@link IllegalStateException}. Closing twice is harmless.
+     */
+    @Override
+    void close();
+}

@@ -1,0 +1,81 @@
+package dev.inbox;
+
+import static dev.inbox.InboxArguments.requireNonNull;
+
+import java.security.SecureRandom;
+import java.util.Base64;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Identifies one delivery attempt that holds a claim.
+ *
+ * <p>A token is unique to one attempt, never shared by a process or a thread: two deliveries of one
+ * message to the same instance must hold different tokens, or both would be let through. It
+ * fences {@code complete} and {@code release} (only the holder may finish the claim) and makes a
+ * claim retry-safe: a claim whose reply was lost is retried with the same token and is {@code
+ * ACQUIRED} again, never mistaken for a duplicate.
+ *
+ * <p>A token is 1 to {@value #MAX_LENGTH} printable ASCII characters without spaces.
+ */
+public final class OwnerToken {
+
+    /** The longest token a store must be able to keep. */
+    public static final int MAX_LENGTH = 64;
+
+    private static final SecureRandom RANDOM = new SecureRandom();
+    private static final Base64.Encoder ENCODER = Base64.getUrlEncoder().withoutPadding();
+
+    private final String value;
+
+    private OwnerToken(String value) {
+        this.value = value;
+    }
+
+    /** A new token of 128 random bits (22 characters), for one delivery attempt. */
+    public static OwnerToken random() {
+        byte[] bytes = new byte[16];
+        RANDOM.nextBytes(bytes);
+        return new OwnerToken(ENCODER.encodeToString(bytes));
+    }
+
+    /**
+     * A token with a value of the caller's choosing (for example one persisted to retry a claim
+     * after a restart).
+     *
+     * @throws IllegalArgumentException if {@code value} is null, empty, longer than {@value
+     *     #MAX_LENGTH} characters or has a character outside printable ASCII
+     */
+    public static OwnerToken of(@Nullable String value) {
+        requireNonNull(value, "owner");
+        if (value.isEmpty() || value.length() > MAX_LENGTH) {
+            throw new IllegalArgumentException("owner must have 1 to " + MAX_LENGTH + " characters");
+        }
+        for (int i = 0; i < value.length(); i++) {
+            char c = value.charAt(i);
+            if (c <= ' ' || c > '~') {
+                throw new IllegalArgumentException("owner must be printable ASCII without spaces (index " + i + ")");
+            }
+        }
+        return new OwnerToken(value);
+    }
+
+    /** The token's text, as stored. */
+    public String value() {
+        return value;
+    }
+
+    @Override
+    public boolean equals(@Nullable Object o) {
+        return o instanceof OwnerToken other && value.equals(other.value);
+    }
+
+    @Override
+    public int hashCode() {
+        return value.hashCode();
+    }
+
+    @Override
+    public String toString() {
+        return value;
+    }
+}

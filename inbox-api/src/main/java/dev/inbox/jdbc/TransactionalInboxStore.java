@@ -1,0 +1,41 @@
+package dev.inbox.jdbc;
+
+import dev.inbox.ClaimResult;
+import dev.inbox.InboxKey;
+import dev.inbox.InboxStore;
+import java.sql.Connection;
+import java.time.Duration;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A store whose records live in the same database as the business data, so that a claim can join
+ * the caller's transaction: the canonical inbox-table pattern.
+ *
+ * <p>{@link #claim(Connection, InboxKey, Duration, String)} writes a COMPLETED record directly,
+ * inside the transaction of {@code connection}. If the caller commits, the record and the
+ * business write are durable together; if it rolls back, both are gone and a redelivery claims the
+ * key again. There is no window in which the work is applied but the record missing, or the
+ * reverse.
+ *
+ * <p>A second transaction claiming the same key concurrently waits for the first and then sees
+ * {@code DUPLICATE} (the first committed) or {@code ACQUIRED} (it rolled back). The claim never
+ * raises a constraint violation inside the caller's transaction, so the transaction stays usable
+ * whatever the answer.
+ */
+public interface TransactionalInboxStore extends InboxStore {
+
+    /**
+     * Claims {@code key} inside the transaction of {@code connection} by writing a COMPLETED record
+     * that suppresses duplicates for {@code retention} once committed.
+     *
+     * @param connection a connection with auto-commit off; the store neither commits nor closes it
+     * @param fingerprint the payload fingerprint the record keeps, or null
+     * @return {@code ACQUIRED} when the record was written (apply the work in the same
+     *     transaction, then commit); {@code DUPLICATE} when a completed record exists; {@code BUSY}
+     *     when a lease-mode claim of another owner is live
+     * @throws IllegalArgumentException if an argument is null, {@code retention} is not positive,
+     *     or {@code connection} is in auto-commit mode
+     * @throws dev.inbox.InboxStoreException if the database could not answer
+     */
+    ClaimResult claim(Connection connection, InboxKey key, Duration retention, @Nullable String fingerprint);
+}

@@ -1,0 +1,152 @@
+package dev.inbox.micrometer;
+
+import dev.inbox.ClaimResult;
+import dev.inbox.FingerprintCheck;
+import dev.inbox.InboxArguments;
+import dev.inbox.InboxMetrics;
+import dev.inbox.InboxStoreException;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import java.util.Locale;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * {@link InboxMetrics} on a Micrometer {@link MeterRegistry}. Every meter is tagged with {@code
+ * consumer}:
+ *
+ * <table>
+ *   <caption>Meters</caption>
+ *   <tr><th>meter</th><th>type</th><th>tags</th><th>what to alert on</th></tr>
+ *   <tr><td>{@code inbox.claims}</td><td>counter</td><td>{@code outcome}=acquired|duplicate|busy</td>
+ *       <td>duplicate hit rate above 5× its baseline over 5 minutes: a redelivery storm</td></tr>
+ *   <tr><td>{@code inbox.claim.latency}</td><td>timer</td><td></td><td>p99 of the store's claim</td></tr>
+ *   <tr><td>{@code inbox.store.errors}</td><td>counter</td><td>{@code operation}</td>
+ *       <td>more than 1% of claims over 60 seconds</td></tr>
+ *   <tr><td>{@code inbox.late.duplicate.detected}</td><td>counter</td><td></td>
+ *       <td>any: the retention is shorter than the real redelivery delay</td></tr>
+ *   <tr><td>{@code inbox.fingerprint.mismatch}</td><td>counter</td><td></td>
+ *       <td>any: two different payloads share a dedup key</td></tr>
+ *   <tr><td>{@code inbox.lease.takeovers}</td><td>counter</td><td></td>
+ *       <td>a rise: consumers die mid-processing or leases are too short</td></tr>
+ *   <tr><td>{@code inbox.lease.lost}</td><td>counter</td><td></td>
+ *       <td>any: work outlived its lease and may have been applied twice</td></tr>
+ *   <tr><td>{@code inbox.purge.removed}</td><td>counter</td><td></td><td>a purge that stops removing</td></tr>
+ * </table>
+ *
+ * <p>In Prometheus these appear as {@code inbox_claims_total}, {@code
+ * inbox_late_duplicate_detected_total} and so on.
+ */
+public final class MicrometerInboxMetrics implements InboxMetrics {
+
+    private final MeterRegistry registry;
+    private final ConcurrentMap<String, Meters> byConsumer = new ConcurrentHashMap<>();
+
+    private MicrometerInboxMetrics(MeterRegistry registry) {
+        this.registry = registry;
+    }
+
+    /**
+     * Metrics published to {@code registry}.
+     *
+     * @throws IllegalArgumentException if {@code registry} is null
+     */
+    public static MicrometerInboxMetrics of(MeterRegistry registry) {
+        return new MicrometerInboxMetrics(InboxArguments.requireNonNull(registry, "registry"));
+    }
+
+    @Override
+    public void claimed(String consumer, ClaimResult result, long nanos) {
+        Meters meters = meters(consumer);
+        meters.latency.record(nanos, TimeUnit.NANOSECONDS);
+        switch (result.status()) {
+            case ACQUIRED:
+                meters.acquired.increment();
+                if (result.isTakeover()) {
+                    meters.takeovers.increment();
+                }
+                break;
+            case DUPLICATE:
+                meters.duplicate.increment();
+                if (result.isLate()) {
+                    meters.late.increment();
+                }
+                if (result.fingerprint() == FingerprintCheck.MISMATCH) {
+                    meters.mismatch.increment();
+                }
+                break;
+            default:
+                meters.busy.increment();
+        }
+    }
+
+    @Override
+    public void storeError(String consumer, String operation, InboxStoreException error) {
+        Counter.builder("inbox.store.errors")
+                .description("Store operations that failed")
+                .tag("consumer", consumer)
+                .tag("operation", operation.toLowerCase(Locale.ROOT))
+                .register(registry)
+                .increment();
+    }
+
+    @Override
+    public void leaseLost(String consumer) {
+        meters(consumer).leaseLost.increment();
+    }
+
+    @Override
+    public void purged(String consumer, long removed) {
+        meters(consumer).purged.increment(removed);
+    }
+
+    private Meters meters(String consumer) {
+        return byConsumer.computeIfAbsent(consumer, c -> new Meters(registry, c));
+    }
+
+    /** The meters of one consumer, looked up once. */
+    private static final class Meters {
+        final Counter acquired;
+        final Counter duplicate;
+        final Counter busy;
+        final Counter late;
+        final Counter mismatch;
+        final Counter takeovers;
+        final Counter leaseLost;
+        final Counter purged;
+        final Timer latency;
+
+        Meters(MeterRegistry registry, String consumer) {
+            acquired = claims(registry, consumer, "acquired");
+            duplicate = claims(registry, consumer, "duplicate");
+            busy = claims(registry, consumer, "busy");
+            late = counter(registry, consumer, "inbox.late.duplicate.detected", "Duplicates found past retention");
+            mismatch = counter(registry, consumer, "inbox.fingerprint.mismatch", "Duplicates with another payload");
+            takeovers = counter(registry, consumer, "inbox.lease.takeovers", "Expired leases taken over");
+            leaseLost = counter(registry, consumer, "inbox.lease.lost", "Work that finished after losing its lease");
+            purged = counter(registry, consumer, "inbox.purge.removed", "Expired records removed by purge");
+            latency = Timer.builder("inbox.claim.latency")
+                    .description("Time the store took to answer a claim")
+                    .tag("consumer", consumer)
+                    .publishPercentiles(0.5, 0.99, 0.999)
+                    .register(registry);
+        }
+
+        private static Counter claims(MeterRegistry registry, String consumer, String outcome) {
+            return Counter.builder("inbox.claims")
+                    .description("Claims by outcome")
+                    .tag("consumer", consumer)
+                    .tag("outcome", outcome)
+                    .register(registry);
+        }
+
+        private static Counter counter(MeterRegistry registry, String consumer, String name, String description) {
+            return Counter.builder(name)
+                    .description(description)
+                    .tag("consumer", consumer)
+                    .register(registry);
+        }
+    }
+}

@@ -1,0 +1,752 @@
+package dev.inbox.tck;
+
+import static dev.inbox.tck.TckSupport.count;
+import static dev.inbox.tck.TckSupport.pause;
+import static dev.inbox.tck.TckSupport.race;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.inbox.ClaimRequest;
+import dev.inbox.ClaimResult;
+import dev.inbox.FingerprintCheck;
+import dev.inbox.InboxKey;
+import dev.inbox.InboxStore;
+import dev.inbox.OwnerToken;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Random;
+import java.util.function.Consumer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * The contract every {@link InboxStore} must pass. Extend it, implement {@link
+ * #createStore(Duration)}, and run it with JUnit 5:
+ *
+ * <pre>{@code
+ * class MyStoreTest extends InboxStoreContract {
+ *     @Override
+ *     protected InboxStore createStore(Duration grace) {
+ *         return MyStore.builder(dataSource).grace(grace).build();
+ *     }
+ * }
+ * }</pre>
+ *
+ * <p>Each test uses a consumer name of its own, so a store may share its table or keyspace with
+ * other tests. Durations are short and real (a few hundred milliseconds by default, see {@link
+ * #timeUnit()}): a store whose clock is coarse may raise it.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_METHOD)
+public abstract class InboxStoreContract {
+
+    /** The store under test, created before each test with {@link #defaultGrace()}. */
+    protected InboxStore store;
+
+    /** A consumer name of this test's own. */
+    protected String consumer;
+
+    private final List<InboxStore> created = new ArrayList<>();
+
+    /**
+     * Returns a new store whose records stay {@code grace} past expiry before they count as absent.
+     * It may share its backing table or keyspace with other stores the kit creates.
+     */
+    protected abstract InboxStore createStore(Duration grace) throws Exception;
+
+    /**
+     * The grace of the store most tests use; long enough that nothing a test writes is removed
+     * while it runs.
+     */
+    protected Duration defaultGrace() {
+        return Duration.ofMinutes(10);
+    }
+
+    /**
+     * The short duration used for leases and retentions that must expire during a test; waits are
+     * multiples of it. Raise it for a store whose clock or expiry is coarse.
+     */
+    protected Duration timeUnit() {
+        return Duration.ofMillis(250);
+    }
+
+    /** How many threads race in rule C8. */
+    protected int raceThreads() {
+        return 8;
+    }
+
+    /** How many rounds the threads of rule C8 race. */
+    protected int raceRounds() {
+        return 1000;
+    }
+
+    /** A batch size larger than the store sends in one request, for rule B1. */
+    protected int largeBatchSize() {
+        return 2_501;
+    }
+
+    /**
+     * False for a store whose records expire natively (Redis, DynamoDB TTL) and whose purge
+     * therefore may remove less than everything expired; rule R2 then checks only that the count is
+     * within bounds and that expired records behave as absent.
+     */
+    protected boolean purgeRemovesAllExpired() {
+        return true;
+    }
+
+    /**
+     * Runs the store's idempotent schema creation (such as {@code createSchemaIfMissing()}); rule L1
+     * calls it twice on a store that already holds records. Stores without a schema keep the
+     * default, which does nothing.
+     */
+    protected void createSchema(InboxStore store) throws Exception {}
+
+    /** A store created with {@code grace}, closed after the test. */
+    protected final InboxStore storeWithGrace(Duration grace) throws Exception {
+        InboxStore extra = createStore(grace);
+        created.add(extra);
+        return extra;
+    }
+
+    @BeforeEach
+    void openStore() throws Exception {
+        consumer = TckSupport.freshConsumer();
+        store = storeWithGrace(defaultGrace());
+    }
+
+    @AfterEach
+    void closeStores() {
+        for (InboxStore s : created) {
+            s.close();
+        }
+        created.clear();
+    }
+
+    // ----------------------------------------------------------------------------------- claims
+
+    @Test
+    @DisplayName("C1 a fresh key is ACQUIRED")
+    void c1_freshKeyIsAcquired() {
+        assertThat(store.claim(request("fresh", OwnerToken.random(), long_())))
+                .as("claim of a key never seen")
+                .isEqualTo(ClaimResult.acquired());
+    }
+
+    @Test
+    @DisplayName("C2 a live COMPLETED record makes a claim DUPLICATE")
+    void c2_completedRecordIsDuplicate() {
+        OwnerToken first = OwnerToken.random();
+        claimAndComplete("done", first);
+        assertThat(store.claim(request("done", OwnerToken.random(), long_())))
+                .as("another delivery of a completed key")
+                .isEqualTo(ClaimResult.duplicate(false, FingerprintCheck.NOT_COMPARED));
+    }
+
+    @Test
+    @DisplayName("C3 another owner's live lease makes a claim BUSY")
+    void c3_liveLeaseOfAnotherOwnerIsBusy() {
+        assertThat(store.claim(request("held", OwnerToken.random(), long_()))).isEqualTo(ClaimResult.acquired());
+        assertThat(store.claim(request("held", OwnerToken.random(), long_())))
+                .as("a second owner while the first holds a live lease")
+                .isEqualTo(ClaimResult.busy());
+    }
+
+    @Test
+    @DisplayName("C4 an expired lease is taken over; the old owner can no longer complete or release")
+    void c4_expiredLeaseIsTakenOver() {
+        OwnerToken old = OwnerToken.random();
+        OwnerToken next = OwnerToken.random();
+        assertThat(store.claim(request("slow", old, timeUnit()))).isEqualTo(ClaimResult.acquired());
+        pause(timeUnit().multipliedBy(2));
+
+        assertThat(store.claim(request("slow", next, long_())))
+                .as("claim after the first owner's lease expired")
+                .isEqualTo(ClaimResult.takenOver());
+        assertThat(store.complete(key("slow"), old, long_()))
+                .as("complete by the old owner")
+                .isFalse();
+        assertThat(store.release(key("slow"), old))
+                .as("release by the old owner")
+                .isFalse();
+        assertThat(store.claim(request("slow", OwnerToken.random(), long_())))
+                .as("the new owner's lease is live")
+                .isEqualTo(ClaimResult.busy());
+        assertThat(store.complete(key("slow"), next, long_()))
+                .as("complete by the new owner")
+                .isTrue();
+    }
+
+    @Test
+    @DisplayName("C5 the same owner claiming again is ACQUIRED, never DUPLICATE")
+    void c5_sameOwnerRetryIsAcquired() {
+        OwnerToken owner = OwnerToken.random();
+        assertThat(store.claim(request("retry", owner, long_()))).isEqualTo(ClaimResult.acquired());
+        assertThat(store.claim(request("retry", owner, long_())))
+                .as("the same owner retrying after a lost reply")
+                .isEqualTo(ClaimResult.acquired());
+        assertThat(store.claim(request("retry", OwnerToken.random(), long_())))
+                .as("the retry kept the lease")
+                .isEqualTo(ClaimResult.busy());
+        assertThat(store.complete(key("retry"), owner, long_())).isTrue();
+    }
+
+    @Test
+    @DisplayName("C5 a retried claim after the lease expired is ACQUIRED by the same owner")
+    void c5_sameOwnerRetryAfterExpiryIsAcquired() {
+        OwnerToken owner = OwnerToken.random();
+        assertThat(store.claim(request("late-retry", owner, timeUnit()))).isEqualTo(ClaimResult.acquired());
+        pause(timeUnit().multipliedBy(2));
+        assertThat(store.claim(request("late-retry", owner, long_())).isAcquired())
+                .as("same owner after its own lease expired")
+                .isTrue();
+        assertThat(store.complete(key("late-retry"), owner, long_())).isTrue();
+    }
+
+    @Test
+    @DisplayName("C6 keys are scoped by consumer")
+    void c6_keysAreScopedByConsumer() {
+        String other = TckSupport.freshConsumer();
+        claimAndComplete("shared-id", OwnerToken.random());
+        assertThat(store.claim(ClaimRequest.of(InboxKey.of(other, "shared-id"), OwnerToken.random(), long_())))
+                .as("the same id under another consumer")
+                .isEqualTo(ClaimResult.acquired());
+        assertThat(store.claim(request("shared-id", OwnerToken.random(), long_()))
+                        .status())
+                .as("the first consumer's record is untouched")
+                .isEqualTo(dev.inbox.ClaimStatus.DUPLICATE);
+    }
+
+    /** Ids that a careless store would fold, normalise, truncate or mis-escape into one another. */
+    static List<String> trickyIds() {
+        String prefix511 = "k".repeat(511);
+        return List.of(
+                "order-42",
+                "Order-42",
+                "ORDER-42",
+                "order-42 ",
+                " order-42",
+                "order-42\t",
+                "\u00e9t\u00e9", // NFC
+                "e\u0301te\u0301", // NFD of the same text
+                "stra\u00dfe",
+                "strasse",
+                "\u0130stanbul",
+                "istanbul",
+                "\uff21", // fullwidth A
+                "A",
+                "a",
+                prefix511 + "a",
+                prefix511 + "b",
+                prefix511,
+                "\u00e9".repeat(256), // 512 bytes of 2-byte characters
+                "\ud83d\ude00".repeat(128), // 512 bytes of emoji
+                "\ud83d\ude00".repeat(127) + "\ud83d\ude01",
+                "it's",
+                "it''s",
+                "\"quoted\"",
+                "100%",
+                "100_",
+                "1000",
+                "a_b",
+                "a%b",
+                "a\\b",
+                "a\\\\b",
+                "a/b",
+                "{tag}",
+                "{tag}x",
+                "x{tag}",
+                "--",
+                "'; DROP TABLE inbox; --",
+                "line\nbreak",
+                "line\rbreak",
+                "\u0001control");
+    }
+
+    @Test
+    @DisplayName("C7 keys are compared exactly and never truncated")
+    void c7_keysAreComparedExactly() {
+        List<String> ids = trickyIds();
+        assertThat(new HashSet<>(ids)).as("the kit's own ids are distinct").hasSize(ids.size());
+        for (String id : ids) {
+            assertThat(store.claim(request(id, OwnerToken.random(), long_())))
+                    .as("first claim of %s (a BUSY means it collided with an earlier id)", describe(id))
+                    .isEqualTo(ClaimResult.acquired());
+        }
+        for (String id : ids) {
+            assertThat(store.claim(request(id, OwnerToken.random(), long_())))
+                    .as("second claim of %s", describe(id))
+                    .isEqualTo(ClaimResult.busy());
+        }
+    }
+
+    @Test
+    @DisplayName("C7 a completed key does not suppress keys that differ in any byte")
+    void c7_completedKeyDoesNotSuppressLookalikes() {
+        List<String> ids = trickyIds();
+        for (int i = 0; i < ids.size(); i += 2) {
+            claimAndComplete(ids.get(i), OwnerToken.random());
+        }
+        for (int i = 0; i < ids.size(); i++) {
+            ClaimResult expected =
+                    i % 2 == 0 ? ClaimResult.duplicate(false, FingerprintCheck.NOT_COMPARED) : ClaimResult.acquired();
+            assertThat(store.claim(request(ids.get(i), OwnerToken.random(), long_())))
+                    .as("claim of %s", describe(ids.get(i)))
+                    .isEqualTo(expected);
+        }
+    }
+
+    @Test
+    @DisplayName("C8 racing threads: exactly one ACQUIRED per round")
+    void c8_raceHasExactlyOneWinner() throws Exception {
+        int threads = raceThreads();
+        List<List<ClaimResult>> rounds = race(
+                threads,
+                raceRounds(),
+                (round, thread) -> store.claim(request("race-" + round, OwnerToken.random(), long_())),
+                ClaimResult[]::new);
+        for (int r = 0; r < rounds.size(); r++) {
+            List<ClaimResult> results = rounds.get(r);
+            assertThat(count(results, ClaimResult.acquired()))
+                    .as("ACQUIRED in round %d of %d threads: %s", r, threads, results)
+                    .isEqualTo(1);
+            assertThat(count(results, ClaimResult.busy()))
+                    .as("BUSY in round %d: %s", r, results)
+                    .isEqualTo(threads - 1);
+        }
+    }
+
+    @Test
+    @DisplayName("C8 racing overlapping claimAll batches: exactly one ACQUIRED per key")
+    void c8_overlappingBatchesHaveOneWinnerPerKey() throws Exception {
+        int threads = raceThreads();
+        int keysPerBatch = 20;
+        int rounds = Math.max(10, raceRounds() / 20);
+        List<List<List<ClaimResult>>> all = new ArrayList<>();
+        List<List<List<String>>> orders = new ArrayList<>();
+        for (int r = 0; r < rounds; r++) {
+            List<List<String>> perThread = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                List<String> ids = new ArrayList<>();
+                for (int k = 0; k < keysPerBatch; k++) {
+                    ids.add("batch-race-" + r + "-" + k);
+                }
+                Collections.shuffle(ids, new Random(31L * r + t));
+                perThread.add(ids);
+            }
+            orders.add(perThread);
+        }
+        @SuppressWarnings("unchecked")
+        List<List<List<ClaimResult>>> results = race(
+                threads,
+                rounds,
+                (round, thread) -> {
+                    OwnerToken owner = OwnerToken.random();
+                    List<ClaimRequest> batch = new ArrayList<>();
+                    for (String id : orders.get(round).get(thread)) {
+                        batch.add(request(id, owner, long_()));
+                    }
+                    return store.claimAll(batch);
+                },
+                List[]::new);
+        all.addAll(results);
+        for (int r = 0; r < rounds; r++) {
+            for (int k = 0; k < keysPerBatch; k++) {
+                String id = "batch-race-" + r + "-" + k;
+                int acquired = 0;
+                for (int t = 0; t < threads; t++) {
+                    int index = orders.get(r).get(t).indexOf(id);
+                    ClaimResult result = all.get(r).get(t).get(index);
+                    assertThat(result.status())
+                            .as("%s for thread %d", id, t)
+                            .isIn(dev.inbox.ClaimStatus.ACQUIRED, dev.inbox.ClaimStatus.BUSY);
+                    if (result.isAcquired()) {
+                        acquired++;
+                    }
+                }
+                assertThat(acquired).as("owners that ACQUIRED %s", id).isEqualTo(1);
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------------------ fingerprint
+
+    @Test
+    @DisplayName("F1 a DUPLICATE reports whether the payload fingerprint matches")
+    void f1_duplicateReportsFingerprintMatch() {
+        OwnerToken owner = OwnerToken.random();
+        assertThat(store.claim(request("fp", owner, long_()).withFingerprint("sha256:aaaa")))
+                .isEqualTo(ClaimResult.acquired());
+        assertThat(store.complete(key("fp"), owner, long_())).isTrue();
+
+        assertThat(store.claim(request("fp", OwnerToken.random(), long_()).withFingerprint("sha256:aaaa")))
+                .as("same payload")
+                .isEqualTo(ClaimResult.duplicate(false, FingerprintCheck.MATCH));
+        assertThat(store.claim(request("fp", OwnerToken.random(), long_()).withFingerprint("sha256:bbbb")))
+                .as("another payload under the same key")
+                .isEqualTo(ClaimResult.duplicate(false, FingerprintCheck.MISMATCH));
+        assertThat(store.claim(request("fp", OwnerToken.random(), long_())))
+                .as("a claim without fingerprint")
+                .isEqualTo(ClaimResult.duplicate(false, FingerprintCheck.NOT_COMPARED));
+
+        claimAndComplete("no-fp", OwnerToken.random());
+        assertThat(store.claim(request("no-fp", OwnerToken.random(), long_()).withFingerprint("sha256:aaaa")))
+                .as("a record kept without fingerprint")
+                .isEqualTo(ClaimResult.duplicate(false, FingerprintCheck.NOT_COMPARED));
+    }
+
+    @Test
+    @DisplayName("F1 the fingerprint of the owner that completed is the one kept")
+    void f1_fingerprintOfTakeoverOwnerIsKept() {
+        assertThat(store.claim(
+                        request("fp-takeover", OwnerToken.random(), timeUnit()).withFingerprint("first")))
+                .isEqualTo(ClaimResult.acquired());
+        pause(timeUnit().multipliedBy(2));
+        OwnerToken next = OwnerToken.random();
+        assertThat(store.claim(request("fp-takeover", next, long_()).withFingerprint("second")))
+                .isEqualTo(ClaimResult.takenOver());
+        assertThat(store.complete(key("fp-takeover"), next, long_())).isTrue();
+        assertThat(store.claim(
+                        request("fp-takeover", OwnerToken.random(), long_()).withFingerprint("second")))
+                .isEqualTo(ClaimResult.duplicate(false, FingerprintCheck.MATCH));
+    }
+
+    // -------------------------------------------------------------------------------- ownership
+
+    @Test
+    @DisplayName("P1 complete by the current owner succeeds and later claims are DUPLICATE")
+    void p1_completeByOwner() {
+        OwnerToken owner = OwnerToken.random();
+        assertThat(store.claim(request("p1", owner, long_()))).isEqualTo(ClaimResult.acquired());
+        assertThat(store.complete(key("p1"), owner, long_()))
+                .as("complete by the owner")
+                .isTrue();
+        assertThat(store.complete(key("p1"), owner, long_()))
+                .as("completing again is harmless")
+                .isTrue();
+        assertThat(store.claim(request("p1", OwnerToken.random(), long_())).status())
+                .isEqualTo(dev.inbox.ClaimStatus.DUPLICATE);
+        assertThat(store.claim(request("p1", owner, long_())).status())
+                .as("even the owner's own claim after completion")
+                .isEqualTo(dev.inbox.ClaimStatus.DUPLICATE);
+    }
+
+    @Test
+    @DisplayName("P2 complete by another owner or of an absent key fails and changes nothing")
+    void p2_completeByStrangerFails() {
+        OwnerToken owner = OwnerToken.random();
+        assertThat(store.claim(request("p2", owner, long_()))).isEqualTo(ClaimResult.acquired());
+        assertThat(store.complete(key("p2"), OwnerToken.random(), long_()))
+                .as("complete by a stranger")
+                .isFalse();
+        assertThat(store.claim(request("p2", OwnerToken.random(), long_())))
+                .as("the record is still IN_PROGRESS")
+                .isEqualTo(ClaimResult.busy());
+        assertThat(store.complete(key("p2-absent"), owner, long_()))
+                .as("complete of an absent key")
+                .isFalse();
+        assertThat(store.claim(request("p2-absent", OwnerToken.random(), long_())))
+                .as("nothing was created by the failed complete")
+                .isEqualTo(ClaimResult.acquired());
+    }
+
+    @Test
+    @DisplayName("P3 release by the current owner succeeds and lets the next claim in")
+    void p3_releaseByOwnerLetsNextIn() {
+        OwnerToken owner = OwnerToken.random();
+        assertThat(store.claim(request("p3", owner, long_()))).isEqualTo(ClaimResult.acquired());
+        assertThat(store.release(key("p3"), owner)).as("release by the owner").isTrue();
+        assertThat(store.claim(request("p3", OwnerToken.random(), long_())))
+                .as("a redelivery after release")
+                .isEqualTo(ClaimResult.acquired());
+        assertThat(store.release(key("p3"), owner)).as("releasing twice").isFalse();
+    }
+
+    @Test
+    @DisplayName("P4 release by another owner or of a COMPLETED record fails and changes nothing")
+    void p4_releaseByStrangerOrOfCompletedFails() {
+        OwnerToken owner = OwnerToken.random();
+        assertThat(store.claim(request("p4", owner, long_()))).isEqualTo(ClaimResult.acquired());
+        assertThat(store.release(key("p4"), OwnerToken.random()))
+                .as("release by a stranger")
+                .isFalse();
+        assertThat(store.claim(request("p4", OwnerToken.random(), long_()))).isEqualTo(ClaimResult.busy());
+
+        assertThat(store.complete(key("p4"), owner, long_())).isTrue();
+        assertThat(store.release(key("p4"), owner))
+                .as("release of a COMPLETED record by its owner")
+                .isFalse();
+        assertThat(store.claim(request("p4", OwnerToken.random(), long_())).status())
+                .as("the completed record still suppresses duplicates")
+                .isEqualTo(dev.inbox.ClaimStatus.DUPLICATE);
+        assertThat(store.release(key("p4-absent"), owner))
+                .as("release of an absent key")
+                .isFalse();
+    }
+
+    // -------------------------------------------------------------------------------- retention
+
+    @Test
+    @DisplayName("R1 past retention but before removal, a claim is DUPLICATE flagged late")
+    void r1_lateDuplicate() {
+        OwnerToken owner = OwnerToken.random();
+        assertThat(store.claim(request("r1", owner, long_()).withFingerprint("fp")))
+                .isEqualTo(ClaimResult.acquired());
+        assertThat(store.complete(key("r1"), owner, timeUnit())).isTrue();
+        assertThat(store.claim(request("r1", OwnerToken.random(), long_())))
+                .as("within retention")
+                .isEqualTo(ClaimResult.duplicate(false, FingerprintCheck.NOT_COMPARED));
+        pause(timeUnit().multipliedBy(2));
+        assertThat(store.claim(request("r1", OwnerToken.random(), long_()).withFingerprint("fp")))
+                .as("past retention, within grace")
+                .isEqualTo(ClaimResult.duplicate(true, FingerprintCheck.MATCH));
+    }
+
+    @Test
+    @DisplayName("R2 purge removes exactly what is past expiry + grace and returns the count")
+    void r2_purgeRemovesWhatIsPastGrace() throws Exception {
+        Duration unit = timeUnit();
+        InboxStore shortGrace = storeWithGrace(unit);
+        String[] expiredCompleted = {"r2-done-1", "r2-done-2", "r2-done-3"};
+        for (String id : expiredCompleted) {
+            OwnerToken owner = OwnerToken.random();
+            assertThat(shortGrace.claim(request(id, owner, long_()))).isEqualTo(ClaimResult.acquired());
+            assertThat(shortGrace.complete(key(id), owner, unit)).isTrue();
+        }
+        assertThat(shortGrace.claim(request("r2-lease", OwnerToken.random(), unit)))
+                .isEqualTo(ClaimResult.acquired());
+        OwnerToken kept = OwnerToken.random();
+        assertThat(shortGrace.claim(request("r2-kept-done", kept, long_()))).isEqualTo(ClaimResult.acquired());
+        assertThat(shortGrace.complete(key("r2-kept-done"), kept, long_())).isTrue();
+        assertThat(shortGrace.claim(request("r2-kept-lease", OwnerToken.random(), long_())))
+                .isEqualTo(ClaimResult.acquired());
+
+        pause(unit.multipliedBy(3));
+        long removed = shortGrace.purge();
+        if (purgeRemovesAllExpired()) {
+            assertThat(removed)
+                    .as("records past expiry + grace removed by purge")
+                    .isEqualTo(4);
+            assertThat(shortGrace.purge()).as("a second purge finds nothing").isZero();
+        } else {
+            assertThat(removed)
+                    .as("records removed by purge (the rest expire natively)")
+                    .isBetween(0L, 4L);
+        }
+        for (String id : expiredCompleted) {
+            assertThat(shortGrace
+                            .claim(request(id, OwnerToken.random(), long_()))
+                            .isAcquired())
+                    .as("%s past expiry + grace counts as absent", id)
+                    .isTrue();
+        }
+        assertThat(shortGrace
+                        .claim(request("r2-lease", OwnerToken.random(), long_()))
+                        .isAcquired())
+                .isTrue();
+        assertThat(shortGrace
+                        .claim(request("r2-kept-done", OwnerToken.random(), long_()))
+                        .status())
+                .as("a record within retention is kept")
+                .isEqualTo(dev.inbox.ClaimStatus.DUPLICATE);
+        assertThat(shortGrace.claim(request("r2-kept-lease", OwnerToken.random(), long_())))
+                .as("a live lease is kept")
+                .isEqualTo(ClaimResult.busy());
+    }
+
+    // ----------------------------------------------------------------------------------- batches
+
+    @Test
+    @DisplayName("B1 claimAll equals claiming each key in order")
+    void b1_claimAllEqualsClaimingInOrder() {
+        claimAndComplete("b1-done", OwnerToken.random());
+        assertThat(store.claim(request("b1-held", OwnerToken.random(), long_())))
+                .isEqualTo(ClaimResult.acquired());
+        OwnerToken owner = OwnerToken.random();
+        List<ClaimResult> results = store.claimAll(List.of(
+                request("b1-new", owner, long_()),
+                request("b1-done", owner, long_()),
+                request("b1-held", owner, long_()),
+                request("b1-new", owner, long_()),
+                request("b1-other", owner, long_())));
+        assertThat(results)
+                .as("new, completed, held by another, repeated, new")
+                .containsExactly(
+                        ClaimResult.acquired(),
+                        ClaimResult.duplicate(false, FingerprintCheck.NOT_COMPARED),
+                        ClaimResult.busy(),
+                        ClaimResult.duplicate(false, FingerprintCheck.NOT_COMPARED),
+                        ClaimResult.acquired());
+        assertThat(store.claim(request("b1-new", OwnerToken.random(), long_())))
+                .as("the batch's claim holds a lease")
+                .isEqualTo(ClaimResult.busy());
+        assertThat(store.complete(key("b1-other"), owner, long_())).isTrue();
+    }
+
+    @Test
+    @DisplayName("B1 claimAll of an empty batch returns no results")
+    void b1_emptyBatch() {
+        assertThat(store.claimAll(List.of())).isEmpty();
+    }
+
+    @Test
+    @DisplayName("B1 claimAll repeated keys compare fingerprints with the first occurrence")
+    void b1_repeatedKeyFingerprints() {
+        OwnerToken owner = OwnerToken.random();
+        List<ClaimResult> results = store.claimAll(List.of(
+                request("b1-fp", owner, long_()).withFingerprint("one"),
+                request("b1-fp", owner, long_()).withFingerprint("one"),
+                request("b1-fp", owner, long_()).withFingerprint("two")));
+        assertThat(results)
+                .containsExactly(
+                        ClaimResult.acquired(),
+                        ClaimResult.duplicate(false, FingerprintCheck.MATCH),
+                        ClaimResult.duplicate(false, FingerprintCheck.MISMATCH));
+    }
+
+    @Test
+    @DisplayName("B1 claimAll splits batches larger than one request")
+    void b1_largeBatchIsSplit() {
+        int size = largeBatchSize();
+        OwnerToken owner = OwnerToken.random();
+        List<ClaimRequest> batch = new ArrayList<>(size);
+        for (int i = 0; i < size; i++) {
+            batch.add(request("b1-large-" + i, owner, long_()));
+        }
+        List<ClaimResult> first = store.claimAll(batch);
+        assertThat(first).hasSize(size).allMatch(ClaimResult.acquired()::equals);
+        for (int i = 0; i < size; i += 97) {
+            assertThat(store.complete(key("b1-large-" + i), owner, long_())).isTrue();
+        }
+        List<ClaimResult> second = store.claimAll(batch.stream()
+                .map(r -> ClaimRequest.of(r.key(), OwnerToken.random(), long_()))
+                .toList());
+        for (int i = 0; i < size; i++) {
+            assertThat(second.get(i).status())
+                    .as("second batch, key %d", i)
+                    .isEqualTo(i % 97 == 0 ? dev.inbox.ClaimStatus.DUPLICATE : dev.inbox.ClaimStatus.BUSY);
+        }
+    }
+
+    // ------------------------------------------------------------------------------- bad input
+
+    @Test
+    @DisplayName("E1 null arguments fail with IllegalArgumentException")
+    void e1_nullArguments() {
+        OwnerToken owner = OwnerToken.random();
+        assertIllegal(s -> s.claim(null));
+        assertIllegal(s -> s.claimAll(null));
+        assertIllegal(s -> s.complete(null, owner, long_()));
+        assertIllegal(s -> s.complete(key("e1"), null, long_()));
+        assertIllegal(s -> s.complete(key("e1"), owner, null));
+        assertIllegal(s -> s.release(null, owner));
+        assertIllegal(s -> s.release(key("e1"), null));
+    }
+
+    @Test
+    @DisplayName("E1 non-positive retention fails before anything is written")
+    void e1_nonPositiveRetention() {
+        OwnerToken owner = OwnerToken.random();
+        assertThat(store.claim(request("e1-retention", owner, long_()))).isEqualTo(ClaimResult.acquired());
+        assertIllegal(s -> s.complete(key("e1-retention"), owner, Duration.ZERO));
+        assertIllegal(s -> s.complete(key("e1-retention"), owner, Duration.ofMillis(-1)));
+        assertThat(store.claim(request("e1-retention", OwnerToken.random(), long_())))
+                .as("the record was not completed by the rejected calls")
+                .isEqualTo(ClaimResult.busy());
+    }
+
+    @Test
+    @DisplayName("E1 a batch with a null element fails before any key is claimed")
+    void e1_batchWithNullElement() {
+        List<ClaimRequest> batch = Arrays.asList(request("e1-batch", OwnerToken.random(), long_()), null);
+        assertIllegal(s -> s.claimAll(batch));
+        assertThat(store.claim(request("e1-batch", OwnerToken.random(), long_())))
+                .as("the valid element was not claimed")
+                .isEqualTo(ClaimResult.acquired());
+    }
+
+    @Test
+    @DisplayName("E1 invalid keys, owners and leases are rejected when built")
+    void e1_invalidValuesAreRejected() {
+        assertThatThrownBy(() -> InboxKey.of(consumer, "")).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> InboxKey.of(consumer, "x".repeat(513))).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> InboxKey.of("", "id")).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> ClaimRequest.of(key("id"), OwnerToken.random(), Duration.ZERO))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    // ------------------------------------------------------------------------------- lifecycle
+
+    @Test
+    @DisplayName("L1 operations after close fail with IllegalStateException")
+    void l1_operationsAfterCloseFail() throws Exception {
+        InboxStore closing = storeWithGrace(defaultGrace());
+        OwnerToken owner = OwnerToken.random();
+        closing.close();
+        closing.close();
+        assertThatThrownBy(() -> closing.claim(request("l1", owner, long_())))
+                .isInstanceOf(IllegalStateException.class);
+        assertThatThrownBy(() -> closing.claimAll(List.of(request("l1", owner, long_()))))
+                .isInstanceOf(IllegalStateException.class);
+        assertThatThrownBy(() -> closing.complete(key("l1"), owner, long_())).isInstanceOf(IllegalStateException.class);
+        assertThatThrownBy(() -> closing.release(key("l1"), owner)).isInstanceOf(IllegalStateException.class);
+        assertThatThrownBy(closing::purge).isInstanceOf(IllegalStateException.class);
+    }
+
+    @Test
+    @DisplayName("L1 schema creation is idempotent and keeps existing records")
+    void l1_schemaCreationIsIdempotent() throws Exception {
+        claimAndComplete("l1-kept", OwnerToken.random());
+        createSchema(store);
+        createSchema(store);
+        assertThat(store.claim(request("l1-kept", OwnerToken.random(), long_())).status())
+                .isEqualTo(dev.inbox.ClaimStatus.DUPLICATE);
+        assertThat(store.claim(request("l1-new", OwnerToken.random(), long_()))).isEqualTo(ClaimResult.acquired());
+    }
+
+    // --------------------------------------------------------------------------------- helpers
+
+    /** This test's key for {@code id}. */
+    protected final InboxKey key(String id) {
+        return InboxKey.of(consumer, id);
+    }
+
+    /** A claim of this test's key {@code id}. */
+    protected final ClaimRequest request(String id, OwnerToken owner, Duration lease) {
+        return ClaimRequest.of(key(id), owner, lease);
+    }
+
+    /** A duration no test outlives. */
+    protected final Duration long_() {
+        return Duration.ofMinutes(10);
+    }
+
+    private void claimAndComplete(String id, OwnerToken owner) {
+        assertThat(store.claim(request(id, owner, long_())))
+                .as("claim of %s", describe(id))
+                .isEqualTo(ClaimResult.acquired());
+        assertThat(store.complete(key(id), owner, long_()))
+                .as("complete of %s", describe(id))
+                .isTrue();
+    }
+
+    private void assertIllegal(Consumer<InboxStore> call) {
+        assertThatThrownBy(() -> call.accept(store)).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    private static String describe(String id) {
+        StringBuilder out = new StringBuilder("\"");
+        int shown = Math.min(id.length(), 24);
+        for (int i = 0; i < shown; i++) {
+            char c = id.charAt(i);
+            out.append(c < 0x20 || c > 0x7e ? String.format("\\u%04x", (int) c) : String.valueOf(c));
+        }
+        out.append(id.length() > shown ? "…\" (" + id.length() + " chars)" : "\"");
+        return out.toString();
+    }
+}

@@ -1,0 +1,45 @@
+package dev.inbox.tck;
+
+/**
+ * The rules of the kit. Every rule is verified by at least one test whose display name starts with
+ * its id; the kit's own build checks that none is left untested and that its README lists each.
+ */
+public enum TckRule {
+    C1("A fresh key is ACQUIRED."),
+    C2("A live COMPLETED record makes a claim DUPLICATE."),
+    C3("Another owner's live lease makes a claim BUSY."),
+    C4("An expired lease is ACQUIRED by a new owner (a takeover); the old owner can no longer complete or release."),
+    C5("The same owner claiming again is ACQUIRED, never DUPLICATE, so a retry after a lost reply drops nothing."),
+    C6("Keys are scoped by consumer: one id under two consumers is two keys."),
+    C7("Keys are compared exactly: case, NFC vs NFD, 512-byte keys sharing a 511-byte prefix, quotes, %, _,"
+            + " backslash, emoji are all distinct and none is truncated."),
+    C8("Threads racing to claim one fresh key: exactly one ACQUIRED per round, also through overlapping"
+            + " claimAll batches."),
+    F1("A DUPLICATE reports whether the stored payload fingerprint matches the new one."),
+    P1("complete by the current owner succeeds and later claims are DUPLICATE."),
+    P2("complete by another owner, or of an absent key, fails and changes nothing."),
+    P3("release by the current owner succeeds and lets the next claim in."),
+    P4("release by another owner, or of a COMPLETED record, fails and changes nothing."),
+    R1("Past retention but before removal, a claim is DUPLICATE flagged late."),
+    R2("purge removes exactly what is past expiry + grace and returns the count; such records count as absent."),
+    B1("claimAll equals claiming each key in order: repeated keys, an empty batch, batches larger than one request."),
+    T1("A transactional claim that is rolled back leaves no record."),
+    T2("Two concurrent transactions on one key: exactly one wins; the other sees DUPLICATE after commit or"
+            + " ACQUIRED after rollback."),
+    T3("The transactional claim and the business write commit or roll back together; the transaction stays usable."),
+    O1("The sequence guard answers APPLIED, STALE or GAP, and a race on one sequence number has exactly one APPLIED."),
+    E1("Bad input fails with IllegalArgumentException before any I/O."),
+    E2("An unreachable or silent store fails with InboxStoreException, never a made-up answer."),
+    L1("Operations after close fail with IllegalStateException; schema creation is idempotent.");
+
+    private final String sentence;
+
+    TckRule(String sentence) {
+        this.sentence = sentence;
+    }
+
+    /** What the rule requires, in one sentence. */
+    public String sentence() {
+        return sentence;
+    }
+}

@@ -1,0 +1,108 @@
+package dev.inbox.tck;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.inbox.ClaimRequest;
+import dev.inbox.ClaimResult;
+import dev.inbox.InboxKey;
+import dev.inbox.OwnerToken;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.BrokenBarrierException;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.IntFunction;
+
+/** Helpers shared by the contract classes. */
+final class TckSupport {
+
+    private TckSupport() {}
+
+    /** A consumer name no other test uses, so tests never see each other's records. */
+    static String freshConsumer() {
+        return "tck-" + UUID.randomUUID();
+    }
+
+    static InboxKey key(String consumer, String id) {
+        return InboxKey.of(consumer, id);
+    }
+
+    static ClaimRequest request(InboxKey key, OwnerToken owner, Duration lease) {
+        return ClaimRequest.of(key, owner, lease);
+    }
+
+    static void pause(Duration duration) {
+        try {
+            Thread.sleep(duration.toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError("interrupted while waiting", e);
+        }
+    }
+
+    /** One racer's step in one round; {@code round} is 0-based. */
+    @FunctionalInterface
+    interface RoundTask<T> {
+        T run(int round, int thread) throws Exception;
+    }
+
+    /**
+     * Runs {@code threads} threads through {@code rounds} rounds, all threads starting each round
+     * together, and returns results[round][thread].
+     */
+    static <T> List<List<T>> race(int threads, int rounds, RoundTask<T> task, IntFunction<T[]> arrays)
+            throws Exception {
+        CyclicBarrier barrier = new CyclicBarrier(threads);
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        List<T[]> results = new ArrayList<>(rounds);
+        for (int r = 0; r < rounds; r++) {
+            results.add(arrays.apply(threads));
+        }
+        try {
+            List<Future<?>> futures = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                int thread = t;
+                futures.add(pool.submit(() -> {
+                    for (int r = 0; r < rounds; r++) {
+                        barrier.await(60, TimeUnit.SECONDS);
+                        results.get(r)[thread] = task.run(r, thread);
+                    }
+                    return null;
+                }));
+            }
+            for (Future<?> future : futures) {
+                try {
+                    future.get(10, TimeUnit.MINUTES);
+                } catch (java.util.concurrent.ExecutionException e) {
+                    barrier.reset();
+                    if (e.getCause() instanceof BrokenBarrierException) {
+                        continue; // another racer failed first; its cause is reported
+                    }
+                    throw new AssertionError("a racer failed: " + e.getCause(), e.getCause());
+                } catch (TimeoutException e) {
+                    throw new AssertionError("the race did not finish in time", e);
+                }
+            }
+        } finally {
+            pool.shutdownNow();
+            assertThat(pool.awaitTermination(30, TimeUnit.SECONDS))
+                    .as("racers stopped")
+                    .isTrue();
+        }
+        List<List<T>> out = new ArrayList<>(rounds);
+        for (T[] row : results) {
+            out.add(List.of(row));
+        }
+        return out;
+    }
+
+    static long count(List<ClaimResult> results, ClaimResult wanted) {
+        return results.stream().filter(wanted::equals).count();
+    }
+}

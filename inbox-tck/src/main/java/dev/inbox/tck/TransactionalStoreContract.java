@@ -1,0 +1,271 @@
+package dev.inbox.tck;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.inbox.ClaimRequest;
+import dev.inbox.ClaimResult;
+import dev.inbox.ClaimStatus;
+import dev.inbox.FingerprintCheck;
+import dev.inbox.InboxKey;
+import dev.inbox.OwnerToken;
+import dev.inbox.jdbc.TransactionalInboxStore;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Rules T1–T3 for stores with a transactional mode: the claim joins the caller's JDBC transaction.
+ * The kit keeps its business rows in a table of its own, {@value #BUSINESS_TABLE}, created with
+ * portable SQL in the store's database.
+ */
+public abstract class TransactionalStoreContract {
+
+    /** The kit's business table: one row per applied event. */
+    public static final String BUSINESS_TABLE = "inbox_tck_business";
+
+    /** The store under test. */
+    protected TransactionalInboxStore store;
+
+    private String consumer;
+
+    /** Returns a new store on {@link #dataSource()} whose records stay {@code grace} past expiry. */
+    protected abstract TransactionalInboxStore createStore(Duration grace) throws Exception;
+
+    /** The database of the store, where the kit also creates its business table. */
+    protected abstract DataSource dataSource();
+
+    /** How many transactions race on one key in rule T2. */
+    protected int raceThreads() {
+        return 4;
+    }
+
+    /** How many keys the transactions of rule T2 race on. */
+    protected int raceRounds() {
+        return 50;
+    }
+
+    @BeforeEach
+    void open() throws Exception {
+        consumer = TckSupport.freshConsumer();
+        store = createStore(Duration.ofMinutes(10));
+        try (Connection c = dataSource().getConnection();
+                Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE IF NOT EXISTS " + BUSINESS_TABLE + " (id VARCHAR(200) PRIMARY KEY)");
+            if (!c.getAutoCommit()) {
+                c.commit();
+            }
+        }
+    }
+
+    @AfterEach
+    void close() {
+        store.close();
+    }
+
+    @Test
+    @DisplayName("T1 a rolled-back transactional claim leaves no record")
+    void t1_rollbackLeavesNoRecord() throws Exception {
+        try (Connection c = transaction()) {
+            assertThat(store.claim(c, key("t1"), long_(), null)).isEqualTo(ClaimResult.acquired());
+            c.rollback();
+        }
+        assertThat(store.claim(ClaimRequest.of(key("t1"), OwnerToken.random(), long_())))
+                .as("a claim after the rollback")
+                .isEqualTo(ClaimResult.acquired());
+    }
+
+    @Test
+    @DisplayName("T1 a committed transactional claim suppresses duplicates in both modes")
+    void t1_commitSuppressesDuplicates() throws Exception {
+        try (Connection c = transaction()) {
+            assertThat(store.claim(c, key("t1-commit"), long_(), "fp")).isEqualTo(ClaimResult.acquired());
+            c.commit();
+        }
+        assertThat(store.claim(ClaimRequest.of(key("t1-commit"), OwnerToken.random(), long_())
+                        .withFingerprint("fp")))
+                .isEqualTo(ClaimResult.duplicate(false, FingerprintCheck.MATCH));
+        try (Connection c = transaction()) {
+            assertThat(store.claim(c, key("t1-commit"), long_(), "other"))
+                    .isEqualTo(ClaimResult.duplicate(false, FingerprintCheck.MISMATCH));
+            c.rollback();
+        }
+    }
+
+    @Test
+    @DisplayName("T2 a concurrent transaction waits, then sees DUPLICATE after commit")
+    void t2_secondTransactionSeesDuplicateAfterCommit() throws Exception {
+        assertThat(secondTransactionAfter(true)).isEqualTo(ClaimResult.duplicate(false, FingerprintCheck.NOT_COMPARED));
+    }
+
+    @Test
+    @DisplayName("T2 a concurrent transaction waits, then is ACQUIRED after rollback")
+    void t2_secondTransactionAcquiresAfterRollback() throws Exception {
+        assertThat(secondTransactionAfter(false)).isEqualTo(ClaimResult.acquired());
+    }
+
+    @Test
+    @DisplayName("T2 racing transactions on one key: exactly one commits the claim")
+    void t2_racingTransactionsHaveOneWinner() throws Exception {
+        int threads = raceThreads();
+        List<List<ClaimResult>> rounds = TckSupport.race(
+                threads,
+                raceRounds(),
+                (round, thread) -> {
+                    try (Connection c = transaction()) {
+                        ClaimResult result = store.claim(c, key("t2-race-" + round), long_(), null);
+                        if (result.isAcquired()) {
+                            insertBusinessRow(c, consumer + "/t2-race-" + round + "/" + thread);
+                        }
+                        c.commit();
+                        return result;
+                    }
+                },
+                ClaimResult[]::new);
+        for (int r = 0; r < rounds.size(); r++) {
+            assertThat(TckSupport.count(rounds.get(r), ClaimResult.acquired()))
+                    .as("transactions that acquired key %d: %s", r, rounds.get(r))
+                    .isEqualTo(1);
+            assertThat(countBusinessRows(consumer + "/t2-race-" + r + "/%")).isEqualTo(1);
+        }
+    }
+
+    @Test
+    @DisplayName("T3 the claim and the business write commit together")
+    void t3_claimAndBusinessWriteCommitTogether() throws Exception {
+        try (Connection c = transaction()) {
+            assertThat(store.claim(c, key("t3"), long_(), null)).isEqualTo(ClaimResult.acquired());
+            insertBusinessRow(c, consumer + "/t3");
+            c.commit();
+        }
+        assertThat(countBusinessRows(consumer + "/t3")).isEqualTo(1);
+        assertThat(store.claim(ClaimRequest.of(key("t3"), OwnerToken.random(), long_()))
+                        .status())
+                .isEqualTo(ClaimStatus.DUPLICATE);
+
+        try (Connection c = transaction()) {
+            assertThat(store.claim(c, key("t3-rolled-back"), long_(), null)).isEqualTo(ClaimResult.acquired());
+            insertBusinessRow(c, consumer + "/t3-rolled-back");
+            c.rollback();
+        }
+        assertThat(countBusinessRows(consumer + "/t3-rolled-back")).isZero();
+        assertThat(store.claim(ClaimRequest.of(key("t3-rolled-back"), OwnerToken.random(), long_())))
+                .isEqualTo(ClaimResult.acquired());
+    }
+
+    @Test
+    @DisplayName("T3 the transaction stays usable after a DUPLICATE answer")
+    void t3_transactionUsableAfterDuplicate() throws Exception {
+        try (Connection c = transaction()) {
+            assertThat(store.claim(c, key("t3-dup"), long_(), null)).isEqualTo(ClaimResult.acquired());
+            c.commit();
+        }
+        try (Connection c = transaction()) {
+            insertBusinessRow(c, consumer + "/t3-before");
+            assertThat(store.claim(c, key("t3-dup"), long_(), null).status()).isEqualTo(ClaimStatus.DUPLICATE);
+            insertBusinessRow(c, consumer + "/t3-after");
+            c.commit();
+        }
+        assertThat(countBusinessRows(consumer + "/t3-before")).isEqualTo(1);
+        assertThat(countBusinessRows(consumer + "/t3-after"))
+                .as("written after the DUPLICATE")
+                .isEqualTo(1);
+    }
+
+    @Test
+    @DisplayName("T3 a lease-mode claim of another owner makes the transactional claim BUSY")
+    void t3_liveLeaseIsBusy() throws Exception {
+        assertThat(store.claim(ClaimRequest.of(key("t3-lease"), OwnerToken.random(), long_())))
+                .isEqualTo(ClaimResult.acquired());
+        try (Connection c = transaction()) {
+            assertThat(store.claim(c, key("t3-lease"), long_(), null)).isEqualTo(ClaimResult.busy());
+            c.rollback();
+        }
+    }
+
+    @Test
+    @DisplayName("E1 the transactional claim rejects bad input and auto-commit connections")
+    void e1_transactionalBadInput() throws Exception {
+        try (Connection c = transaction()) {
+            assertThatThrownBy(() -> store.claim(null, key("e1"), long_(), null))
+                    .isInstanceOf(IllegalArgumentException.class);
+            assertThatThrownBy(() -> store.claim(c, null, long_(), null)).isInstanceOf(IllegalArgumentException.class);
+            assertThatThrownBy(() -> store.claim(c, key("e1"), Duration.ZERO, null))
+                    .isInstanceOf(IllegalArgumentException.class);
+            c.rollback();
+        }
+        try (Connection c = dataSource().getConnection()) {
+            c.setAutoCommit(true);
+            assertThatThrownBy(() -> store.claim(c, key("e1"), long_(), null))
+                    .as("a claim outside a transaction would commit on its own")
+                    .isInstanceOf(IllegalArgumentException.class);
+        }
+    }
+
+    private ClaimResult secondTransactionAfter(boolean commitFirst) throws Exception {
+        try (Connection first = transaction()) {
+            assertThat(store.claim(first, key("t2"), long_(), null)).isEqualTo(ClaimResult.acquired());
+            CompletableFuture<ClaimResult> second = CompletableFuture.supplyAsync(() -> {
+                try (Connection c = transaction()) {
+                    ClaimResult result = store.claim(c, key("t2"), long_(), null);
+                    c.commit();
+                    return result;
+                } catch (SQLException e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            TckSupport.pause(Duration.ofMillis(300));
+            assertThat(second).as("the second transaction waits for the first").isNotDone();
+            if (commitFirst) {
+                first.commit();
+            } else {
+                first.rollback();
+            }
+            return second.get(30, TimeUnit.SECONDS);
+        }
+    }
+
+    private Connection transaction() throws SQLException {
+        Connection c = dataSource().getConnection();
+        c.setAutoCommit(false);
+        return c;
+    }
+
+    private static void insertBusinessRow(Connection c, String id) throws SQLException {
+        try (PreparedStatement s = c.prepareStatement("INSERT INTO " + BUSINESS_TABLE + " (id) VALUES (?)")) {
+            s.setString(1, id);
+            s.executeUpdate();
+        }
+    }
+
+    private int countBusinessRows(String pattern) throws SQLException {
+        try (Connection c = dataSource().getConnection();
+                PreparedStatement s =
+                        c.prepareStatement("SELECT COUNT(*) FROM " + BUSINESS_TABLE + " WHERE id LIKE ?")) {
+            s.setString(1, pattern);
+            try (ResultSet rs = s.executeQuery()) {
+                rs.next();
+                return rs.getInt(1);
+            }
+        }
+    }
+
+    private InboxKey key(String id) {
+        return InboxKey.of(consumer, id);
+    }
+
+    private static Duration long_() {
+        return Duration.ofMinutes(10);
+    }
+}
