@@ -1,0 +1,153 @@
+package dev.inbox.benchmarks.storm;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The storm's settings, parsed from {@code --name value} arguments. Every setting has a default,
+ * so a run with no arguments is a complete, meaningful storm on the embedded store.
+ */
+record StormConfig(
+        String store,
+        int events,
+        int partitions,
+        int consumers,
+        int maxRedeliveries,
+        Duration maxRedeliveryDelay,
+        double failRate,
+        double crashBeforeWorkRate,
+        double crashAfterWorkRate,
+        Duration lease,
+        Duration retention,
+        long seed,
+        boolean json) {
+
+    static final String USAGE = String.join(
+            "\n",
+            "usage: storm [--store caffeine] [--events N] [--partitions N] [--consumers N]",
+            "             [--max-redeliveries N] [--max-redelivery-delay-ms N] [--fail-rate R]",
+            "             [--crash-before-work-rate R] [--crash-after-work-rate R]",
+            "             [--lease-ms N] [--retention-ms N] [--seed N] [--json]",
+            "",
+            "Simulates a consumer fleet: each event is delivered 1 + d times (d drawn from 0..max-redeliveries),",
+            "redeliveries concurrent with the first delivery, out of order and after delays, to concurrent",
+            "consumers; work throws at fail-rate; a consumer crashes after claiming (before or after the work)",
+            "at the crash rates, so its lease must expire. Exit code 0 when every event was applied exactly",
+            "once (or, with crashes after work, at most once more per such crash: the lease-mode window);",
+            "1 when an effect was lost or doubled beyond that; 2 on a usage error.");
+
+    static StormConfig defaults() {
+        return new StormConfig(
+                "caffeine",
+                20_000,
+                8,
+                8,
+                3,
+                Duration.ofMillis(200),
+                0.02,
+                0.01,
+                0.0,
+                Duration.ofMillis(250),
+                Duration.ofHours(1),
+                42L,
+                false);
+    }
+
+    static StormConfig parse(String[] args) {
+        Map<String, String> values = new LinkedHashMap<>();
+        boolean json = false;
+        for (int i = 0; i < args.length; i++) {
+            String arg = args[i];
+            if (arg.equals("--json")) {
+                json = true;
+            } else if (arg.equals("--help") || arg.equals("-h")) {
+                throw new IllegalArgumentException("");
+            } else if (arg.startsWith("--") && i + 1 < args.length) {
+                values.put(arg.substring(2), args[++i]);
+            } else {
+                throw new IllegalArgumentException("unexpected argument: " + arg);
+            }
+        }
+        StormConfig d = defaults();
+        List<String> known = new ArrayList<>(List.of(
+                "store",
+                "events",
+                "partitions",
+                "consumers",
+                "max-redeliveries",
+                "max-redelivery-delay-ms",
+                "fail-rate",
+                "crash-before-work-rate",
+                "crash-after-work-rate",
+                "lease-ms",
+                "retention-ms",
+                "seed"));
+        for (String name : values.keySet()) {
+            if (!known.contains(name)) {
+                throw new IllegalArgumentException("unknown option --" + name);
+            }
+        }
+        StormConfig c = new StormConfig(
+                values.getOrDefault("store", d.store()),
+                positive(values, "events", d.events()),
+                positive(values, "partitions", d.partitions()),
+                positive(values, "consumers", d.consumers()),
+                (int) number(values, "max-redeliveries", d.maxRedeliveries(), 0, 1_000),
+                Duration.ofMillis(number(
+                        values,
+                        "max-redelivery-delay-ms",
+                        d.maxRedeliveryDelay().toMillis(),
+                        0,
+                        600_000)),
+                rate(values, "fail-rate", d.failRate()),
+                rate(values, "crash-before-work-rate", d.crashBeforeWorkRate()),
+                rate(values, "crash-after-work-rate", d.crashAfterWorkRate()),
+                Duration.ofMillis(number(values, "lease-ms", d.lease().toMillis(), 1, 3_600_000)),
+                Duration.ofMillis(number(values, "retention-ms", d.retention().toMillis(), 1, Long.MAX_VALUE / 2)),
+                number(values, "seed", d.seed(), Long.MIN_VALUE, Long.MAX_VALUE),
+                json);
+        if (c.failRate() + c.crashBeforeWorkRate() + c.crashAfterWorkRate() >= 1) {
+            throw new IllegalArgumentException("the fail and crash rates must add up to less than 1");
+        }
+        return c;
+    }
+
+    private static int positive(Map<String, String> values, String name, int fallback) {
+        return (int) number(values, name, fallback, 1, 100_000_000);
+    }
+
+    private static long number(Map<String, String> values, String name, long fallback, long min, long max) {
+        String text = values.get(name);
+        if (text == null) {
+            return fallback;
+        }
+        try {
+            long value = Long.parseLong(text);
+            if (value < min || value > max) {
+                throw new IllegalArgumentException("--" + name + " must be between " + min + " and " + max);
+            }
+            return value;
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("--" + name + " takes a whole number, not " + text);
+        }
+    }
+
+    private static double rate(Map<String, String> values, String name, double fallback) {
+        String text = values.get(name);
+        if (text == null) {
+            return fallback;
+        }
+        try {
+            double value = Double.parseDouble(text);
+            if (!(value >= 0 && value < 1)) {
+                throw new IllegalArgumentException("--" + name + " must be in [0, 1)");
+            }
+            return value;
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("--" + name + " takes a number in [0, 1), not " + text);
+        }
+    }
+}

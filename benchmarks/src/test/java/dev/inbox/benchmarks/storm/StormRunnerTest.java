@@ -1,0 +1,103 @@
+package dev.inbox.benchmarks.storm;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.inbox.ClaimRequest;
+import dev.inbox.ClaimResult;
+import dev.inbox.InboxKey;
+import dev.inbox.InboxStore;
+import dev.inbox.OwnerToken;
+import dev.inbox.caffeine.CaffeineInboxStore;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+class StormRunnerTest {
+
+    private final ByteArrayOutputStream out = new ByteArrayOutputStream();
+    private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+
+    private int run(String... args) throws Exception {
+        return StormRunner.run(
+                args,
+                new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void storm_onTheEmbeddedStore_appliesEveryEventExactlyOnce() throws Exception {
+        int code = run("--events", "3000", "--json");
+        String json = out.toString(StandardCharsets.UTF_8);
+        assertThat(code).as(json + err).isZero();
+        assertThat(json)
+                .contains("\"events\":3000")
+                .contains("\"appliedTwice\":0")
+                .contains("\"neverApplied\":0")
+                .contains("\"passed\":true");
+        assertThat(json).doesNotContain("\"duplicatesSuppressed\":0,");
+        assertThat(json).doesNotContain("\"crashesBeforeWork\":0,").doesNotContain("\"leaseTakeovers\":0,");
+    }
+
+    @Test
+    void storm_withCrashesAfterWork_reportsTheLeaseModeWindow_notExactlyOnce() throws Exception {
+        int code = run("--events", "1500", "--crash-after-work-rate", "0.05", "--crash-before-work-rate", "0");
+        String text = out.toString(StandardCharsets.UTF_8);
+        assertThat(code).as(text).isZero();
+        assertThat(text).contains("AT-LEAST-ONCE").doesNotContain("EXACTLY-ONCE");
+    }
+
+    @Test
+    void storm_onAStoreThatLosesRecords_fails() throws Exception {
+        // A store that forgets completions lets redeliveries apply events again: the ledger must see it.
+        StormConfig config = StormConfig.parse(new String[] {"--events", "500", "--crash-before-work-rate", "0"});
+        try (InboxStore forgetful = new ForgetfulStore()) {
+            StormReport report = new Storm(config, forgetful).run(line -> {});
+            assertThat(report.passed()).isFalse();
+            assertThat(report.appliedTwiceOrMore()).isPositive();
+            assertThat(report.verdict()).startsWith("FAILED");
+        }
+    }
+
+    @Test
+    void badArguments_exitWith2AndUsage() throws Exception {
+        assertThat(run("--events", "zero")).isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8))
+                .contains("--events takes a whole number")
+                .contains("usage:");
+        assertThat(run("--store", "cassandra")).isEqualTo(2);
+        assertThat(run("--fail-rate", "0.6", "--crash-before-work-rate", "0.5")).isEqualTo(2);
+        assertThat(run("--bogus", "1")).isEqualTo(2);
+    }
+
+    /** Completes nothing: every COMPLETED record is dropped at once. */
+    static final class ForgetfulStore implements InboxStore {
+        private final CaffeineInboxStore delegate = CaffeineInboxStore.builder().build();
+
+        @Override
+        public ClaimResult claim(ClaimRequest request) {
+            return delegate.claim(request);
+        }
+
+        @Override
+        public boolean complete(InboxKey key, OwnerToken owner, Duration retention) {
+            return delegate.release(key, owner);
+        }
+
+        @Override
+        public boolean release(InboxKey key, OwnerToken owner) {
+            return delegate.release(key, owner);
+        }
+
+        @Override
+        public long purge() {
+            return 0;
+        }
+
+        @Override
+        public void close() {
+            delegate.close();
+        }
+    }
+}
