@@ -1,0 +1,65 @@
+package dev.inbox;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * What a store saw of a record when it answered a claim, with its times already judged by the
+ * store's clock. Stores whose atomic write says only "taken" or "not taken" (a conditional insert
+ * or put) use it to turn the record they read back into the answer, the same way everywhere.
+ *
+ * <p>The write decides who wins; this only explains the outcome. When the record read back does
+ * not explain it (it was changed, released or removed between the write and the read), {@link
+ * #answer(boolean, ClaimRequest)} returns null and the store must try the claim again.
+ *
+ * @param owner the owner token the record holds
+ * @param completed true for COMPLETED, false for IN_PROGRESS
+ * @param expired the lease or retention has ended
+ * @param gone the record is past expiry + grace and counts as absent
+ * @param fingerprint the payload fingerprint the record keeps, or null
+ */
+public record StoredRecord(
+        String owner,
+        boolean completed,
+        boolean expired,
+        boolean gone,
+        @Nullable String fingerprint) {
+
+    /**
+     * The answer to {@code request}.
+     *
+     * @param record the record as read, or null when there was none
+     * @param taken true when the store's atomic write took the key for the request
+     * @return the answer, or null when {@code record} cannot explain {@code taken}: retry the claim
+     */
+    public static @Nullable ClaimResult answer(@Nullable StoredRecord record, boolean taken, ClaimRequest request) {
+        if (taken) {
+            boolean takeover = record != null
+                    && !record.gone
+                    && !record.completed
+                    && record.expired
+                    && !record.owner.equals(request.owner().value());
+            return takeover ? ClaimResult.takenOver() : ClaimResult.acquired();
+        }
+        return record == null ? null : record.answer(false, request);
+    }
+
+    /**
+     * The answer this record gives to {@code request}; see {@link #answer(StoredRecord, boolean,
+     * ClaimRequest)}.
+     */
+    public @Nullable ClaimResult answer(boolean taken, ClaimRequest request) {
+        if (taken) {
+            return answer(this, true, request);
+        }
+        if (gone) {
+            return null; // the write should have taken it
+        }
+        if (completed) {
+            return ClaimResult.duplicate(expired, FingerprintCheck.compare(fingerprint, request.fingerprint()));
+        }
+        if (!expired && !owner.equals(request.owner().value())) {
+            return ClaimResult.busy();
+        }
+        return null; // an expired lease or our own: the write should have taken it
+    }
+}

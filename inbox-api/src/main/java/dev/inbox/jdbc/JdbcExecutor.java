@@ -1,0 +1,92 @@
+package dev.inbox.jdbc;
+
+import dev.inbox.InboxArguments;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import javax.sql.DataSource;
+
+/**
+ * Runs the statements of a JDBC store on connections borrowed from the caller's {@link DataSource}
+ * (its pool), one short transaction per operation, and turns failures into {@link
+ * dev.inbox.InboxStoreException}. It works whether the pool hands out connections in auto-commit
+ * mode or not. Closing it never closes the data source: the caller owns it.
+ */
+public final class JdbcExecutor implements AutoCloseable {
+
+    private final DataSource dataSource;
+    private final AtomicBoolean closed = new AtomicBoolean();
+
+    /**
+     * An executor on {@code dataSource}.
+     *
+     * @throws IllegalArgumentException if {@code dataSource} is null
+     */
+    public JdbcExecutor(DataSource dataSource) {
+        this.dataSource = InboxArguments.requireNonNull(dataSource, "dataSource");
+    }
+
+    /**
+     * Runs {@code step} as one transaction of its own.
+     *
+     * @param operation names the operation in error messages
+     * @throws IllegalStateException if the executor is closed
+     * @throws dev.inbox.InboxStoreException if a connection could not be had or the step failed
+     */
+    public <T> T execute(String operation, SqlFunction<T> step) {
+        ensureOpen();
+        try (Connection connection = dataSource.getConnection()) {
+            if (connection.getAutoCommit()) {
+                return step.apply(connection);
+            }
+            try {
+                T result = step.apply(connection);
+                connection.commit();
+                return result;
+            } catch (SQLException | RuntimeException e) {
+                try {
+                    connection.rollback();
+                } catch (SQLException rollbackFailure) {
+                    e.addSuppressed(rollbackFailure);
+                }
+                throw e;
+            }
+        } catch (SQLException e) {
+            throw JdbcErrors.translate(operation, e);
+        }
+    }
+
+    /**
+     * Runs {@code step} on a connection the caller provides, inside the caller's transaction.
+     *
+     * @throws IllegalArgumentException if {@code connection} is null or in auto-commit mode
+     * @throws dev.inbox.InboxStoreException if the step failed
+     */
+    public <T> T executeIn(Connection connection, String operation, SqlFunction<T> step) {
+        InboxArguments.requireNonNull(connection, "connection");
+        ensureOpen();
+        try {
+            if (connection.getAutoCommit()) {
+                throw new IllegalArgumentException(
+                        "the connection is in auto-commit mode: start a transaction (setAutoCommit(false)) so that the"
+                                + " claim commits or rolls back with the business write");
+            }
+            return step.apply(connection);
+        } catch (SQLException e) {
+            throw JdbcErrors.translate(operation, e);
+        }
+    }
+
+    /** Throws {@link IllegalStateException} once closed. */
+    public void ensureOpen() {
+        if (closed.get()) {
+            throw new IllegalStateException("the store is closed");
+        }
+    }
+
+    /** Later operations throw {@link IllegalStateException}; the data source stays open. */
+    @Override
+    public void close() {
+        closed.set(true);
+    }
+}

@@ -1,0 +1,227 @@
+package dev.inbox.jdbc;
+
+import static dev.inbox.InboxArguments.requireNonNull;
+import static dev.inbox.InboxArguments.requirePositive;
+
+import dev.inbox.ClaimResult;
+import dev.inbox.HandleOutcome;
+import dev.inbox.HandleResult;
+import dev.inbox.InboxKey;
+import dev.inbox.InboxMetrics;
+import dev.inbox.InboxStoreException;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The inbox-table pattern for applications without a transaction framework: the claim and the
+ * business write run in one JDBC transaction, so they commit or roll back together.
+ *
+ * <pre>{@code
+ * TransactionalInbox inbox = TransactionalInbox.builder(store, dataSource).consumer("billing").build();
+ * inbox.handle(DedupKeys.kafka(topic, partition, offset), connection -> {
+ *     try (PreparedStatement s = connection.prepareStatement("UPDATE account SET balance = balance + ? WHERE id = ?")) {
+ *         ...
+ *     }
+ * });
+ * }</pre>
+ *
+ * <p>Each {@link #handle} takes a connection from the data source, turns auto-commit off, claims
+ * the key inside the transaction, runs the work on {@code ACQUIRED} and commits. A duplicate
+ * rolls back the (empty) transaction; work that throws rolls back both. If the commit itself
+ * fails, its outcome is unknown and an {@link InboxStoreException} is thrown: the redelivery is
+ * then answered {@code DUPLICATE} if the commit had in fact succeeded, so nothing is applied
+ * twice.
+ *
+ * <p>Use it at the database's default isolation, READ COMMITTED: a concurrent delivery of the same
+ * event waits for this transaction and then sees {@code DUPLICATE} (commit) or {@code ACQUIRED}
+ * (rollback). Under REPEATABLE READ or SERIALIZABLE the database may instead abort one of them
+ * with a serialization failure, surfaced as a retryable {@link InboxStoreException}.
+ *
+ * <p>Spring and other frameworks that manage the transaction should call {@link
+ * TransactionalInboxStore#claim(Connection, InboxKey, Duration, String)} on the transaction's
+ * connection instead.
+ */
+public final class TransactionalInbox {
+
+    private final TransactionalInboxStore store;
+    private final DataSource dataSource;
+    private final String consumer;
+    private final Duration retention;
+    private final InboxMetrics metrics;
+
+    private TransactionalInbox(Builder builder, String consumer) {
+        this.store = builder.store;
+        this.dataSource = builder.dataSource;
+        this.consumer = consumer;
+        this.retention = builder.retention;
+        this.metrics = builder.metrics;
+    }
+
+    /**
+     * Starts configuring a transactional inbox whose records and business data share {@code
+     * dataSource}.
+     *
+     * @throws IllegalArgumentException if an argument is null
+     */
+    public static Builder builder(TransactionalInboxStore store, DataSource dataSource) {
+        return new Builder(requireNonNull(store, "store"), requireNonNull(dataSource, "dataSource"));
+    }
+
+    /** Like {@link #handle(String, String, TransactionalWork)} without a payload fingerprint. */
+    public <E extends Exception> HandleResult handle(String id, TransactionalWork<E> work) throws E {
+        return handle(id, null, work);
+    }
+
+    /**
+     * Claims event {@code id} and runs {@code work} in one transaction, unless the event was
+     * already applied ({@code DUPLICATE}) or a lease-mode delivery holds it ({@code BUSY}).
+     *
+     * @throws E what {@code work} threw, after the transaction was rolled back
+     * @throws IllegalArgumentException if {@code id} or {@code fingerprint} is invalid or {@code
+     *     work} is null
+     * @throws InboxStoreException if the database failed, including a commit whose outcome is
+     *     unknown; do not acknowledge the message
+     */
+    public <E extends Exception> HandleResult handle(String id, @Nullable String fingerprint, TransactionalWork<E> work)
+            throws E {
+        InboxKey key = InboxKey.of(consumer, id);
+        dev.inbox.ClaimRequest.validateFingerprint(fingerprint);
+        requireNonNull(work, "work");
+        try (Connection connection = dataSource.getConnection()) {
+            boolean autoCommit = connection.getAutoCommit();
+            connection.setAutoCommit(false);
+            try {
+                return inTransaction(connection, key, fingerprint, work);
+            } finally {
+                if (autoCommit) {
+                    connection.setAutoCommit(true);
+                }
+            }
+        } catch (WorkFailure e) {
+            throw TransactionalInbox.<E>rethrow(e.getCause());
+        } catch (SQLException e) {
+            InboxStoreException failure = JdbcErrors.translate("transactional handle of " + key, e);
+            metrics.storeError(consumer, "commit", failure);
+            throw failure;
+        }
+    }
+
+    private <E extends Exception> HandleResult inTransaction(
+            Connection connection, InboxKey key, @Nullable String fingerprint, TransactionalWork<E> work)
+            throws SQLException {
+        ClaimResult claim;
+        long start = System.nanoTime();
+        try {
+            claim = store.claim(connection, key, retention, fingerprint);
+            metrics.claimed(consumer, claim, System.nanoTime() - start);
+        } catch (RuntimeException e) {
+            if (e instanceof InboxStoreException storeFailure) {
+                metrics.storeError(consumer, "claim", storeFailure);
+            }
+            rollback(connection, e);
+            throw e;
+        }
+        if (!claim.isAcquired()) {
+            connection.rollback();
+            return new HandleResult(
+                    claim.status() == dev.inbox.ClaimStatus.DUPLICATE ? HandleOutcome.DUPLICATE : HandleOutcome.BUSY,
+                    claim,
+                    false);
+        }
+        try {
+            work.run(connection);
+        } catch (Throwable failure) {
+            rollback(connection, failure);
+            throw new WorkFailure(failure); // keeps the work's own SQLException apart from the store's
+        }
+        connection.commit();
+        return new HandleResult(HandleOutcome.PROCESSED, claim, false);
+    }
+
+    private static void rollback(Connection connection, Throwable cause) {
+        try {
+            connection.rollback();
+        } catch (SQLException e) {
+            cause.addSuppressed(e);
+        }
+    }
+
+    /** Carries what the work threw past the handler of the store's own SQL failures. */
+    private static final class WorkFailure extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        WorkFailure(Throwable cause) {
+            super(null, cause, false, false);
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private static <E extends Exception> RuntimeException rethrow(Throwable failure) throws E {
+        throw (E) failure;
+    }
+
+    /** The logical consumer whose keys this inbox scopes. */
+    public String consumer() {
+        return consumer;
+    }
+
+    /** Configures a {@link TransactionalInbox}; each setter checks its argument at once. */
+    public static final class Builder {
+
+        private final TransactionalInboxStore store;
+        private final DataSource dataSource;
+        private @Nullable String consumer;
+        private Duration retention = Duration.ofHours(48);
+        private InboxMetrics metrics = InboxMetrics.NONE;
+
+        private Builder(TransactionalInboxStore store, DataSource dataSource) {
+            this.store = store;
+            this.dataSource = dataSource;
+        }
+
+        /**
+         * The logical consumer; required.
+         *
+         * @throws IllegalArgumentException if it is not a valid key part
+         */
+        public Builder consumer(String consumer) {
+            this.consumer = InboxKey.validate(consumer, "consumer");
+            return this;
+        }
+
+        /**
+         * How long a processed event suppresses duplicates; default 48 hours.
+         *
+         * @throws IllegalArgumentException if null or not positive
+         */
+        public Builder retention(Duration retention) {
+            this.retention = requirePositive(retention, "retention");
+            return this;
+        }
+
+        /**
+         * Where to report claims and errors; default nowhere.
+         *
+         * @throws IllegalArgumentException if null
+         */
+        public Builder metrics(InboxMetrics metrics) {
+            this.metrics = requireNonNull(metrics, "metrics");
+            return this;
+        }
+
+        /**
+         * Builds the inbox.
+         *
+         * @throws IllegalStateException if no consumer was set
+         */
+        public TransactionalInbox build() {
+            if (consumer == null) {
+                throw new IllegalStateException("consumer(...) must be set before build()");
+            }
+            return new TransactionalInbox(this, consumer);
+        }
+    }
+}

@@ -1,0 +1,434 @@
+package dev.inbox.postgres;
+
+import static dev.inbox.InboxArguments.requireArgument;
+import static dev.inbox.InboxArguments.requireNoNulls;
+import static dev.inbox.InboxArguments.requireNonNegative;
+import static dev.inbox.InboxArguments.requireNonNull;
+import static dev.inbox.InboxArguments.requirePositive;
+
+import dev.inbox.ClaimRequest;
+import dev.inbox.ClaimResult;
+import dev.inbox.FingerprintCheck;
+import dev.inbox.InboxKey;
+import dev.inbox.InboxStoreException;
+import dev.inbox.OwnerToken;
+import dev.inbox.StoredRecord;
+import dev.inbox.jdbc.JdbcExecutor;
+import dev.inbox.jdbc.SqlIdentifier;
+import dev.inbox.jdbc.TransactionalInboxStore;
+import java.sql.Array;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The PostgreSQL {@link dev.inbox.InboxStore}, in lease mode and in transactional mode.
+ *
+ * <pre>{@code
+ * PostgresInboxStore store = PostgresInboxStore.builder(dataSource).build(); // your pool
+ * store.createSchemaIfMissing();
+ * }</pre>
+ *
+ * <p><b>Record.</b> One row per key in table {@code inbox} (configurable): {@code (consumer,
+ * dedup_key)} primary key in the byte-exact "C" collation, {@code owner_token}, {@code state} (0
+ * IN_PROGRESS, 1 COMPLETED), {@code expires_at} (the end of the lease or of the retention) and an
+ * optional {@code fingerprint}. The DDL ships in the jar as {@code dev/inbox/postgres/schema-v1.sql}.
+ *
+ * <p><b>Algorithm.</b> Every operation is one statement, decided by the database:
+ *
+ * <ol>
+ *   <li>claim: {@code INSERT … ON CONFLICT (consumer, dedup_key) DO UPDATE … WHERE} the existing
+ *       row is past expiry + grace, or is an IN_PROGRESS lease that is expired (a takeover) or
+ *       held by the same owner (a retry). The statement also reads the row back, so a claim that
+ *       was not taken learns DUPLICATE (late when past retention) or BUSY in the same round trip.
+ *       In the rare case the row changed between the two (it was released or purged meanwhile),
+ *       the claim is issued again.
+ *   <li>complete: {@code UPDATE … SET state = 1 WHERE owner_token = ?}; release: {@code DELETE …
+ *       WHERE owner_token = ? AND state = 0}.
+ *   <li>claimAll: one {@code unnest(…)} statement per chunk of {@value #BATCH_CHUNK} keys, taken in
+ *       a fixed order so that concurrent batches cannot deadlock.
+ *   <li>purge: {@code DELETE} of at most {@link Builder#purgeBatchSize(int)} rows past expiry +
+ *       grace per statement, oldest first by the {@code expires_at} index, until none is left.
+ * </ol>
+ *
+ * <p><b>Time.</b> Expiry is decided by the database's {@code clock_timestamp()}, never by the JVM's
+ * clock: a fleet whose clocks disagree still agrees on who holds a lease.
+ *
+ * <p><b>Transactional mode.</b> {@link #claim(Connection, InboxKey, Duration, String)} runs the same
+ * statement inside the caller's transaction and writes a COMPLETED record directly. {@code ON
+ * CONFLICT} never raises a unique violation, so the transaction stays usable whatever the answer.
+ * A concurrent transaction on the same key waits on the row lock and then sees DUPLICATE (after
+ * commit) or ACQUIRED (after rollback). Use READ COMMITTED, PostgreSQL's default.
+ *
+ * <p>The store borrows a connection from the caller's {@link DataSource} for each operation and
+ * never closes the data source.
+ */
+public final class PostgresInboxStore implements TransactionalInboxStore {
+
+    /** The most keys sent in one {@code claimAll} statement. */
+    public static final int BATCH_CHUNK = 1_000;
+
+    private static final int MAX_ATTEMPTS = 8;
+
+    private final DataSource dataSource;
+    private final JdbcExecutor jdbc;
+    private final PostgresStatements sql;
+    private final long graceMicros;
+    private final int purgeBatchSize;
+    private final int queryTimeoutSeconds;
+
+    private PostgresInboxStore(Builder builder) {
+        this.dataSource = builder.dataSource;
+        this.jdbc = new JdbcExecutor(builder.dataSource);
+        this.sql = new PostgresStatements(builder.schema, builder.table, builder.sequenceTable);
+        this.graceMicros = Micros.of(builder.grace);
+        this.purgeBatchSize = builder.purgeBatchSize;
+        this.queryTimeoutSeconds = (int) Math.max(1, builder.queryTimeout.toSeconds());
+    }
+
+    /**
+     * Starts configuring a store on {@code dataSource}, the application's pool.
+     *
+     * @throws IllegalArgumentException if {@code dataSource} is null
+     */
+    public static Builder builder(DataSource dataSource) {
+        return new Builder(requireNonNull(dataSource, "dataSource"));
+    }
+
+    /**
+     * Creates the schema (when one is configured), the inbox table, its purge index and the
+     * sequence table, unless they exist. Safe to call from every instance at start-up: concurrent
+     * calls are serialised by an advisory lock.
+     *
+     * @throws InboxStoreException if the DDL failed (for example for lack of privileges)
+     */
+    public void createSchemaIfMissing() {
+        jdbc.execute("create schema for " + sql.inboxTable(), connection -> {
+            boolean autoCommit = connection.getAutoCommit();
+            connection.setAutoCommit(false);
+            try (PreparedStatement lock = connection.prepareStatement(sql.schemaLock());
+                    Statement ddl = connection.createStatement()) {
+                lock.setString(1, "dev.inbox.schema:" + sql.inboxTable());
+                lock.execute();
+                for (String statement : sql.schemaDdl()) {
+                    ddl.execute(statement);
+                }
+                connection.commit();
+                return null;
+            } catch (SQLException e) {
+                connection.rollback();
+                throw e;
+            } finally {
+                connection.setAutoCommit(autoCommit);
+            }
+        });
+    }
+
+    @Override
+    public ClaimResult claim(ClaimRequest request) {
+        requireNonNull(request, "request");
+        return jdbc.execute(
+                "claim of " + request.key(), connection -> claimOn(connection, request, 0, Micros.of(request.lease())));
+    }
+
+    @Override
+    public ClaimResult claim(Connection connection, InboxKey key, Duration retention, @Nullable String fingerprint) {
+        requireNonNull(connection, "connection");
+        requireNonNull(key, "key");
+        long retentionMicros = Micros.of(requirePositive(retention, "retention"));
+        ClaimRequest request =
+                ClaimRequest.of(key, OwnerToken.random(), retention).withFingerprint(fingerprint);
+        return jdbc.executeIn(
+                connection, "transactional claim of " + key, c -> claimOn(c, request, 1, retentionMicros));
+    }
+
+    private ClaimResult claimOn(Connection connection, ClaimRequest request, int state, long durationMicros)
+            throws SQLException {
+        try (PreparedStatement statement = connection.prepareStatement(sql.claim())) {
+            statement.setQueryTimeout(queryTimeoutSeconds);
+            InboxKey key = request.key();
+            statement.setString(1, key.consumer());
+            statement.setString(2, key.id());
+            statement.setString(3, request.owner().value());
+            statement.setInt(4, state);
+            statement.setLong(5, durationMicros);
+            statement.setString(6, request.fingerprint());
+            statement.setLong(7, graceMicros);
+            statement.setLong(8, graceMicros);
+            statement.setString(9, key.consumer());
+            statement.setString(10, key.id());
+            for (int attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+                try (ResultSet row = statement.executeQuery()) {
+                    row.next();
+                    ClaimResult answer = StoredRecord.answer(record(row, 2), row.getBoolean(1), request);
+                    if (answer != null) {
+                        return answer;
+                    }
+                }
+            }
+        }
+        throw new InboxStoreException(
+                "claim of " + request.key() + " found its record changing under it " + MAX_ATTEMPTS + " times", null);
+    }
+
+    @Override
+    public List<ClaimResult> claimAll(List<ClaimRequest> requests) {
+        List<ClaimRequest> batch = requireNoNulls(requests, "requests");
+        jdbc.ensureOpen();
+        ClaimResult[] results = new ClaimResult[batch.size()];
+        // A key repeated in the batch is claimed by its first occurrence only.
+        Map<InboxKey, Integer> firsts = new HashMap<>();
+        List<Integer> toClaim = new ArrayList<>();
+        for (int i = 0; i < batch.size(); i++) {
+            ClaimRequest request = batch.get(i);
+            Integer first = firsts.putIfAbsent(request.key(), i);
+            if (first == null) {
+                toClaim.add(i);
+            } else {
+                results[i] = ClaimResult.duplicate(
+                        false, FingerprintCheck.compare(batch.get(first).fingerprint(), request.fingerprint()));
+            }
+        }
+        // One lock order for every batch: concurrent overlapping batches cannot deadlock.
+        toClaim.sort(Comparator.comparing((Integer i) -> batch.get(i).key().consumer())
+                .thenComparing(i -> batch.get(i).key().id()));
+        for (int from = 0; from < toClaim.size(); from += BATCH_CHUNK) {
+            List<Integer> chunk = toClaim.subList(from, Math.min(toClaim.size(), from + BATCH_CHUNK));
+            ClaimResult[] answers =
+                    jdbc.execute("claimAll of " + chunk.size() + " keys", c -> claimChunk(c, batch, chunk));
+            for (int j = 0; j < chunk.size(); j++) {
+                results[chunk.get(j)] = answers[j] != null ? answers[j] : claim(batch.get(chunk.get(j)));
+            }
+        }
+        return Arrays.asList(results);
+    }
+
+    private ClaimResult[] claimChunk(Connection connection, List<ClaimRequest> batch, List<Integer> chunk)
+            throws SQLException {
+        int n = chunk.size();
+        String[] consumers = new String[n];
+        String[] keys = new String[n];
+        String[] owners = new String[n];
+        Long[] leases = new Long[n];
+        String[] fingerprints = new String[n];
+        for (int j = 0; j < n; j++) {
+            ClaimRequest request = batch.get(chunk.get(j));
+            consumers[j] = request.key().consumer();
+            keys[j] = request.key().id();
+            owners[j] = request.owner().value();
+            leases[j] = Micros.of(request.lease());
+            fingerprints[j] = request.fingerprint();
+        }
+        ClaimResult[] answers = new ClaimResult[n];
+        try (PreparedStatement statement = connection.prepareStatement(sql.claimBatch())) {
+            statement.setQueryTimeout(queryTimeoutSeconds);
+            Array[] arrays = {
+                connection.createArrayOf("text", consumers),
+                connection.createArrayOf("text", keys),
+                connection.createArrayOf("text", owners),
+                connection.createArrayOf("int8", leases),
+                connection.createArrayOf("text", fingerprints)
+            };
+            for (int a = 0; a < arrays.length; a++) {
+                statement.setArray(a + 1, arrays[a]);
+            }
+            statement.setLong(6, graceMicros);
+            statement.setLong(7, graceMicros);
+            try (ResultSet rows = statement.executeQuery()) {
+                while (rows.next()) {
+                    int j = rows.getInt(1) - 1;
+                    // null: the row changed under the statement; claimAll retries that key alone
+                    answers[j] = StoredRecord.answer(record(rows, 3), rows.getBoolean(2), batch.get(chunk.get(j)));
+                }
+            }
+        }
+        return answers;
+    }
+
+    /** The record read back by a claim, from the columns starting at {@code first}; null if none. */
+    private static @Nullable StoredRecord record(ResultSet row, int first) throws SQLException {
+        String owner = row.getString(first);
+        if (owner == null) {
+            return null;
+        }
+        return new StoredRecord(
+                owner,
+                row.getInt(first + 1) == 1,
+                row.getBoolean(first + 2),
+                row.getBoolean(first + 3),
+                row.getString(first + 4));
+    }
+
+    @Override
+    public boolean complete(InboxKey key, OwnerToken owner, Duration retention) {
+        requireNonNull(key, "key");
+        requireNonNull(owner, "owner");
+        long retentionMicros = Micros.of(requirePositive(retention, "retention"));
+        return jdbc.execute("complete of " + key, connection -> {
+            try (PreparedStatement statement = connection.prepareStatement(sql.complete())) {
+                statement.setQueryTimeout(queryTimeoutSeconds);
+                statement.setLong(1, retentionMicros);
+                statement.setString(2, key.consumer());
+                statement.setString(3, key.id());
+                statement.setString(4, owner.value());
+                statement.setLong(5, graceMicros);
+                return statement.executeUpdate() == 1;
+            }
+        });
+    }
+
+    @Override
+    public boolean release(InboxKey key, OwnerToken owner) {
+        requireNonNull(key, "key");
+        requireNonNull(owner, "owner");
+        return jdbc.execute("release of " + key, connection -> {
+            try (PreparedStatement statement = connection.prepareStatement(sql.release())) {
+                statement.setQueryTimeout(queryTimeoutSeconds);
+                statement.setString(1, key.consumer());
+                statement.setString(2, key.id());
+                statement.setString(3, owner.value());
+                statement.setLong(4, graceMicros);
+                return statement.executeUpdate() == 1;
+            }
+        });
+    }
+
+    /**
+     * Deletes the records past expiry + grace in batches of {@link Builder#purgeBatchSize(int)}
+     * rows, each its own short transaction, until a batch comes back short. Rows a concurrent claim
+     * holds locked are skipped and left for the next purge.
+     */
+    @Override
+    public long purge() {
+        long removed = 0;
+        while (true) {
+            int deleted = jdbc.execute("purge of " + sql.inboxTable(), connection -> {
+                try (PreparedStatement statement = connection.prepareStatement(sql.purgeBatch())) {
+                    statement.setQueryTimeout(queryTimeoutSeconds);
+                    statement.setLong(1, graceMicros);
+                    statement.setInt(2, purgeBatchSize);
+                    return statement.executeUpdate();
+                }
+            });
+            removed += deleted;
+            if (deleted < purgeBatchSize) {
+                return removed;
+            }
+        }
+    }
+
+    /**
+     * A {@link PostgresSequenceGuard} on the same data source, in this store's sequence table
+     * (created by {@link #createSchemaIfMissing()}).
+     */
+    public PostgresSequenceGuard sequenceGuard() {
+        jdbc.ensureOpen();
+        return new PostgresSequenceGuard(new JdbcExecutor(dataSource), sql, queryTimeoutSeconds);
+    }
+
+    /** Later operations throw {@link IllegalStateException}; the data source stays open. */
+    @Override
+    public void close() {
+        jdbc.close();
+    }
+
+    @Override
+    public String toString() {
+        return "PostgresInboxStore[" + sql.inboxTable() + "]";
+    }
+
+    /** Configures a {@link PostgresInboxStore}; each setter checks its argument at once. */
+    public static final class Builder {
+
+        private final DataSource dataSource;
+        private @Nullable SqlIdentifier schema;
+        private SqlIdentifier table = SqlIdentifier.of("inbox", "table");
+        private SqlIdentifier sequenceTable = SqlIdentifier.of("inbox_sequence", "sequenceTable");
+        private Duration grace = Duration.ofHours(1);
+        private int purgeBatchSize = 10_000;
+        private Duration queryTimeout = Duration.ofSeconds(30);
+
+        private Builder(DataSource dataSource) {
+            this.dataSource = dataSource;
+        }
+
+        /**
+         * The schema of the tables; default none (the connection's search path).
+         *
+         * @throws IllegalArgumentException if not a plain identifier
+         */
+        public Builder schema(String schema) {
+            this.schema = SqlIdentifier.of(schema, "schema");
+            return this;
+        }
+
+        /**
+         * The inbox table; default {@code inbox}.
+         *
+         * @throws IllegalArgumentException if not a plain identifier
+         */
+        public Builder table(String table) {
+            this.table = SqlIdentifier.of(table, "table");
+            return this;
+        }
+
+        /**
+         * The table of {@link PostgresSequenceGuard}; default {@code inbox_sequence}.
+         *
+         * @throws IllegalArgumentException if not a plain identifier
+         */
+        public Builder sequenceTable(String sequenceTable) {
+            this.sequenceTable = SqlIdentifier.of(sequenceTable, "sequenceTable");
+            return this;
+        }
+
+        /**
+         * How long a record is kept past its expiry, so that a duplicate arriving then is still
+         * suppressed and reported late; default 1 hour.
+         *
+         * @throws IllegalArgumentException if null or negative
+         */
+        public Builder grace(Duration grace) {
+            this.grace = requireNonNegative(grace, "grace");
+            return this;
+        }
+
+        /**
+         * The most rows one purge statement deletes; default 10,000.
+         *
+         * @throws IllegalArgumentException if not positive
+         */
+        public Builder purgeBatchSize(int purgeBatchSize) {
+            requireArgument(purgeBatchSize > 0, "purgeBatchSize must be positive but was " + purgeBatchSize);
+            this.purgeBatchSize = purgeBatchSize;
+            return this;
+        }
+
+        /**
+         * How long one statement may run before the driver cancels it; default 30 seconds, at
+         * least 1 second. Connection timeouts belong to the data source.
+         *
+         * @throws IllegalArgumentException if null or not positive
+         */
+        public Builder queryTimeout(Duration queryTimeout) {
+            this.queryTimeout = requirePositive(queryTimeout, "queryTimeout");
+            return this;
+        }
+
+        /** Builds the store; it does not touch the database until used. */
+        public PostgresInboxStore build() {
+            return new PostgresInboxStore(this);
+        }
+    }
+}

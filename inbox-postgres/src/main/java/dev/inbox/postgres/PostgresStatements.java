@@ -1,0 +1,170 @@
+package dev.inbox.postgres;
+
+import dev.inbox.jdbc.SqlIdentifier;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Every SQL statement of the PostgreSQL store, built once from validated identifiers. Values are
+ * always bound as parameters; durations travel as microseconds and every time is the database's
+ * {@code clock_timestamp()}.
+ */
+final class PostgresStatements {
+
+    /** The columns a claim reads back to explain its answer, in this order. */
+    private static final String RECORD_COLUMNS = "e.owner_token, e.state,"
+            + " e.expires_at <= clock_timestamp() AS expired,"
+            + " e.expires_at + ? * interval '1 microsecond' <= clock_timestamp() AS gone,"
+            + " e.fingerprint";
+
+    /**
+     * Takes the key when its record is past expiry + grace, or is an IN_PROGRESS lease that is
+     * expired or already ours. A same-owner retry without fingerprint keeps the one it had.
+     */
+    private static final String ON_CONFLICT = " ON CONFLICT (consumer, dedup_key) DO UPDATE"
+            + " SET owner_token = excluded.owner_token, state = excluded.state, expires_at = excluded.expires_at,"
+            + " fingerprint = CASE WHEN r.owner_token = excluded.owner_token AND excluded.fingerprint IS NULL"
+            + " THEN r.fingerprint ELSE excluded.fingerprint END"
+            + " WHERE r.expires_at + ? * interval '1 microsecond' <= clock_timestamp()"
+            + " OR (r.state = 0 AND (r.owner_token = excluded.owner_token OR r.expires_at <= clock_timestamp()))";
+
+    private final String inbox;
+    private final String sequences;
+    private final String expiresIndex;
+    private final @Nullable String schema;
+
+    PostgresStatements(@Nullable SqlIdentifier schema, SqlIdentifier table, SqlIdentifier sequenceTable) {
+        String prefix = schema == null ? "" : schema.quoted('"') + ".";
+        this.schema = schema == null ? null : schema.quoted('"');
+        this.inbox = prefix + table.quoted('"');
+        this.sequences = prefix + sequenceTable.quoted('"');
+        String index = table.name() + "_expires_at";
+        this.expiresIndex = '"' + (index.length() > 63 ? index.substring(0, 63) : index) + '"';
+    }
+
+    /** The qualified inbox table, for messages. */
+    String inboxTable() {
+        return inbox;
+    }
+
+    /**
+     * One claim. Parameters: consumer, key, owner, state (0 lease, 1 transactional), duration µs
+     * (lease or retention), fingerprint, grace µs, grace µs, consumer, key. Returns one row:
+     * taken, then the record as the statement's snapshot saw it (null when there was none).
+     */
+    String claim() {
+        return "WITH taken AS (INSERT INTO " + inbox + " AS r"
+                + " (consumer, dedup_key, owner_token, state, expires_at, fingerprint)"
+                + " VALUES (?, ?, ?, ?, clock_timestamp() + ? * interval '1 microsecond', ?)"
+                + ON_CONFLICT + " RETURNING 1)"
+                + " SELECT (SELECT count(*) FROM taken) > 0 AS taken, " + RECORD_COLUMNS
+                + " FROM (SELECT 1) AS one LEFT JOIN " + inbox + " AS e ON e.consumer = ? AND e.dedup_key = ?";
+    }
+
+    /**
+     * A batch of lease claims in one round trip, taken in array order (callers sort it, so that
+     * concurrent batches lock rows in one order and cannot deadlock). Parameters: consumers, keys,
+     * owners, lease µs, fingerprints (arrays), grace µs, grace µs. Returns one row per element, in
+     * order: ordinal, taken, the record as seen.
+     */
+    String claimBatch() {
+        return "WITH input AS (SELECT * FROM unnest(?::text[], ?::text[], ?::text[], ?::bigint[], ?::text[])"
+                + " WITH ORDINALITY AS i(consumer, dedup_key, owner_token, lease_us, fingerprint, ord)),"
+                + " taken AS (INSERT INTO " + inbox + " AS r"
+                + " (consumer, dedup_key, owner_token, state, expires_at, fingerprint)"
+                + " SELECT consumer, dedup_key, owner_token, 0,"
+                + " clock_timestamp() + lease_us * interval '1 microsecond', fingerprint FROM input ORDER BY ord"
+                + ON_CONFLICT + " RETURNING r.consumer, r.dedup_key)"
+                + " SELECT i.ord, t.dedup_key IS NOT NULL AS taken, " + RECORD_COLUMNS
+                + " FROM input AS i"
+                + " LEFT JOIN taken AS t ON t.consumer = i.consumer AND t.dedup_key = i.dedup_key"
+                + " LEFT JOIN " + inbox + " AS e ON e.consumer = i.consumer AND e.dedup_key = i.dedup_key"
+                + " ORDER BY i.ord";
+    }
+
+    /**
+     * IN_PROGRESS → COMPLETED for the owner; completing again keeps the first retention.
+     * Parameters: retention µs, consumer, key, owner, grace µs.
+     */
+    String complete() {
+        return "UPDATE " + inbox + " SET state = 1,"
+                + " expires_at = CASE WHEN state = 0 THEN clock_timestamp() + ? * interval '1 microsecond'"
+                + " ELSE expires_at END"
+                + " WHERE consumer = ? AND dedup_key = ? AND owner_token = ?"
+                + " AND expires_at + ? * interval '1 microsecond' > clock_timestamp()";
+    }
+
+    /** Deletes the owner's IN_PROGRESS record. Parameters: consumer, key, owner, grace µs. */
+    String release() {
+        return "DELETE FROM " + inbox + " WHERE consumer = ? AND dedup_key = ? AND owner_token = ? AND state = 0"
+                + " AND expires_at + ? * interval '1 microsecond' > clock_timestamp()";
+    }
+
+    /**
+     * Deletes at most one batch of records past expiry + grace, oldest first, skipping rows a
+     * claim holds locked. Parameters: grace µs, batch size.
+     */
+    String purgeBatch() {
+        return "DELETE FROM " + inbox + " WHERE ctid = ANY (ARRAY(SELECT ctid FROM " + inbox
+                + " WHERE expires_at <= clock_timestamp() - ? * interval '1 microsecond'"
+                + " ORDER BY expires_at LIMIT ? FOR UPDATE SKIP LOCKED))";
+    }
+
+    /**
+     * Advances an entity's sequence when {@code seq} is next. Parameters: seq, consumer, entity,
+     * seq, consumer, entity, seq, seq, consumer, entity. Returns applied (0 or 1) and the last
+     * applied number as the statement's snapshot saw it.
+     */
+    String advance() {
+        return "WITH updated AS (UPDATE " + sequences + " SET last_seq = ?"
+                + " WHERE consumer = ? AND entity = ? AND last_seq = ? - 1 RETURNING 1),"
+                + " inserted AS (INSERT INTO " + sequences + " (consumer, entity, last_seq)"
+                + " SELECT ?, ?, ? WHERE ? = 1 ON CONFLICT (consumer, entity) DO NOTHING RETURNING 1)"
+                + " SELECT (SELECT count(*) FROM updated) + (SELECT count(*) FROM inserted) AS applied,"
+                + " (SELECT last_seq FROM " + sequences + " WHERE consumer = ? AND entity = ?) AS last_seq";
+    }
+
+    /** Serialises concurrent schema creation across the fleet. */
+    String schemaLock() {
+        return "SELECT pg_advisory_xact_lock(hashtext(?))";
+    }
+
+    /** The DDL of {@code schema-v1.sql}, one statement per element, names filled in. */
+    List<String> schemaDdl() {
+        String text;
+        try (InputStream in = PostgresStatements.class.getResourceAsStream("schema-v1.sql")) {
+            if (in == null) {
+                throw new IllegalStateException("schema-v1.sql is missing from the inbox-postgres jar");
+            }
+            text = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        List<String> ddl = new ArrayList<>();
+        if (schema != null) {
+            ddl.add("CREATE SCHEMA IF NOT EXISTS " + schema);
+        }
+        StringBuilder current = new StringBuilder();
+        for (String line : text.split("\n")) {
+            if (line.startsWith("--") || line.isBlank()) {
+                continue;
+            }
+            current.append(line).append('\n');
+            if (line.stripTrailing().endsWith(";")) {
+                String statement = current.toString().trim();
+                ddl.add(statement
+                        .substring(0, statement.length() - 1)
+                        .replace("${inbox_expires_index}", expiresIndex)
+                        .replace("${inbox}", inbox)
+                        .replace("${sequences}", sequences));
+                current.setLength(0);
+            }
+        }
+        return ddl;
+    }
+}

@@ -1,0 +1,23 @@
+-- inbox schema, version 1, for PostgreSQL 12 or newer.
+-- ${inbox} and ${sequences} stand for the configured (optionally schema-qualified) table names.
+-- Keys use the "C" collation: comparison is byte-exact and the primary key index is byte-ordered.
+
+CREATE TABLE IF NOT EXISTS ${inbox} (
+    consumer    text COLLATE "C" NOT NULL CHECK (octet_length(consumer) BETWEEN 1 AND 512),
+    dedup_key   text COLLATE "C" NOT NULL CHECK (octet_length(dedup_key) BETWEEN 1 AND 512),
+    owner_token text COLLATE "C" NOT NULL,
+    state       smallint         NOT NULL CHECK (state IN (0, 1)), -- 0 IN_PROGRESS, 1 COMPLETED
+    expires_at  timestamptz      NOT NULL, -- end of the lease (IN_PROGRESS) or of the retention (COMPLETED)
+    fingerprint text COLLATE "C",
+    PRIMARY KEY (consumer, dedup_key)
+);
+
+-- Serves purge: DELETE … WHERE expires_at <= now() - grace, oldest first, in bounded batches.
+CREATE INDEX IF NOT EXISTS ${inbox_expires_index} ON ${inbox} (expires_at);
+
+CREATE TABLE IF NOT EXISTS ${sequences} (
+    consumer text COLLATE "C" NOT NULL,
+    entity   text COLLATE "C" NOT NULL,
+    last_seq bigint           NOT NULL,
+    PRIMARY KEY (consumer, entity)
+);

@@ -1,0 +1,317 @@
+package dev.inbox.postgres;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.inbox.ClaimRequest;
+import dev.inbox.ClaimResult;
+import dev.inbox.FingerprintCheck;
+import dev.inbox.HandleOutcome;
+import dev.inbox.InboxKey;
+import dev.inbox.InboxStore;
+import dev.inbox.InboxStoreException;
+import dev.inbox.OwnerToken;
+import dev.inbox.SequenceGuard;
+import dev.inbox.jdbc.TransactionalInbox;
+import dev.inbox.jdbc.TransactionalInboxStore;
+import dev.inbox.tck.InboxStoreContract;
+import dev.inbox.tck.SequenceGuardContract;
+import dev.inbox.tck.StoreFailureContract;
+import dev.inbox.tck.TransactionalStoreContract;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.UUID;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
+import org.postgresql.ds.PGSimpleDataSource;
+
+class PostgresInboxStoreTest {
+
+    static final String TABLE = "inbox_it";
+    static final String SEQUENCES = "inbox_it_sequence";
+    static final String SCHEMA = "inbox_it_schema";
+
+    static HikariDataSource auto;
+    static HikariDataSource manual;
+
+    @BeforeAll
+    static void startPools() throws SQLException {
+        auto = PostgresTestDatabase.pool(12, true);
+        manual = PostgresTestDatabase.pool(12, false);
+        // A fresh schema for every run, so a changed DDL is always the one tested.
+        PostgresTestDatabase.execute(
+                "DROP TABLE IF EXISTS " + TABLE + ", " + TABLE + "_purge, " + SEQUENCES,
+                "DROP SCHEMA IF EXISTS " + SCHEMA + " CASCADE");
+        store(auto, Duration.ofMinutes(10)).createSchemaIfMissing();
+    }
+
+    @AfterAll
+    static void stopPools() {
+        auto.close();
+        manual.close();
+    }
+
+    static PostgresInboxStore store(DataSource dataSource, Duration grace) {
+        return PostgresInboxStore.builder(dataSource)
+                .table(TABLE)
+                .sequenceTable(SEQUENCES)
+                .grace(grace)
+                .build();
+    }
+
+    /** Lease mode, on a pool in auto-commit mode (the common case). */
+    @Nested
+    class LeaseKit extends InboxStoreContract {
+        @Override
+        protected InboxStore createStore(Duration grace) {
+            return store(auto, grace);
+        }
+
+        @Override
+        protected void createSchema(InboxStore store) {
+            ((PostgresInboxStore) store).createSchemaIfMissing();
+        }
+
+        @Override
+        protected InboxStore createEmptyStore(Duration grace) throws SQLException {
+            PostgresInboxStore store = PostgresInboxStore.builder(auto)
+                    .table(TABLE + "_purge")
+                    .grace(grace)
+                    .build();
+            store.createSchemaIfMissing();
+            PostgresTestDatabase.execute("TRUNCATE " + TABLE + "_purge");
+            return store;
+        }
+
+        @Override
+        protected int raceRounds() {
+            return 500;
+        }
+    }
+
+    /** Lease mode again, on a pool whose connections do not auto-commit, in a schema of its own. */
+    @Nested
+    class LeaseKitOnManualCommitPoolInSchema extends InboxStoreContract {
+        @Override
+        protected InboxStore createStore(Duration grace) {
+            PostgresInboxStore store = PostgresInboxStore.builder(manual)
+                    .schema(SCHEMA)
+                    .table(TABLE)
+                    .grace(grace)
+                    .build();
+            store.createSchemaIfMissing();
+            return store;
+        }
+
+        @Override
+        protected void createSchema(InboxStore store) {
+            ((PostgresInboxStore) store).createSchemaIfMissing();
+        }
+
+        @Override
+        protected InboxStore createEmptyStore(Duration grace) throws SQLException {
+            PostgresInboxStore store = PostgresInboxStore.builder(manual)
+                    .schema(SCHEMA)
+                    .table(TABLE + "_purge")
+                    .grace(grace)
+                    .build();
+            store.createSchemaIfMissing();
+            PostgresTestDatabase.execute("TRUNCATE " + SCHEMA + "." + TABLE + "_purge");
+            return store;
+        }
+
+        @Override
+        protected int raceRounds() {
+            return 500;
+        }
+    }
+
+    @Nested
+    class TransactionalKit extends TransactionalStoreContract {
+        @Override
+        protected TransactionalInboxStore createStore(Duration grace) {
+            return store(auto, grace);
+        }
+
+        @Override
+        protected DataSource dataSource() {
+            return auto;
+        }
+    }
+
+    @Nested
+    class SequenceKit extends SequenceGuardContract {
+        @Override
+        protected SequenceGuard createGuard() {
+            return store(auto, Duration.ofMinutes(10)).sequenceGuard();
+        }
+    }
+
+    @Nested
+    class FailureKit extends StoreFailureContract {
+        @Override
+        protected InboxStore createStore(String host, int port, Duration timeout) {
+            PGSimpleDataSource dataSource = new PGSimpleDataSource();
+            dataSource.setServerNames(new String[] {host});
+            dataSource.setPortNumbers(new int[] {port});
+            dataSource.setDatabaseName("test");
+            dataSource.setUser("postgres");
+            int seconds = (int) Math.max(1, timeout.toSeconds());
+            dataSource.setConnectTimeout(seconds);
+            dataSource.setSocketTimeout(seconds);
+            dataSource.setLoginTimeout(seconds);
+            return PostgresInboxStore.builder(dataSource).table(TABLE).build();
+        }
+    }
+
+    // ------------------------------------------------------------------ PostgreSQL-specific tests
+
+    private final String consumer = "pg-" + UUID.randomUUID();
+
+    private InboxKey key(String id) {
+        return InboxKey.of(consumer, id);
+    }
+
+    @Test
+    void builder_rejectsIdentifiersThatAreNotPlainNames_beforeAnyIo() {
+        for (String bad :
+                new String[] {"", "inbox; DROP TABLE x", "in\"box", "1inbox", "a.b", "x".repeat(64), "ïnbox"}) {
+            assertThatThrownBy(() -> PostgresInboxStore.builder(auto).table(bad))
+                    .as(bad)
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("table");
+            assertThatThrownBy(() -> PostgresInboxStore.builder(auto).schema(bad))
+                    .isInstanceOf(IllegalArgumentException.class);
+        }
+        assertThatThrownBy(() -> PostgresInboxStore.builder(null)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> PostgresInboxStore.builder(auto).grace(Duration.ofSeconds(-1)))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> PostgresInboxStore.builder(auto).purgeBatchSize(0))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> PostgresInboxStore.builder(auto).queryTimeout(Duration.ZERO))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void missingTable_failsWithANonRetryableStoreExceptionCarryingTheSqlState() {
+        PostgresInboxStore store =
+                PostgresInboxStore.builder(auto).table("inbox_never_created").build();
+        assertThatThrownBy(() -> store.claim(ClaimRequest.of(key("x"), OwnerToken.random(), Duration.ofMinutes(1))))
+                .isInstanceOf(InboxStoreException.class)
+                .hasMessageContaining("SQL state 42P01")
+                .satisfies(
+                        e -> assertThat(((InboxStoreException) e).isRetryable()).isFalse());
+    }
+
+    @Test
+    void purge_deletesInBoundedBatches_untilNothingIsLeft() throws SQLException {
+        PostgresInboxStore store = PostgresInboxStore.builder(auto)
+                .table(TABLE)
+                .grace(Duration.ZERO)
+                .purgeBatchSize(7)
+                .build();
+        store.purge(); // whatever other tests left behind
+        for (int i = 0; i < 25; i++) {
+            OwnerToken owner = OwnerToken.random();
+            store.claim(ClaimRequest.of(key("purge-" + i), owner, Duration.ofMinutes(1)));
+            store.complete(key("purge-" + i), owner, Duration.ofMillis(1));
+        }
+        OwnerToken live = OwnerToken.random();
+        store.claim(ClaimRequest.of(key("live"), live, Duration.ofMinutes(1)));
+        sleep(50);
+        assertThat(store.purge()).isEqualTo(25);
+        assertThat(rows("purge-%")).isZero();
+        assertThat(rows("live")).isEqualTo(1);
+    }
+
+    @Test
+    void expiry_isDecidedByTheDatabaseClock_notTheJvms() throws SQLException {
+        // A record whose expiry lies in the database's past counts as expired, whatever the JVM thinks.
+        PostgresInboxStore store = store(auto, Duration.ofHours(1));
+        OwnerToken owner = OwnerToken.random();
+        store.claim(ClaimRequest.of(key("db-clock"), owner, Duration.ofHours(1)));
+        store.complete(key("db-clock"), owner, Duration.ofHours(1));
+        try (Connection c = auto.getConnection();
+                PreparedStatement s = c.prepareStatement(
+                        "UPDATE " + TABLE + " SET expires_at = clock_timestamp() - interval '1 second'"
+                                + " WHERE consumer = ? AND dedup_key = ?")) {
+            s.setString(1, consumer);
+            s.setString(2, "db-clock");
+            assertThat(s.executeUpdate()).isEqualTo(1);
+        }
+        assertThat(store.claim(ClaimRequest.of(key("db-clock"), OwnerToken.random(), Duration.ofMinutes(1))))
+                .isEqualTo(ClaimResult.duplicate(true, FingerprintCheck.NOT_COMPARED));
+    }
+
+    @Test
+    void keys_areStoredByteForByte() throws SQLException {
+        PostgresInboxStore store = store(auto, Duration.ofHours(1));
+        String id = "e\u0301\ud83d\ude00 'quoted' \\ %_ " + "k".repeat(400);
+        store.claim(ClaimRequest.of(key(id), OwnerToken.random(), Duration.ofMinutes(1)));
+        try (Connection c = auto.getConnection();
+                PreparedStatement s = c.prepareStatement(
+                        "SELECT dedup_key, octet_length(dedup_key) FROM " + TABLE + " WHERE consumer = ?")) {
+            s.setString(1, consumer);
+            try (ResultSet rs = s.executeQuery()) {
+                assertThat(rs.next()).isTrue();
+                assertThat(rs.getString(1)).isEqualTo(id);
+                assertThat(rs.getInt(2)).isEqualTo(key(id).idBytes().length);
+            }
+        }
+    }
+
+    @Test
+    void transactionalInbox_runsClaimAndWorkInOneTransaction() throws Exception {
+        PostgresInboxStore store = store(auto, Duration.ofHours(1));
+        PostgresTestDatabase.execute("CREATE TABLE IF NOT EXISTS inbox_it_ledger (id text PRIMARY KEY, amount int)");
+        TransactionalInbox inbox =
+                TransactionalInbox.builder(store, auto).consumer(consumer).build();
+        String event = "pay-1";
+        for (int delivery = 0; delivery < 3; delivery++) {
+            HandleOutcome outcome = inbox.handle(event, connection -> {
+                        try (PreparedStatement s =
+                                connection.prepareStatement("INSERT INTO inbox_it_ledger VALUES (?, 10)")) {
+                            s.setString(1, consumer + "/" + event);
+                            s.executeUpdate();
+                        }
+                    })
+                    .outcome();
+            assertThat(outcome).isEqualTo(delivery == 0 ? HandleOutcome.PROCESSED : HandleOutcome.DUPLICATE);
+        }
+        // Work that fails rolls the claim back: the next delivery applies it.
+        assertThatThrownBy(() -> inbox.handle("pay-2", connection -> {
+                    throw new SQLException("business rule broken", "P0001");
+                }))
+                .isInstanceOf(SQLException.class)
+                .hasMessage("business rule broken");
+        assertThat(inbox.handle("pay-2", connection -> {}).outcome()).isEqualTo(HandleOutcome.PROCESSED);
+    }
+
+    private int rows(String pattern) throws SQLException {
+        try (Connection c = auto.getConnection();
+                PreparedStatement s = c.prepareStatement(
+                        "SELECT count(*) FROM " + TABLE + " WHERE consumer = ? AND dedup_key LIKE ?")) {
+            s.setString(1, consumer);
+            s.setString(2, pattern);
+            try (ResultSet rs = s.executeQuery()) {
+                rs.next();
+                return rs.getInt(1);
+            }
+        }
+    }
+
+    private static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
