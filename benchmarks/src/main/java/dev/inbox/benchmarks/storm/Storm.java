@@ -1,16 +1,11 @@
 package dev.inbox.benchmarks.storm;
 
-import dev.inbox.ClaimRequest;
 import dev.inbox.ClaimResult;
-import dev.inbox.HandleResult;
-import dev.inbox.Inbox;
-import dev.inbox.InboxKey;
 import dev.inbox.InboxMetrics;
-import dev.inbox.InboxStore;
-import dev.inbox.OwnerToken;
 import dev.inbox.keys.DedupKeys;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.DelayQueue;
@@ -20,52 +15,59 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
 
 /**
- * One redelivery storm against one store. A simulated broker holds every delivery in a delay
- * queue; consumer threads take them, handle them through {@link Inbox}, and either acknowledge
- * them or hand them back for redelivery (BUSY, work that threw, a consumer that crashed). A ledger
- * counts how many times each event's effect was applied.
+ * One redelivery storm. A simulated broker holds every delivery in a delay queue; consumer threads
+ * take them and hand them to a {@link StormTarget}, then acknowledge them or give them back for
+ * redelivery (BUSY, work that threw, a consumer that crashed). The target's ledger says at the end
+ * how many times each event's effect was applied.
  */
 final class Storm {
 
-    static final String CONSUMER = "storm";
     private static final String TOPIC = "storm-events";
     private static final Duration DEADLINE = Duration.ofMinutes(30);
 
     private final StormConfig config;
-    private final InboxStore store;
     private final DelayQueue<Delivery> broker = new DelayQueue<>();
-    private final AtomicIntegerArray ledger;
     private final AtomicLong outstanding = new AtomicLong();
     private final Counters counters = new Counters();
     private final ThreadLocal<LatencyRecorder> latencies = new ThreadLocal<>();
-    private final List<LatencyRecorder> allLatencies = java.util.Collections.synchronizedList(new ArrayList<>());
-    private final Inbox inbox;
+    private final List<LatencyRecorder> allLatencies = Collections.synchronizedList(new ArrayList<>());
+    private final InboxMetrics metrics = new InboxMetrics() {
+        @Override
+        public void claimed(String consumer, ClaimResult result, long nanos) {
+            LatencyRecorder recorder = latencies.get();
+            if (recorder != null) {
+                recorder.record(nanos);
+            }
+            if (result.isTakeover()) {
+                counters.takeovers.increment();
+            }
+            if (result.isLate()) {
+                counters.lateDuplicates.increment();
+            }
+        }
 
-    Storm(StormConfig config, InboxStore store) {
+        @Override
+        public void leaseLost(String consumer) {
+            counters.leaseLost.increment();
+        }
+    };
+
+    Storm(StormConfig config) {
         this.config = config;
-        this.store = store;
-        this.ledger = new AtomicIntegerArray(config.events());
-        this.inbox = Inbox.builder(store)
-                .consumer(CONSUMER)
-                .lease(config.lease())
-                .retention(config.retention())
-                .metrics(new InboxMetrics() {
-                    @Override
-                    public void claimed(String consumer, ClaimResult result, long nanos) {
-                        observe(result, nanos);
-                    }
-                })
-                .build();
     }
 
-    /** Runs the storm to the end and reports; {@code progress} receives a line every 2 seconds. */
-    StormReport run(Consumer<String> progress) throws Exception {
+    /** The metrics a target must report its claims to. */
+    InboxMetrics metrics() {
+        return metrics;
+    }
+
+    /** Runs the storm against {@code target} and reports; {@code progress} hears every 2 seconds. */
+    StormReport run(StormTarget target, Consumer<String> progress) throws Exception {
         Random plan = new Random(config.seed());
         long start = System.nanoTime();
         for (int event = 0; event < config.events(); event++) {
@@ -84,143 +86,122 @@ final class Storm {
         ExecutorService pool = Executors.newFixedThreadPool(config.consumers());
         List<Future<?>> consumers = new ArrayList<>();
         for (int c = 0; c < config.consumers(); c++) {
-            consumers.add(pool.submit(this::consume));
+            consumers.add(pool.submit(() -> consume(target)));
         }
         long deadline = start + DEADLINE.toNanos();
         long nextProgress = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
         boolean finished = true;
-        while (outstanding.get() > 0) {
-            Thread.sleep(50);
-            for (Future<?> consumer : consumers) {
-                if (consumer.isDone()) {
-                    consumer.get(); // a consumer died: surface why
+        try {
+            while (outstanding.get() > 0) {
+                Thread.sleep(50);
+                for (Future<?> consumer : consumers) {
+                    if (consumer.isDone()) {
+                        consumer.get(); // a consumer died: surface why
+                    }
+                }
+                long now = System.nanoTime();
+                if (now - nextProgress >= 0) {
+                    progress.accept(String.format(
+                            "storm: %,d of %,d deliveries outstanding, %,d processed, %.0f s",
+                            outstanding.get(),
+                            counters.deliveries.sum(),
+                            counters.processed.sum(),
+                            (now - start) / 1e9));
+                    nextProgress = now + TimeUnit.SECONDS.toNanos(2);
+                }
+                if (now - deadline >= 0) {
+                    finished = false;
+                    break;
                 }
             }
-            long now = System.nanoTime();
-            if (now - nextProgress >= 0) {
-                progress.accept(String.format(
-                        "storm: %,d of %,d deliveries outstanding, %,d processed, %.0f s",
-                        outstanding.get(), counters.deliveries.sum(), counters.processed.sum(), (now - start) / 1e9));
-                nextProgress = now + TimeUnit.SECONDS.toNanos(2);
-            }
-            if (now - deadline >= 0) {
-                finished = false;
-                break;
-            }
+        } finally {
+            pool.shutdownNow();
+            pool.awaitTermination(30, TimeUnit.SECONDS);
         }
-        pool.shutdownNow();
-        pool.awaitTermination(30, TimeUnit.SECONDS);
         long elapsed = System.nanoTime() - start;
-        return StormReport.of(config, counters, ledger, LatencyRecorder.merge(allLatencies), elapsed, finished);
+        return StormReport.of(
+                config,
+                target,
+                counters,
+                target.appliedCounts(config.events()),
+                LatencyRecorder.merge(allLatencies),
+                elapsed,
+                finished);
     }
 
-    private Void consume() throws InterruptedException {
+    private Void consume(StormTarget target) throws Exception {
         LatencyRecorder recorder = new LatencyRecorder();
         latencies.set(recorder);
         allLatencies.add(recorder);
         while (!Thread.currentThread().isInterrupted()) {
-            Delivery delivery = broker.poll(100, TimeUnit.MILLISECONDS);
+            Delivery delivery;
+            try {
+                delivery = broker.poll(100, TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                return null;
+            }
             if (delivery == null) {
                 if (outstanding.get() == 0) {
                     return null;
                 }
                 continue;
             }
-            handle(delivery);
+            handle(target, delivery);
         }
         return null;
     }
 
-    private void handle(Delivery delivery) {
+    private void handle(StormTarget target, Delivery delivery) throws Exception {
         int event = delivery.event;
         String id = DedupKeys.kafka(TOPIC, event % config.partitions(), event / config.partitions());
-        double fault = ThreadLocalRandom.current().nextDouble();
-        if (fault < config.crashBeforeWorkRate() + config.crashAfterWorkRate()) {
-            crash(delivery, id, fault >= config.crashBeforeWorkRate());
-            return;
-        }
-        boolean failWork = ThreadLocalRandom.current().nextDouble() < config.failRate();
+        Fault fault = drawFault();
+        Outcome outcome;
         try {
-            HandleResult result = inbox.handle(id, () -> {
-                if (failWork) {
-                    throw new SimulatedFailure();
-                }
-                ledger.incrementAndGet(event);
-            });
-            switch (result.outcome()) {
-                case PROCESSED -> {
-                    counters.processed.increment();
-                    if (result.leaseLost()) {
-                        counters.leaseLost.increment();
-                    }
-                    acknowledge();
-                }
-                case DUPLICATE -> {
-                    counters.duplicates.increment();
-                    acknowledge();
-                }
-                case BUSY -> {
-                    counters.busy.increment();
-                    redeliver(delivery, Duration.ofMillis(10));
-                }
+            outcome = target.deliver(event, id, fault);
+        } catch (RuntimeException | java.sql.SQLException e) {
+            if (Thread.currentThread().isInterrupted()) {
+                return; // the run is over
             }
-        } catch (SimulatedFailure e) {
-            counters.failures.increment();
-            redeliver(delivery, Duration.ofMillis(5));
-        } catch (RuntimeException e) {
-            counters.storeErrors.increment();
-            redeliver(delivery, Duration.ofMillis(50));
-        }
-    }
-
-    /** A consumer that claims and then dies: it never completes or releases, so the lease must expire. */
-    private void crash(Delivery delivery, String id, boolean afterWork) {
-        long t0 = System.nanoTime();
-        ClaimResult claim;
-        try {
-            claim = store.claim(ClaimRequest.of(InboxKey.of(CONSUMER, id), OwnerToken.random(), config.lease()));
-        } catch (RuntimeException e) {
             counters.storeErrors.increment();
             redeliver(delivery, Duration.ofMillis(50));
             return;
         }
-        observe(claim, System.nanoTime() - t0);
-        switch (claim.status()) {
-            case ACQUIRED -> {
-                if (afterWork) {
-                    ledger.incrementAndGet(delivery.event);
-                    counters.crashesAfterWork.increment();
-                } else {
-                    counters.crashesBeforeWork.increment();
-                }
-                redeliver(delivery, Duration.ofMillis(10)); // the broker's visibility timeout
+        switch (outcome) {
+            case PROCESSED -> {
+                counters.processed.increment();
+                outstanding.decrementAndGet();
             }
             case DUPLICATE -> {
                 counters.duplicates.increment();
-                acknowledge();
+                outstanding.decrementAndGet();
             }
             case BUSY -> {
                 counters.busy.increment();
                 redeliver(delivery, Duration.ofMillis(10));
             }
+            case FAILED -> {
+                counters.failures.increment();
+                redeliver(delivery, Duration.ofMillis(5));
+            }
+            case CRASHED -> {
+                // Counted only when the consumer really held the event as it died.
+                (fault == Fault.CRASH_AFTER_WORK ? counters.crashesAfterWork : counters.crashesBeforeWork).increment();
+                redeliver(delivery, Duration.ofMillis(10)); // the broker's visibility timeout
+            }
         }
     }
 
-    private void observe(ClaimResult result, long nanos) {
-        LatencyRecorder recorder = latencies.get();
-        if (recorder != null) {
-            recorder.record(nanos);
+    private Fault drawFault() {
+        double r = ThreadLocalRandom.current().nextDouble();
+        if (r < config.crashBeforeWorkRate()) {
+            return Fault.CRASH_BEFORE_WORK;
         }
-        if (result.isTakeover()) {
-            counters.takeovers.increment();
+        r -= config.crashBeforeWorkRate();
+        if (r < config.crashAfterWorkRate()) {
+            return Fault.CRASH_AFTER_WORK;
         }
-        if (result.isLate()) {
-            counters.lateDuplicates.increment();
-        }
-    }
-
-    private void acknowledge() {
-        outstanding.decrementAndGet();
+        r -= config.crashAfterWorkRate();
+        return r < config.failRate() ? Fault.FAIL_WORK : Fault.NONE;
     }
 
     private void redeliver(Delivery delivery, Duration after) {
@@ -254,15 +235,6 @@ final class Storm {
         @Override
         public int compareTo(Delayed other) {
             return Long.compare(dueNanos, ((Delivery) other).dueNanos);
-        }
-    }
-
-    /** The work's simulated failure: the broker redelivers. */
-    private static final class SimulatedFailure extends RuntimeException {
-        private static final long serialVersionUID = 1L;
-
-        SimulatedFailure() {
-            super("simulated failure", null, false, false);
         }
     }
 }

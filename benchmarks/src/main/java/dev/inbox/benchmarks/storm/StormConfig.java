@@ -12,6 +12,8 @@ import java.util.Map;
  */
 record StormConfig(
         String store,
+        String mode,
+        String jdbcUrl,
         int events,
         int partitions,
         int consumers,
@@ -25,9 +27,12 @@ record StormConfig(
         long seed,
         boolean json) {
 
+    static final String DEFAULT_JDBC_URL = "jdbc:postgresql://127.0.0.1:5432/test?user=postgres";
+
     static final String USAGE = String.join(
             "\n",
-            "usage: storm [--store caffeine] [--events N] [--partitions N] [--consumers N]",
+            "usage: storm [--store caffeine|postgres] [--mode lease|transactional] [--jdbc-url URL]",
+            "             [--events N] [--partitions N] [--consumers N]",
             "             [--max-redeliveries N] [--max-redelivery-delay-ms N] [--fail-rate R]",
             "             [--crash-before-work-rate R] [--crash-after-work-rate R]",
             "             [--lease-ms N] [--retention-ms N] [--seed N] [--json]",
@@ -37,11 +42,17 @@ record StormConfig(
             "consumers; work throws at fail-rate; a consumer crashes after claiming (before or after the work)",
             "at the crash rates, so its lease must expire. Exit code 0 when every event was applied exactly",
             "once (or, with crashes after work, at most once more per such crash: the lease-mode window);",
-            "1 when an effect was lost or doubled beyond that; 2 on a usage error.");
+            "1 when an effect was lost or doubled beyond that; 2 on a usage error.",
+            "",
+            "--store postgres uses --jdbc-url (default " + DEFAULT_JDBC_URL + ");",
+            "--mode transactional writes the ledger in the claim's transaction (SQL stores), where no crash",
+            "may double an effect.");
 
     static StormConfig defaults() {
         return new StormConfig(
                 "caffeine",
+                "lease",
+                DEFAULT_JDBC_URL,
                 20_000,
                 8,
                 8,
@@ -74,6 +85,8 @@ record StormConfig(
         StormConfig d = defaults();
         List<String> known = new ArrayList<>(List.of(
                 "store",
+                "mode",
+                "jdbc-url",
                 "events",
                 "partitions",
                 "consumers",
@@ -92,6 +105,8 @@ record StormConfig(
         }
         StormConfig c = new StormConfig(
                 values.getOrDefault("store", d.store()),
+                values.getOrDefault("mode", d.mode()),
+                values.getOrDefault("jdbc-url", d.jdbcUrl()),
                 positive(values, "events", d.events()),
                 positive(values, "partitions", d.partitions()),
                 positive(values, "consumers", d.consumers()),
@@ -109,6 +124,9 @@ record StormConfig(
                 Duration.ofMillis(number(values, "retention-ms", d.retention().toMillis(), 1, Long.MAX_VALUE / 2)),
                 number(values, "seed", d.seed(), Long.MIN_VALUE, Long.MAX_VALUE),
                 json);
+        if (!c.mode().equals("lease") && !c.mode().equals("transactional")) {
+            throw new IllegalArgumentException("--mode is lease or transactional, not " + c.mode());
+        }
         if (c.failRate() + c.crashBeforeWorkRate() + c.crashAfterWorkRate() >= 1) {
             throw new IllegalArgumentException("the fail and crash rates must add up to less than 1");
         }

@@ -1,11 +1,12 @@
 package dev.inbox.benchmarks.storm;
 
 import java.util.Locale;
-import java.util.concurrent.atomic.AtomicIntegerArray;
 
 /** The outcome of a storm: the counts, the ledger's verdict, throughput and claim latency. */
 record StormReport(
         StormConfig config,
+        String target,
+        boolean closesCrashWindow,
         long events,
         long deliveries,
         long redeliveries,
@@ -31,16 +32,16 @@ record StormReport(
 
     static StormReport of(
             StormConfig config,
+            StormTarget target,
             Storm.Counters c,
-            AtomicIntegerArray ledger,
+            int[] ledger,
             long[] sortedLatencies,
             long elapsedNanos,
             boolean finished) {
         long twice = 0;
         long extra = 0;
         long never = 0;
-        for (int i = 0; i < ledger.length(); i++) {
-            int applied = ledger.get(i);
+        for (int applied : ledger) {
             if (applied == 0) {
                 never++;
             } else if (applied > 1) {
@@ -52,7 +53,9 @@ record StormReport(
         long handled = c.deliveries.sum() + c.redeliveries.sum();
         return new StormReport(
                 config,
-                ledger.length(),
+                target.describe(),
+                target.closesCrashWindow(),
+                ledger.length,
                 c.deliveries.sum(),
                 c.redeliveries.sum(),
                 c.processed.sum(),
@@ -77,12 +80,16 @@ record StormReport(
     }
 
     /**
-     * True when the run kept its promise: nothing lost, and nothing applied twice except by a
-     * consumer that crashed after its work and before completing (the lease-mode window, at most
-     * one extra application per such crash).
+     * True when the run kept its promise: nothing lost, and nothing applied twice except, in lease
+     * mode, by a consumer that crashed after its work and before completing (at most one extra
+     * application per such crash). Transactional mode promises exactly once, crashes included.
      */
     boolean passed() {
-        return finished && neverApplied == 0 && extraApplications <= crashesAfterWork;
+        return finished && neverApplied == 0 && extraApplications <= allowedExtra();
+    }
+
+    private long allowedExtra() {
+        return closesCrashWindow ? 0 : crashesAfterWork;
     }
 
     /** The verdict in words. */
@@ -93,12 +100,12 @@ record StormReport(
         if (neverApplied > 0) {
             return "FAILED: " + neverApplied + " events were never applied (lost)";
         }
-        if (extraApplications > crashesAfterWork) {
-            return "FAILED: " + extraApplications + " extra applications, more than the " + crashesAfterWork
-                    + " crashes after work can explain";
+        if (extraApplications > allowedExtra()) {
+            return "FAILED: " + extraApplications + " extra applications, more than the " + allowedExtra()
+                    + (closesCrashWindow ? " that transactional mode allows" : " crashes after work can explain");
         }
         if (extraApplications > 0) {
-            return "AT-LEAST-ONCE: " + extraApplications + " events applied twice, each by a consumer that crashed"
+            return "AT-LEAST-ONCE: " + extraApplications + " extra applications, each by a consumer that crashed"
                     + " after its work and before completing (the lease-mode window; the transactional mode of a SQL"
                     + " store closes it)";
         }
@@ -127,7 +134,7 @@ record StormReport(
                         "throughput             %,.0f deliveries/s over %.2f s",
                         "claim latency          p50 %.0f µs, p99 %.0f µs, p99.9 %.0f µs",
                         "verdict                %s"),
-                config.store(),
+                target,
                 events,
                 config.partitions(),
                 config.consumers(),
@@ -163,7 +170,7 @@ record StormReport(
                         + "\"extraApplications\":%d,\"neverApplied\":%d,\"seconds\":%.3f,\"deliveriesPerSecond\":%.1f,"
                         + "\"claimLatencyMicros\":{\"p50\":%.1f,\"p99\":%.1f,\"p999\":%.1f},\"passed\":%b,"
                         + "\"verdict\":\"%s\"}",
-                config.store(),
+                target,
                 events,
                 config.partitions(),
                 config.consumers(),

@@ -1,9 +1,13 @@
 package dev.inbox.benchmarks.storm;
 
-import dev.inbox.InboxStore;
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.inbox.InboxMetrics;
 import dev.inbox.caffeine.CaffeineInboxStore;
+import dev.inbox.postgres.PostgresInboxStore;
 import java.io.PrintStream;
 import java.time.Duration;
+import java.util.UUID;
 
 /**
  * The project's main job: runs a redelivery storm and checks from a ledger that every event was
@@ -12,6 +16,7 @@ import java.time.Duration;
  * <pre>{@code
  * ./mvnw -q -pl benchmarks -am compile exec:java
  * ./mvnw -q -pl benchmarks -am compile exec:java -Dexec.args="--events 100000 --json"
+ * ./mvnw -q -pl benchmarks -am compile exec:java -Dexec.args="--store postgres --mode transactional"
  * }</pre>
  *
  * @see StormConfig#USAGE
@@ -35,26 +40,69 @@ public final class StormRunner {
             err.println(StormConfig.USAGE);
             return 2;
         }
-        try (InboxStore store = open(config)) {
-            StormReport report = new Storm(config, store).run(err::println);
-            out.println(config.json() ? report.toJson() : report.toText());
-            return report.passed() ? 0 : 1;
+        Storm storm = new Storm(config);
+        String consumer = "storm-" + UUID.randomUUID();
+        HikariDataSource pool = null;
+        try {
+            StormTarget target;
+            switch (config.store()) {
+                case "caffeine" -> {
+                    if (config.mode().equals("transactional")) {
+                        throw new IllegalArgumentException("the caffeine store has no transactional mode");
+                    }
+                    target = new LeaseTarget("caffeine", caffeine(config), consumer, config, storm.metrics());
+                }
+                case "postgres" -> {
+                    pool = pool(config);
+                    PostgresInboxStore store = PostgresInboxStore.builder(pool).build();
+                    store.createSchemaIfMissing();
+                    target = sqlTarget("postgres", store, pool, consumer, config, storm.metrics());
+                }
+                default ->
+                    throw new IllegalArgumentException(
+                            "unknown store '" + config.store() + "'; this build has: caffeine, postgres");
+            }
+            try (StormTarget t = target) {
+                StormReport report = storm.run(t, err::println);
+                out.println(config.json() ? report.toJson() : report.toText());
+                return report.passed() ? 0 : 1;
+            }
         } catch (IllegalArgumentException e) {
             err.println("storm: " + e.getMessage());
             return 2;
+        } finally {
+            if (pool != null) {
+                pool.close();
+            }
         }
     }
 
-    private static InboxStore open(StormConfig config) {
-        switch (config.store()) {
-            case "caffeine":
-                // Grace far longer than the run: no record may vanish while redeliveries still come.
-                return CaffeineInboxStore.builder()
-                        .maximumSize(Math.max(1_000_000L, config.events() * 2L))
-                        .grace(Duration.ofHours(1))
-                        .build();
-            default:
-                throw new IllegalArgumentException("unknown store '" + config.store() + "'; this build has: caffeine");
-        }
+    private static CaffeineInboxStore caffeine(StormConfig config) {
+        // Grace far longer than the run: no record may vanish while redeliveries still come.
+        return CaffeineInboxStore.builder()
+                .maximumSize(Math.max(1_000_000L, config.events() * 2L))
+                .grace(Duration.ofHours(1))
+                .build();
+    }
+
+    private static StormTarget sqlTarget(
+            String name,
+            PostgresInboxStore store,
+            HikariDataSource pool,
+            String consumer,
+            StormConfig config,
+            InboxMetrics metrics)
+            throws java.sql.SQLException {
+        return config.mode().equals("transactional")
+                ? new TransactionalTarget(name, store, pool, consumer, config, metrics)
+                : new LeaseTarget(name, store, consumer, config, metrics);
+    }
+
+    private static HikariDataSource pool(StormConfig config) {
+        HikariConfig hikari = new HikariConfig();
+        hikari.setJdbcUrl(config.jdbcUrl());
+        hikari.setMaximumPoolSize(config.consumers() + 2);
+        hikari.setPoolName("storm");
+        return new HikariDataSource(hikari);
     }
 }

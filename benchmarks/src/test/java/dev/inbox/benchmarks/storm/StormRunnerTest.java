@@ -52,12 +52,44 @@ class StormRunnerTest {
     void storm_onAStoreThatLosesRecords_fails() throws Exception {
         // A store that forgets completions lets redeliveries apply events again: the ledger must see it.
         StormConfig config = StormConfig.parse(new String[] {"--events", "500", "--crash-before-work-rate", "0"});
-        try (InboxStore forgetful = new ForgetfulStore()) {
-            StormReport report = new Storm(config, forgetful).run(line -> {});
+        Storm storm = new Storm(config);
+        try (StormTarget forgetful = new LeaseTarget("forgetful", new ForgetfulStore(), "c", config, storm.metrics())) {
+            StormReport report = storm.run(forgetful, line -> {});
             assertThat(report.passed()).isFalse();
             assertThat(report.appliedTwiceOrMore()).isPositive();
             assertThat(report.verdict()).startsWith("FAILED");
         }
+    }
+
+    @Test
+    void storm_onPostgres_transactionalMode_staysExactlyOnce_evenWithCrashesAfterWork() throws Exception {
+        int code = run(
+                "--store",
+                "postgres",
+                "--mode",
+                "transactional",
+                "--events",
+                "1500",
+                "--crash-after-work-rate",
+                "0.03",
+                "--crash-before-work-rate",
+                "0.02",
+                "--json");
+        String json = out.toString(StandardCharsets.UTF_8);
+        assertThat(code).as(json + err).isZero();
+        assertThat(json)
+                .contains("\"appliedTwice\":0")
+                .contains("\"neverApplied\":0")
+                .contains("EXACTLY-ONCE");
+        assertThat(json).doesNotContain("\"crashesAfterWork\":0,");
+    }
+
+    @Test
+    void storm_onPostgres_leaseMode_appliesEveryEventExactlyOnce() throws Exception {
+        int code = run("--store", "postgres", "--events", "1500", "--json");
+        String json = out.toString(StandardCharsets.UTF_8);
+        assertThat(code).as(json + err).isZero();
+        assertThat(json).contains("\"appliedTwice\":0").contains("\"neverApplied\":0");
     }
 
     @Test
@@ -67,6 +99,8 @@ class StormRunnerTest {
                 .contains("--events takes a whole number")
                 .contains("usage:");
         assertThat(run("--store", "cassandra")).isEqualTo(2);
+        assertThat(run("--mode", "eventual")).isEqualTo(2);
+        assertThat(run("--store", "caffeine", "--mode", "transactional")).isEqualTo(2);
         assertThat(run("--fail-rate", "0.6", "--crash-before-work-rate", "0.5")).isEqualTo(2);
         assertThat(run("--bogus", "1")).isEqualTo(2);
     }

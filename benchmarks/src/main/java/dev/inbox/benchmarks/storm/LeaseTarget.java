@@ -1,0 +1,101 @@
+package dev.inbox.benchmarks.storm;
+
+import dev.inbox.ClaimRequest;
+import dev.inbox.ClaimResult;
+import dev.inbox.HandleResult;
+import dev.inbox.Inbox;
+import dev.inbox.InboxKey;
+import dev.inbox.InboxMetrics;
+import dev.inbox.InboxStore;
+import dev.inbox.OwnerToken;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicIntegerArray;
+
+/**
+ * Lease mode on any store: {@link Inbox#handle} with an in-memory ledger. A crash is a consumer
+ * that claimed through the store and died, so its lease must expire before a redelivery proceeds.
+ */
+final class LeaseTarget implements StormTarget {
+
+    private final String name;
+    private final InboxStore store;
+    private final String consumer;
+    private final Duration lease;
+    private final InboxMetrics metrics;
+    private final Inbox inbox;
+    private final AtomicIntegerArray ledger;
+
+    LeaseTarget(String name, InboxStore store, String consumer, StormConfig config, InboxMetrics metrics) {
+        this.name = name;
+        this.store = store;
+        this.consumer = consumer;
+        this.lease = config.lease();
+        this.metrics = metrics;
+        this.inbox = Inbox.builder(store)
+                .consumer(consumer)
+                .lease(config.lease())
+                .retention(config.retention())
+                .metrics(metrics)
+                .build();
+        this.ledger = new AtomicIntegerArray(config.events());
+    }
+
+    @Override
+    public String describe() {
+        return name + " (lease mode)";
+    }
+
+    @Override
+    public boolean closesCrashWindow() {
+        return false;
+    }
+
+    @Override
+    public Outcome deliver(int event, String id, Fault fault) {
+        if (fault == Fault.CRASH_BEFORE_WORK || fault == Fault.CRASH_AFTER_WORK) {
+            long start = System.nanoTime();
+            ClaimResult claim = store.claim(ClaimRequest.of(InboxKey.of(consumer, id), OwnerToken.random(), lease));
+            metrics.claimed(consumer, claim, System.nanoTime() - start);
+            switch (claim.status()) {
+                case DUPLICATE:
+                    return Outcome.DUPLICATE;
+                case BUSY:
+                    return Outcome.BUSY;
+                default:
+                    if (fault == Fault.CRASH_AFTER_WORK) {
+                        ledger.incrementAndGet(event);
+                    }
+                    return Outcome.CRASHED; // never completed, never released
+            }
+        }
+        try {
+            HandleResult result = inbox.handle(id, () -> {
+                if (fault == Fault.FAIL_WORK) {
+                    throw new SimulatedFailure();
+                }
+                ledger.incrementAndGet(event);
+            });
+            return switch (result.outcome()) {
+                case PROCESSED -> Outcome.PROCESSED;
+                case DUPLICATE -> Outcome.DUPLICATE;
+                case BUSY -> Outcome.BUSY;
+            };
+        } catch (SimulatedFailure e) {
+            return Outcome.FAILED;
+        }
+    }
+
+    @Override
+    public int[] appliedCounts(int events) {
+        int[] counts = new int[events];
+        for (int i = 0; i < events; i++) {
+            counts[i] = ledger.get(i);
+        }
+        return counts;
+    }
+
+    @Override
+    public void close() {
+        store.close();
+    }
+}
