@@ -48,16 +48,17 @@ import org.jspecify.annotations.Nullable;
  * <p><b>Algorithm.</b> Every operation is one statement, decided by the database:
  *
  * <ol>
- *   <li>claim: {@code INSERT … ON CONFLICT (consumer, dedup_key) DO UPDATE … WHERE} the existing
- *       row is past expiry + grace, or is an IN_PROGRESS lease that is expired (a takeover) or
- *       held by the same owner (a retry). The statement also reads the row back, so a claim that
- *       was not taken learns DUPLICATE (late when past retention) or BUSY in the same round trip.
- *       In the rare case the row changed between the two (it was released or purged meanwhile),
- *       the claim is issued again.
+ *   <li>claim: {@code INSERT … ON CONFLICT DO NOTHING}, reading back in the same statement the
+ *       row it conflicted with. A new key is ACQUIRED; a COMPLETED row answers DUPLICATE (late
+ *       when past retention), another owner's live lease BUSY — without locking or writing the
+ *       row, so a duplicate storm costs reads only. Only when the row may be taken (an expired
+ *       lease, the same owner retrying, a row past grace) does a second statement decide, under
+ *       the row lock: {@code INSERT … ON CONFLICT DO UPDATE … WHERE} the row is still takeable.
  *   <li>complete: {@code UPDATE … SET state = 1 WHERE owner_token = ?}; release: {@code DELETE …
  *       WHERE owner_token = ? AND state = 0}.
- *   <li>claimAll: one {@code unnest(…)} statement per chunk of {@value #BATCH_CHUNK} keys, taken in
- *       a fixed order so that concurrent batches cannot deadlock.
+ *   <li>claimAll: the same fast path as one {@code unnest(…)} statement per chunk of {@value
+ *       #BATCH_CHUNK} keys, inserted in a fixed order so that concurrent batches cannot deadlock;
+ *       keys to take over are then claimed one by one.
  *   <li>purge: {@code DELETE} of at most {@link Builder#purgeBatchSize(int)} rows past expiry +
  *       grace per statement, oldest first by the {@code expires_at} index, until none is left.
  * </ol>
@@ -94,7 +95,8 @@ public final class PostgresInboxStore implements TransactionalInboxStore {
         this.sql = new PostgresStatements(builder.schema, builder.table, builder.sequenceTable);
         this.graceMicros = Micros.of(builder.grace);
         this.purgeBatchSize = builder.purgeBatchSize;
-        this.queryTimeoutSeconds = (int) Math.max(1, builder.queryTimeout.toSeconds());
+        this.queryTimeoutSeconds =
+                builder.queryTimeout == null ? 0 : (int) Math.max(1, builder.queryTimeout.toSeconds());
     }
 
     /**
@@ -155,9 +157,33 @@ public final class PostgresInboxStore implements TransactionalInboxStore {
 
     private ClaimResult claimOn(Connection connection, ClaimRequest request, int state, long durationMicros)
             throws SQLException {
+        InboxKey key = request.key();
+        // Fast path: a new key is inserted, a duplicate or a busy key is answered from the row as
+        // read, and neither locks nor writes anything.
+        try (PreparedStatement statement = connection.prepareStatement(sql.claimIfAbsent())) {
+            setTimeout(statement);
+            statement.setString(1, key.consumer());
+            statement.setString(2, key.id());
+            statement.setString(3, request.owner().value());
+            statement.setInt(4, state);
+            statement.setLong(5, durationMicros);
+            statement.setString(6, request.fingerprint());
+            statement.setLong(7, graceMicros);
+            statement.setString(8, key.consumer());
+            statement.setString(9, key.id());
+            try (ResultSet row = statement.executeQuery()) {
+                if (row.next()) {
+                    ClaimResult answer = StoredRecord.answer(record(row, 2), row.getBoolean(1), request);
+                    if (answer != null) {
+                        return answer;
+                    }
+                }
+            }
+        }
+        // The record may be taken over (or was inserted by a transaction the snapshot cannot see):
+        // let the conditional upsert decide, under the row lock.
         try (PreparedStatement statement = connection.prepareStatement(sql.claim())) {
-            statement.setQueryTimeout(queryTimeoutSeconds);
-            InboxKey key = request.key();
+            setTimeout(statement);
             statement.setString(1, key.consumer());
             statement.setString(2, key.id());
             statement.setString(3, request.owner().value());
@@ -231,8 +257,8 @@ public final class PostgresInboxStore implements TransactionalInboxStore {
             fingerprints[j] = request.fingerprint();
         }
         ClaimResult[] answers = new ClaimResult[n];
-        try (PreparedStatement statement = connection.prepareStatement(sql.claimBatch())) {
-            statement.setQueryTimeout(queryTimeoutSeconds);
+        try (PreparedStatement statement = connection.prepareStatement(sql.claimBatchIfAbsent())) {
+            setTimeout(statement);
             Array[] arrays = {
                 connection.createArrayOf("text", consumers),
                 connection.createArrayOf("text", keys),
@@ -244,16 +270,21 @@ public final class PostgresInboxStore implements TransactionalInboxStore {
                 statement.setArray(a + 1, arrays[a]);
             }
             statement.setLong(6, graceMicros);
-            statement.setLong(7, graceMicros);
             try (ResultSet rows = statement.executeQuery()) {
                 while (rows.next()) {
                     int j = rows.getInt(1) - 1;
-                    // null: the row changed under the statement; claimAll retries that key alone
+                    // null: a key to take over, or one the snapshot cannot see; claimed alone after
                     answers[j] = StoredRecord.answer(record(rows, 3), rows.getBoolean(2), batch.get(chunk.get(j)));
                 }
             }
         }
         return answers;
+    }
+
+    private void setTimeout(Statement statement) throws SQLException {
+        if (queryTimeoutSeconds > 0) {
+            statement.setQueryTimeout(queryTimeoutSeconds);
+        }
     }
 
     /** The record read back by a claim, from the columns starting at {@code first}; null if none. */
@@ -277,7 +308,7 @@ public final class PostgresInboxStore implements TransactionalInboxStore {
         long retentionMicros = Micros.of(requirePositive(retention, "retention"));
         return jdbc.execute("complete of " + key, connection -> {
             try (PreparedStatement statement = connection.prepareStatement(sql.complete())) {
-                statement.setQueryTimeout(queryTimeoutSeconds);
+                setTimeout(statement);
                 statement.setLong(1, retentionMicros);
                 statement.setString(2, key.consumer());
                 statement.setString(3, key.id());
@@ -294,7 +325,7 @@ public final class PostgresInboxStore implements TransactionalInboxStore {
         requireNonNull(owner, "owner");
         return jdbc.execute("release of " + key, connection -> {
             try (PreparedStatement statement = connection.prepareStatement(sql.release())) {
-                statement.setQueryTimeout(queryTimeoutSeconds);
+                setTimeout(statement);
                 statement.setString(1, key.consumer());
                 statement.setString(2, key.id());
                 statement.setString(3, owner.value());
@@ -306,8 +337,8 @@ public final class PostgresInboxStore implements TransactionalInboxStore {
 
     /**
      * Deletes the records past expiry + grace in batches of {@link Builder#purgeBatchSize(int)}
-     * rows, each its own short transaction, until a batch comes back short. Rows a concurrent claim
-     * holds locked are skipped and left for the next purge.
+     * rows, each its own short transaction, until a batch comes back short. A row that a claim
+     * takes over while the purge runs is kept.
      */
     @Override
     public long purge() {
@@ -315,9 +346,10 @@ public final class PostgresInboxStore implements TransactionalInboxStore {
         while (true) {
             int deleted = jdbc.execute("purge of " + sql.inboxTable(), connection -> {
                 try (PreparedStatement statement = connection.prepareStatement(sql.purgeBatch())) {
-                    statement.setQueryTimeout(queryTimeoutSeconds);
+                    setTimeout(statement);
                     statement.setLong(1, graceMicros);
                     statement.setInt(2, purgeBatchSize);
+                    statement.setLong(3, graceMicros);
                     return statement.executeUpdate();
                 }
             });
@@ -357,7 +389,7 @@ public final class PostgresInboxStore implements TransactionalInboxStore {
         private SqlIdentifier sequenceTable = SqlIdentifier.of("inbox_sequence", "sequenceTable");
         private Duration grace = Duration.ofHours(1);
         private int purgeBatchSize = 10_000;
-        private Duration queryTimeout = Duration.ofSeconds(30);
+        private @Nullable Duration queryTimeout;
 
         private Builder(DataSource dataSource) {
             this.dataSource = dataSource;
@@ -416,8 +448,11 @@ public final class PostgresInboxStore implements TransactionalInboxStore {
         }
 
         /**
-         * How long one statement may run before the driver cancels it; default 30 seconds, at
-         * least 1 second. Connection timeouts belong to the data source.
+         * How long one statement may run before the driver cancels it, at least 1 second; default
+         * none. pgjdbc arms a timer for every statement that has a timeout, which costs about as
+         * much as the claim's own work on a fast network, so prefer the data source's {@code
+         * socketTimeout} or the server's {@code statement_timeout}, which bound a hung statement
+         * too and cost nothing per call.
          *
          * @throws IllegalArgumentException if null or not positive
          */

@@ -55,7 +55,9 @@ public final class PostgresSequenceGuard implements SequenceGuard {
 
     private SequenceResult advanceOn(Connection connection, InboxKey entity, long seq) throws SQLException {
         try (PreparedStatement statement = connection.prepareStatement(sql.advance())) {
-            statement.setQueryTimeout(queryTimeoutSeconds);
+            if (queryTimeoutSeconds > 0) {
+                statement.setQueryTimeout(queryTimeoutSeconds);
+            }
             statement.setLong(1, seq);
             statement.setString(2, entity.consumer());
             statement.setString(3, entity.id());
