@@ -14,6 +14,7 @@ import dev.inbox.InboxStoreException;
 import dev.inbox.OwnerToken;
 import dev.inbox.StoredRecord;
 import dev.inbox.jdbc.JdbcExecutor;
+import dev.inbox.jdbc.Micros;
 import dev.inbox.jdbc.SqlIdentifier;
 import dev.inbox.jdbc.TransactionalInboxStore;
 import java.sql.Array;

@@ -2,41 +2,28 @@ package dev.inbox.postgres;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.inbox.tck.TestEndpoint;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.Properties;
-import org.junit.jupiter.api.Assumptions;
 
 /**
- * Finds the PostgreSQL server the tests use: {@code INBOX_TEST_POSTGRES_URL} (a JDBC URL with user
- * and password) when set, else a server on 127.0.0.1:5432 (database {@code test}, user {@code
- * postgres}, trust auth). Without one, tests are skipped with a message saying how to provide it —
- * except under {@code CI=true}, where a missing server fails the build.
+ * The PostgreSQL server the tests use: {@code INBOX_TEST_POSTGRES_URL} (a JDBC URL with user and
+ * password) when set, else 127.0.0.1:5432 (database {@code test}, user {@code postgres}, trust
+ * auth); see {@link TestEndpoint} for what happens when neither answers.
  */
 final class PostgresTestDatabase {
 
-    static final String ENV = "INBOX_TEST_POSTGRES_URL";
-    static final String LOCAL = "jdbc:postgresql://127.0.0.1:5432/test?user=postgres&connectTimeout=3";
-
-    private static String url;
-    private static String unavailable;
-
     private PostgresTestDatabase() {}
 
-    /** The JDBC URL of the server, or a skip (or failure under CI) when there is none. */
-    static synchronized String url() {
-        if (url == null && unavailable == null) {
-            resolve();
-        }
-        if (url == null) {
-            if ("true".equals(System.getenv("CI"))) {
-                throw new IllegalStateException("CI=true and no PostgreSQL server: " + unavailable);
-            }
-            Assumptions.abort("No PostgreSQL server: " + unavailable);
-        }
-        return url;
+    static String url() {
+        return TestEndpoint.resolve(
+                "PostgreSQL",
+                "INBOX_TEST_POSTGRES_URL",
+                "jdbc:postgresql://127.0.0.1:5432/test?user=postgres&connectTimeout=3",
+                "jdbc:postgresql://host:5432/db?user=u&password=p",
+                url -> DriverManager.getConnection(url).close());
     }
 
     /** A pool on the server, in auto-commit mode unless told otherwise. */
@@ -56,20 +43,6 @@ final class PostgresTestDatabase {
             for (String statement : statements) {
                 s.execute(statement);
             }
-        }
-    }
-
-    private static void resolve() {
-        String candidate = System.getenv(ENV);
-        String source = candidate != null ? ENV : "the local server at 127.0.0.1:5432";
-        if (candidate == null) {
-            candidate = LOCAL;
-        }
-        try (Connection ignored = DriverManager.getConnection(candidate, new Properties())) {
-            url = candidate;
-        } catch (SQLException e) {
-            unavailable = source + " is not reachable (" + e.getMessage() + "). Start PostgreSQL there, or set " + ENV
-                    + " to a JDBC URL such as jdbc:postgresql://host:5432/db?user=u&password=p";
         }
     }
 }

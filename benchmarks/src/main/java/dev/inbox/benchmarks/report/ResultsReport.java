@@ -81,12 +81,15 @@ public final class ResultsReport {
                 }
                 String operation = owner.substring(owner.lastIndexOf('.') + 1) + "." + method.substring(0, cut);
                 JsonNode metric = run.get("primaryMetric");
-                byOperation.computeIfAbsent(operation, k -> new TreeMap<>())
-                        .put(method.substring(cut + 1), new Score(
-                                metric.get("score").asDouble(),
-                                metric.get("scoreError").asDouble(Double.NaN),
-                                metric.get("scoreUnit").asText(),
-                                run.get("mode").asText()));
+                byOperation
+                        .computeIfAbsent(operation, k -> new TreeMap<>())
+                        .put(
+                                method.substring(cut + 1),
+                                new Score(
+                                        metric.get("score").asDouble(),
+                                        metric.get("scoreError").asDouble(Double.NaN),
+                                        metric.get("scoreUnit").asText(),
+                                        run.get("mode").asText()));
                 threads.put(operation, run.get("threads").asInt());
             }
             byOperation.forEach((operation, scores) -> {
@@ -120,7 +123,9 @@ public final class ResultsReport {
                     row.raw().text(),
                     row.ratio()));
         }
-        out.append("\n(from `").append(String.join("`, `", rows.stream().map(Row::file).distinct().toList()))
+        out.append("\n(from `")
+                .append(String.join(
+                        "`, `", rows.stream().map(Row::file).distinct().toList()))
                 .append("`; a ratio below 1 means the store is slower than the raw statement)\n");
         return out.toString();
     }
@@ -148,7 +153,13 @@ public final class ResultsReport {
                     Locale.ROOT,
                     "<line x1=\"%.1f\" y1=\"30\" x2=\"%.1f\" y2=\"%d\" stroke=\"%s\" stroke-dasharray=\"4\"/>%n"
                             + "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%.1f</text>%n",
-                    x, x, height - 12, mark == 1.0 ? "black" : "gray", x, height - 2, mark));
+                    x,
+                    x,
+                    height - 12,
+                    mark == 1.0 ? "black" : "gray",
+                    x,
+                    height - 2,
+                    mark));
         }
         int y = 36;
         for (Row row : rows) {
@@ -159,9 +170,19 @@ public final class ResultsReport {
                     "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%s %s ×%d</text>%n"
                             + "<rect x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\"/>%n"
                             + "<text x=\"%.1f\" y=\"%d\">%.2f</text>%n",
-                    left - 8, y + 15, row.benchmarkClass().replace("Benchmark", ""), row.operation(), row.threads(),
-                    left, y, w, barHeight, color,
-                    left + w + 4, y + 15, row.ratio()));
+                    left - 8,
+                    y + 15,
+                    row.benchmarkClass().replace("Benchmark", ""),
+                    row.operation(),
+                    row.threads(),
+                    left,
+                    y,
+                    w,
+                    barHeight,
+                    color,
+                    left + w + 4,
+                    y + 15,
+                    row.ratio()));
             y += barHeight + 6;
         }
         svg.append("</svg>\n");

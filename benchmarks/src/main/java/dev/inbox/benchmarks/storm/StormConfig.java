@@ -29,9 +29,12 @@ record StormConfig(
 
     static final String DEFAULT_JDBC_URL = "jdbc:postgresql://127.0.0.1:5432/test?user=postgres";
 
+    static final String DEFAULT_MYSQL_URL =
+            "jdbc:mysql://127.0.0.1:3306/test?user=root&password=&sslMode=DISABLED&allowPublicKeyRetrieval=true";
+
     static final String USAGE = String.join(
             "\n",
-            "usage: storm [--store caffeine|postgres] [--mode lease|transactional] [--jdbc-url URL]",
+            "usage: storm [--store caffeine|postgres|mysql] [--mode lease|transactional] [--jdbc-url URL]",
             "             [--events N] [--partitions N] [--consumers N]",
             "             [--max-redeliveries N] [--max-redelivery-delay-ms N] [--fail-rate R]",
             "             [--crash-before-work-rate R] [--crash-after-work-rate R]",
@@ -45,6 +48,7 @@ record StormConfig(
             "1 when an effect was lost or doubled beyond that; 2 on a usage error.",
             "",
             "--store postgres uses --jdbc-url (default " + DEFAULT_JDBC_URL + ");",
+            "--store mysql uses --jdbc-url (default " + DEFAULT_MYSQL_URL + ");",
             "--mode transactional writes the ledger in the claim's transaction (SQL stores), where no crash",
             "may double an effect.");
 

@@ -4,6 +4,8 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.inbox.InboxMetrics;
 import dev.inbox.caffeine.CaffeineInboxStore;
+import dev.inbox.jdbc.TransactionalInboxStore;
+import dev.inbox.mysql.MysqlInboxStore;
 import dev.inbox.postgres.PostgresInboxStore;
 import java.io.PrintStream;
 import java.time.Duration;
@@ -53,14 +55,21 @@ public final class StormRunner {
                     target = new LeaseTarget("caffeine", caffeine(config), consumer, config, storm.metrics());
                 }
                 case "postgres" -> {
-                    pool = pool(config);
+                    pool = pool(config.jdbcUrl(), config);
                     PostgresInboxStore store = PostgresInboxStore.builder(pool).build();
                     store.createSchemaIfMissing();
                     target = sqlTarget("postgres", store, pool, consumer, config, storm.metrics());
                 }
+                case "mysql" -> {
+                    boolean defaultUrl = config.jdbcUrl().equals(StormConfig.DEFAULT_JDBC_URL);
+                    pool = pool(defaultUrl ? StormConfig.DEFAULT_MYSQL_URL : config.jdbcUrl(), config);
+                    MysqlInboxStore store = MysqlInboxStore.builder(pool).build();
+                    store.createSchemaIfMissing();
+                    target = sqlTarget("mysql", store, pool, consumer, config, storm.metrics());
+                }
                 default ->
                     throw new IllegalArgumentException(
-                            "unknown store '" + config.store() + "'; this build has: caffeine, postgres");
+                            "unknown store '" + config.store() + "'; this build has: caffeine, postgres, mysql");
             }
             try (StormTarget t = target) {
                 StormReport report = storm.run(t, err::println);
@@ -87,7 +96,7 @@ public final class StormRunner {
 
     private static StormTarget sqlTarget(
             String name,
-            PostgresInboxStore store,
+            TransactionalInboxStore store,
             HikariDataSource pool,
             String consumer,
             StormConfig config,
@@ -98,9 +107,9 @@ public final class StormRunner {
                 : new LeaseTarget(name, store, consumer, config, metrics);
     }
 
-    private static HikariDataSource pool(StormConfig config) {
+    private static HikariDataSource pool(String jdbcUrl, StormConfig config) {
         HikariConfig hikari = new HikariConfig();
-        hikari.setJdbcUrl(config.jdbcUrl());
+        hikari.setJdbcUrl(jdbcUrl);
         hikari.setMaximumPoolSize(config.consumers() + 2);
         hikari.setPoolName("storm");
         return new HikariDataSource(hikari);

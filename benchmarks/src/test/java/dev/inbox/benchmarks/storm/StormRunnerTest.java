@@ -85,6 +85,26 @@ class StormRunnerTest {
     }
 
     @Test
+    void storm_onMysql_transactionalMode_staysExactlyOnce_evenWithCrashesAfterWork() throws Exception {
+        int code = run(
+                "--store",
+                "mysql",
+                "--mode",
+                "transactional",
+                "--events",
+                "1000",
+                "--crash-after-work-rate",
+                "0.03",
+                "--json");
+        String json = out.toString(StandardCharsets.UTF_8);
+        assertThat(code).as(json + err).isZero();
+        assertThat(json)
+                .contains("\"appliedTwice\":0")
+                .contains("\"neverApplied\":0")
+                .contains("EXACTLY-ONCE");
+    }
+
+    @Test
     void storm_onPostgres_leaseMode_appliesEveryEventExactlyOnce() throws Exception {
         int code = run("--store", "postgres", "--events", "1500", "--json");
         String json = out.toString(StandardCharsets.UTF_8);

@@ -1,0 +1,367 @@
+package dev.inbox.mysql;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.mysql.cj.jdbc.MysqlDataSource;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.inbox.ClaimRequest;
+import dev.inbox.ClaimResult;
+import dev.inbox.FingerprintCheck;
+import dev.inbox.HandleOutcome;
+import dev.inbox.InboxKey;
+import dev.inbox.InboxStore;
+import dev.inbox.InboxStoreException;
+import dev.inbox.OwnerToken;
+import dev.inbox.SequenceGuard;
+import dev.inbox.jdbc.TransactionalInbox;
+import dev.inbox.jdbc.TransactionalInboxStore;
+import dev.inbox.tck.InboxStoreContract;
+import dev.inbox.tck.SequenceGuardContract;
+import dev.inbox.tck.StoreFailureContract;
+import dev.inbox.tck.TransactionalStoreContract;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
+
+class MysqlInboxStoreTest {
+
+    static final String TABLE = "inbox_it";
+    static final String SEQUENCES = "inbox_it_sequence";
+    static final String SCHEMA = "inbox_it_schema";
+
+    static HikariDataSource auto;
+    static HikariDataSource manual;
+
+    @BeforeAll
+    static void startPools() throws SQLException {
+        auto = MysqlTestDatabase.pool(12, true);
+        manual = MysqlTestDatabase.pool(12, false);
+        // A fresh schema for every run, so a changed DDL is always the one tested.
+        MysqlTestDatabase.execute(
+                "DROP TABLE IF EXISTS " + TABLE + ", " + TABLE + "_purge, " + SEQUENCES,
+                "DROP DATABASE IF EXISTS " + SCHEMA);
+        store(auto, Duration.ofMinutes(10)).createSchemaIfMissing();
+    }
+
+    @AfterAll
+    static void stopPools() {
+        auto.close();
+        manual.close();
+    }
+
+    static MysqlInboxStore store(DataSource dataSource, Duration grace) {
+        return MysqlInboxStore.builder(dataSource)
+                .table(TABLE)
+                .sequenceTable(SEQUENCES)
+                .grace(grace)
+                .build();
+    }
+
+    static MysqlInboxStore emptyStore(DataSource dataSource, String schema, Duration grace) throws SQLException {
+        MysqlInboxStore.Builder builder =
+                MysqlInboxStore.builder(dataSource).table(TABLE + "_purge").grace(grace);
+        if (schema != null) {
+            builder.schema(schema);
+        }
+        MysqlInboxStore store = builder.build();
+        store.createSchemaIfMissing();
+        MysqlTestDatabase.execute("DELETE FROM " + (schema == null ? "" : schema + ".") + TABLE + "_purge");
+        return store;
+    }
+
+    /** Lease mode, on a pool in auto-commit mode (the common case). */
+    @Nested
+    class LeaseKit extends InboxStoreContract {
+        @Override
+        protected InboxStore createStore(Duration grace) {
+            return store(auto, grace);
+        }
+
+        @Override
+        protected InboxStore createEmptyStore(Duration grace) throws SQLException {
+            return emptyStore(auto, null, grace);
+        }
+
+        @Override
+        protected void createSchema(InboxStore store) {
+            ((MysqlInboxStore) store).createSchemaIfMissing();
+        }
+
+        @Override
+        protected int raceRounds() {
+            return 500;
+        }
+    }
+
+    /** Lease mode again, on a pool whose connections do not auto-commit, in a database of its own. */
+    @Nested
+    class LeaseKitOnManualCommitPoolInSchema extends InboxStoreContract {
+        @Override
+        protected InboxStore createStore(Duration grace) {
+            MysqlInboxStore store = MysqlInboxStore.builder(manual)
+                    .schema(SCHEMA)
+                    .table(TABLE)
+                    .grace(grace)
+                    .build();
+            store.createSchemaIfMissing();
+            return store;
+        }
+
+        @Override
+        protected InboxStore createEmptyStore(Duration grace) throws SQLException {
+            return emptyStore(manual, SCHEMA, grace);
+        }
+
+        @Override
+        protected void createSchema(InboxStore store) {
+            ((MysqlInboxStore) store).createSchemaIfMissing();
+        }
+
+        @Override
+        protected int raceRounds() {
+            return 500;
+        }
+    }
+
+    @Nested
+    class TransactionalKit extends TransactionalStoreContract {
+        @Override
+        protected TransactionalInboxStore createStore(Duration grace) {
+            return store(auto, grace);
+        }
+
+        @Override
+        protected DataSource dataSource() {
+            return auto;
+        }
+    }
+
+    @Nested
+    class SequenceKit extends SequenceGuardContract {
+        @Override
+        protected SequenceGuard createGuard() {
+            return store(auto, Duration.ofMinutes(10)).sequenceGuard();
+        }
+    }
+
+    @Nested
+    class FailureKit extends StoreFailureContract {
+        @Override
+        protected InboxStore createStore(String host, int port, Duration timeout) throws SQLException {
+            MysqlDataSource dataSource = new MysqlDataSource();
+            dataSource.setServerName(host);
+            dataSource.setPort(port);
+            dataSource.setDatabaseName("test");
+            dataSource.setUser("root");
+            dataSource.setPassword("");
+            int millis = (int) timeout.toMillis();
+            dataSource.setConnectTimeout(millis);
+            dataSource.setSocketTimeout(millis);
+            return MysqlInboxStore.builder(dataSource).table(TABLE).build();
+        }
+    }
+
+    // ---------------------------------------------------------------- MySQL/MariaDB-specific tests
+
+    private final String consumer = "my-" + UUID.randomUUID();
+
+    private InboxKey key(String id) {
+        return InboxKey.of(consumer, id);
+    }
+
+    /** The keys a default collation or a short VARCHAR would merge: all distinct here. */
+    @Test
+    void keysThatDefaultCollationsWouldMerge_stayDistinct() {
+        MysqlInboxStore store = store(auto, Duration.ofHours(1));
+        List<String> ids = List.of(
+                "order-42",
+                "Order-42",
+                "ORDER-42",
+                "order-42 ",
+                "order-42  ",
+                "ordér-42",
+                "orde\u0301r-42",
+                "o".repeat(64) + "-tail-a",
+                "o".repeat(64) + "-tail-b");
+        for (String id : ids) {
+            OwnerToken owner = OwnerToken.random();
+            assertThat(store.claim(ClaimRequest.of(key(id), owner, Duration.ofMinutes(1))))
+                    .as("claim of '%s'", id)
+                    .isEqualTo(ClaimResult.acquired());
+            assertThat(store.complete(key(id), owner, Duration.ofHours(1))).isTrue();
+        }
+        for (String id : ids) {
+            assertThat(store.claim(ClaimRequest.of(key(id), OwnerToken.random(), Duration.ofMinutes(1))))
+                    .as("duplicate of '%s'", id)
+                    .isEqualTo(ClaimResult.duplicate(false, FingerprintCheck.NOT_COMPARED));
+        }
+    }
+
+    @Test
+    void overlongKeys_areRejectedBeforeTheInsert_neverTruncated() {
+        String longest = "x".repeat(512);
+        assertThatThrownBy(() -> key(longest + "y")).isInstanceOf(IllegalArgumentException.class);
+        MysqlInboxStore store = store(auto, Duration.ofHours(1));
+        OwnerToken owner = OwnerToken.random();
+        assertThat(store.claim(ClaimRequest.of(key(longest), owner, Duration.ofMinutes(1))))
+                .isEqualTo(ClaimResult.acquired());
+        assertThat(store.claim(
+                        ClaimRequest.of(key(longest.substring(1) + "z"), OwnerToken.random(), Duration.ofMinutes(1))))
+                .as("a key sharing 511 bytes with a stored one")
+                .isEqualTo(ClaimResult.acquired());
+    }
+
+    @Test
+    void builder_rejectsIdentifiersThatAreNotPlainNames() {
+        for (String bad : new String[] {"", "inbox; DROP TABLE x", "in`box", "1inbox", "a.b", "x".repeat(64)}) {
+            assertThatThrownBy(() -> MysqlInboxStore.builder(auto).table(bad))
+                    .as(bad)
+                    .isInstanceOf(IllegalArgumentException.class);
+            assertThatThrownBy(() -> MysqlInboxStore.builder(auto).schema(bad))
+                    .isInstanceOf(IllegalArgumentException.class);
+        }
+        assertThatThrownBy(() -> MysqlInboxStore.builder(null)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> MysqlInboxStore.builder(auto).purgeBatchSize(0))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void missingTable_failsWithANonRetryableStoreException() {
+        MysqlInboxStore store =
+                MysqlInboxStore.builder(auto).table("inbox_never_created").build();
+        assertThatThrownBy(() -> store.claim(ClaimRequest.of(key("x"), OwnerToken.random(), Duration.ofMinutes(1))))
+                .isInstanceOf(InboxStoreException.class)
+                .hasMessageContaining("42S02")
+                .satisfies(
+                        e -> assertThat(((InboxStoreException) e).isRetryable()).isFalse());
+    }
+
+    @Test
+    void purge_deletesInBoundedBatches() throws SQLException {
+        MysqlInboxStore store = MysqlInboxStore.builder(auto)
+                .table(TABLE + "_batches")
+                .grace(Duration.ZERO)
+                .purgeBatchSize(7)
+                .build();
+        store.createSchemaIfMissing();
+        MysqlTestDatabase.execute("DELETE FROM " + TABLE + "_batches");
+        for (int i = 0; i < 25; i++) {
+            OwnerToken owner = OwnerToken.random();
+            store.claim(ClaimRequest.of(key("purge-" + i), owner, Duration.ofMinutes(1)));
+            store.complete(key("purge-" + i), owner, Duration.ofMillis(1));
+        }
+        store.claim(ClaimRequest.of(key("live"), OwnerToken.random(), Duration.ofMinutes(1)));
+        sleep(50);
+        assertThat(store.purge()).isEqualTo(25);
+        assertThat(store.claim(ClaimRequest.of(key("live"), OwnerToken.random(), Duration.ofMinutes(1))))
+                .isEqualTo(ClaimResult.busy());
+    }
+
+    @Test
+    void claim_answersTheSameWhateverTheDriversAffectedRowsSetting() throws SQLException {
+        try (HikariDataSource affected = new HikariDataSource()) {
+            affected.setJdbcUrl(MysqlTestDatabase.url() + "&useAffectedRows=true");
+            affected.setMaximumPoolSize(2);
+            MysqlInboxStore store = store(affected, Duration.ofHours(1));
+            OwnerToken owner = OwnerToken.random();
+            assertThat(store.claim(ClaimRequest.of(key("rows"), owner, Duration.ofMinutes(1))))
+                    .isEqualTo(ClaimResult.acquired());
+            assertThat(store.claim(ClaimRequest.of(key("rows"), owner, Duration.ofMinutes(1))))
+                    .isEqualTo(ClaimResult.acquired());
+            assertThat(store.complete(key("rows"), owner, Duration.ofHours(1))).isTrue();
+            assertThat(store.complete(key("rows"), owner, Duration.ofHours(1)))
+                    .as("a repeat changes no row")
+                    .isTrue();
+            assertThat(store.claim(ClaimRequest.of(key("rows"), OwnerToken.random(), Duration.ofMinutes(1)))
+                            .status())
+                    .isEqualTo(dev.inbox.ClaimStatus.DUPLICATE);
+        }
+    }
+
+    /** The claim's code travels in LAST_INSERT_ID, which a connection keeps between statements. */
+    @Test
+    void aConflictsCode_neverLeaksIntoTheNextClaimOnTheSameConnection() {
+        try (HikariDataSource single = new HikariDataSource()) {
+            single.setJdbcUrl(MysqlTestDatabase.url());
+            single.setMaximumPoolSize(1);
+            MysqlInboxStore store = store(single, Duration.ofHours(1));
+            OwnerToken owner = OwnerToken.random();
+            assertThat(store.claim(ClaimRequest.of(key("leak"), owner, Duration.ofMinutes(1))))
+                    .isEqualTo(ClaimResult.acquired());
+            assertThat(store.complete(key("leak"), owner, Duration.ofHours(1))).isTrue();
+            for (int i = 0; i < 5; i++) {
+                assertThat(store.claim(ClaimRequest.of(key("leak"), OwnerToken.random(), Duration.ofMinutes(1)))
+                                .status())
+                        .isEqualTo(dev.inbox.ClaimStatus.DUPLICATE);
+                assertThat(store.claim(ClaimRequest.of(key("fresh-" + i), OwnerToken.random(), Duration.ofMinutes(1))))
+                        .as("a new key right after a conflict on the same connection")
+                        .isEqualTo(ClaimResult.acquired());
+                assertThat(store.complete(key("leak"), OwnerToken.random(), Duration.ofHours(1)))
+                        .as("a stranger's complete right after")
+                        .isFalse();
+            }
+        }
+    }
+
+    @Test
+    void transactionalInbox_runsClaimAndWorkInOneTransaction() throws Exception {
+        MysqlInboxStore store = store(auto, Duration.ofHours(1));
+        MysqlTestDatabase.execute("CREATE TABLE IF NOT EXISTS inbox_it_ledger (id VARCHAR(200) PRIMARY KEY)");
+        TransactionalInbox inbox =
+                TransactionalInbox.builder(store, auto).consumer(consumer).build();
+        for (int delivery = 0; delivery < 3; delivery++) {
+            HandleOutcome outcome = inbox.handle("pay-1", connection -> {
+                        try (PreparedStatement s =
+                                connection.prepareStatement("INSERT INTO inbox_it_ledger VALUES (?)")) {
+                            s.setString(1, consumer + "/pay-1");
+                            s.executeUpdate();
+                        }
+                    })
+                    .outcome();
+            assertThat(outcome).isEqualTo(delivery == 0 ? HandleOutcome.PROCESSED : HandleOutcome.DUPLICATE);
+        }
+        try (Connection c = auto.getConnection();
+                PreparedStatement s = c.prepareStatement("SELECT count(*) FROM inbox_it_ledger WHERE id = ?")) {
+            s.setString(1, consumer + "/pay-1");
+            try (var rs = s.executeQuery()) {
+                rs.next();
+                assertThat(rs.getInt(1)).isEqualTo(1);
+            }
+        }
+    }
+
+    @Test
+    void decode_readsEveryBitOfTheServersDecision() {
+        assertThat(MysqlInboxStore.decode(0)).isEqualTo(ClaimResult.acquired());
+        assertThat(MysqlInboxStore.decode(2 + 1 + 8))
+                .as("taken: expired lease of another")
+                .isEqualTo(ClaimResult.takenOver());
+        assertThat(MysqlInboxStore.decode(2 + 1 + 8 + 32))
+                .as("taken: own expired lease")
+                .isEqualTo(ClaimResult.acquired());
+        assertThat(MysqlInboxStore.decode(2 + 1 + 4 + 8 + 16))
+                .as("taken: past grace")
+                .isEqualTo(ClaimResult.acquired());
+        assertThat(MysqlInboxStore.decode(2 + 4 + 64)).isEqualTo(ClaimResult.duplicate(false, FingerprintCheck.MATCH));
+        assertThat(MysqlInboxStore.decode(2 + 4 + 8 + 128))
+                .isEqualTo(ClaimResult.duplicate(true, FingerprintCheck.MISMATCH));
+        assertThat(MysqlInboxStore.decode(2)).isEqualTo(ClaimResult.busy());
+    }
+
+    private static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
