@@ -1,8 +1,5 @@
 package dev.inbox.mysql;
 
-import static dev.inbox.InboxArguments.requireArgument;
-import static dev.inbox.InboxArguments.requireNoNulls;
-import static dev.inbox.InboxArguments.requireNonNegative;
 import static dev.inbox.InboxArguments.requireNonNull;
 import static dev.inbox.InboxArguments.requirePositive;
 
@@ -14,10 +11,11 @@ import dev.inbox.InboxKey;
 import dev.inbox.InboxStoreException;
 import dev.inbox.OwnerToken;
 import dev.inbox.StoredRecord;
+import dev.inbox.jdbc.BatchClaims;
 import dev.inbox.jdbc.JdbcExecutor;
+import dev.inbox.jdbc.JdbcStoreBuilder;
 import dev.inbox.jdbc.Micros;
 import dev.inbox.jdbc.SqlFunction;
-import dev.inbox.jdbc.SqlIdentifier;
 import dev.inbox.jdbc.TransactionalInboxStore;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
@@ -27,8 +25,6 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -93,12 +89,12 @@ public final class MysqlInboxStore implements TransactionalInboxStore {
     private final long graceMicros;
     private final int purgeBatchSize;
 
-    private MysqlInboxStore(Builder builder) {
-        this.dataSource = builder.dataSource;
-        this.jdbc = new JdbcExecutor(builder.dataSource);
-        this.sql = new MysqlStatements(builder.schema, builder.table, builder.sequenceTable);
-        this.graceMicros = Micros.of(builder.grace);
-        this.purgeBatchSize = builder.purgeBatchSize;
+    private MysqlInboxStore(DataSource dataSource, MysqlStatements sql, Duration grace, int purgeBatchSize) {
+        this.dataSource = dataSource;
+        this.jdbc = new JdbcExecutor(dataSource);
+        this.sql = sql;
+        this.graceMicros = Micros.of(grace);
+        this.purgeBatchSize = purgeBatchSize;
     }
 
     /**
@@ -196,42 +192,20 @@ public final class MysqlInboxStore implements TransactionalInboxStore {
 
     @Override
     public List<ClaimResult> claimAll(List<ClaimRequest> requests) {
-        List<ClaimRequest> batch = requireNoNulls(requests, "requests");
         jdbc.ensureOpen();
-        ClaimResult[] results = new ClaimResult[batch.size()];
-        Map<InboxKey, Integer> firsts = new HashMap<>();
-        List<Integer> toClaim = new ArrayList<>();
-        for (int i = 0; i < batch.size(); i++) {
-            ClaimRequest request = batch.get(i);
-            Integer first = firsts.putIfAbsent(request.key(), i);
-            if (first == null) {
-                toClaim.add(i);
-            } else {
-                results[i] = ClaimResult.duplicate(
-                        false, FingerprintCheck.compare(batch.get(first).fingerprint(), request.fingerprint()));
-            }
-        }
-        // One lock order for every batch: concurrent overlapping batches cannot deadlock.
-        toClaim.sort(Comparator.comparing((Integer i) -> batch.get(i).key().consumer())
-                .thenComparing(i -> batch.get(i).key().id()));
-        for (int from = 0; from < toClaim.size(); from += BATCH_CHUNK) {
-            List<Integer> chunk = toClaim.subList(from, Math.min(toClaim.size(), from + BATCH_CHUNK));
-            ClaimResult[] answers = jdbc.execute(
-                    "claimAll of " + chunk.size() + " keys",
-                    connection -> retryingDeadlocks(connection, c -> claimChunk(c, batch, chunk)));
-            for (int j = 0; j < chunk.size(); j++) {
-                results[chunk.get(j)] = answers[j] != null ? answers[j] : claim(batch.get(chunk.get(j)));
-            }
-        }
-        return Arrays.asList(results);
+        return BatchClaims.claimAll(
+                requests,
+                BATCH_CHUNK,
+                chunk -> jdbc.execute(
+                        "claimAll of " + chunk.size() + " keys",
+                        connection -> retryingDeadlocks(connection, c -> claimChunk(c, chunk))),
+                this::claim);
     }
 
-    private ClaimResult[] claimChunk(Connection connection, List<ClaimRequest> batch, List<Integer> chunk)
-            throws SQLException {
+    private ClaimResult[] claimChunk(Connection connection, List<ClaimRequest> chunk) throws SQLException {
         try (PreparedStatement statement = connection.prepareStatement(sql.claim(chunk.size()))) {
             int next = 1;
-            for (int index : chunk) {
-                ClaimRequest request = batch.get(index);
+            for (ClaimRequest request : chunk) {
                 next = bindRow(statement, next, request, 0, Micros.of(request.lease()));
             }
             statement.setLong(next, graceMicros);
@@ -244,8 +218,8 @@ public final class MysqlInboxStore implements TransactionalInboxStore {
         // Which keys does each owner hold now? Read back per consumer.
         Map<String, Map<String, StoredRecord>> records = new HashMap<>();
         Map<String, List<String>> idsByConsumer = new HashMap<>();
-        for (int index : chunk) {
-            InboxKey key = batch.get(index).key();
+        for (ClaimRequest request : chunk) {
+            InboxKey key = request.key();
             idsByConsumer
                     .computeIfAbsent(key.consumer(), c -> new ArrayList<>())
                     .add(key.id());
@@ -255,7 +229,7 @@ public final class MysqlInboxStore implements TransactionalInboxStore {
         }
         ClaimResult[] answers = new ClaimResult[chunk.size()];
         for (int j = 0; j < chunk.size(); j++) {
-            ClaimRequest request = batch.get(chunk.get(j));
+            ClaimRequest request = chunk.get(j);
             StoredRecord record =
                     records.get(request.key().consumer()).get(request.key().id());
             if (record != null
@@ -417,74 +391,16 @@ public final class MysqlInboxStore implements TransactionalInboxStore {
     }
 
     /** Configures a {@link MysqlInboxStore}; each setter checks its argument at once. */
-    public static final class Builder {
-
-        private final DataSource dataSource;
-        private @Nullable SqlIdentifier schema;
-        private SqlIdentifier table = SqlIdentifier.of("inbox", "table");
-        private SqlIdentifier sequenceTable = SqlIdentifier.of("inbox_sequence", "sequenceTable");
-        private Duration grace = Duration.ofHours(1);
-        private int purgeBatchSize = 10_000;
+    public static final class Builder extends JdbcStoreBuilder<Builder> {
 
         private Builder(DataSource dataSource) {
-            this.dataSource = dataSource;
-        }
-
-        /**
-         * The database (MySQL's schema) of the tables; default the connection's own.
-         *
-         * @throws IllegalArgumentException if not a plain identifier
-         */
-        public Builder schema(String schema) {
-            this.schema = SqlIdentifier.of(schema, "schema");
-            return this;
-        }
-
-        /**
-         * The inbox table; default {@code inbox}.
-         *
-         * @throws IllegalArgumentException if not a plain identifier
-         */
-        public Builder table(String table) {
-            this.table = SqlIdentifier.of(table, "table");
-            return this;
-        }
-
-        /**
-         * The table of {@link MysqlSequenceGuard}; default {@code inbox_sequence}.
-         *
-         * @throws IllegalArgumentException if not a plain identifier
-         */
-        public Builder sequenceTable(String sequenceTable) {
-            this.sequenceTable = SqlIdentifier.of(sequenceTable, "sequenceTable");
-            return this;
-        }
-
-        /**
-         * How long a record is kept past its expiry, so that a duplicate arriving then is still
-         * suppressed and reported late; default 1 hour.
-         *
-         * @throws IllegalArgumentException if null or negative
-         */
-        public Builder grace(Duration grace) {
-            this.grace = requireNonNegative(grace, "grace");
-            return this;
-        }
-
-        /**
-         * The most rows one purge statement deletes; default 10,000.
-         *
-         * @throws IllegalArgumentException if not positive
-         */
-        public Builder purgeBatchSize(int purgeBatchSize) {
-            requireArgument(purgeBatchSize > 0, "purgeBatchSize must be positive but was " + purgeBatchSize);
-            this.purgeBatchSize = purgeBatchSize;
-            return this;
+            super(dataSource);
         }
 
         /** Builds the store; it does not touch the database until used. */
         public MysqlInboxStore build() {
-            return new MysqlInboxStore(this);
+            return new MysqlInboxStore(
+                    dataSource, new MysqlStatements(schema, table, sequenceTable), grace, purgeBatchSize);
         }
     }
 }

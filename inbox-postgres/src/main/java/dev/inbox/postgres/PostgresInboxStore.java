@@ -1,21 +1,18 @@
 package dev.inbox.postgres;
 
-import static dev.inbox.InboxArguments.requireArgument;
-import static dev.inbox.InboxArguments.requireNoNulls;
-import static dev.inbox.InboxArguments.requireNonNegative;
 import static dev.inbox.InboxArguments.requireNonNull;
 import static dev.inbox.InboxArguments.requirePositive;
 
 import dev.inbox.ClaimRequest;
 import dev.inbox.ClaimResult;
-import dev.inbox.FingerprintCheck;
 import dev.inbox.InboxKey;
 import dev.inbox.InboxStoreException;
 import dev.inbox.OwnerToken;
 import dev.inbox.StoredRecord;
+import dev.inbox.jdbc.BatchClaims;
 import dev.inbox.jdbc.JdbcExecutor;
+import dev.inbox.jdbc.JdbcStoreBuilder;
 import dev.inbox.jdbc.Micros;
-import dev.inbox.jdbc.SqlIdentifier;
 import dev.inbox.jdbc.TransactionalInboxStore;
 import java.sql.Array;
 import java.sql.Connection;
@@ -24,12 +21,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.Comparator;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 
@@ -90,14 +82,18 @@ public final class PostgresInboxStore implements TransactionalInboxStore {
     private final int purgeBatchSize;
     private final int queryTimeoutSeconds;
 
-    private PostgresInboxStore(Builder builder) {
-        this.dataSource = builder.dataSource;
-        this.jdbc = new JdbcExecutor(builder.dataSource);
-        this.sql = new PostgresStatements(builder.schema, builder.table, builder.sequenceTable);
-        this.graceMicros = Micros.of(builder.grace);
-        this.purgeBatchSize = builder.purgeBatchSize;
-        this.queryTimeoutSeconds =
-                builder.queryTimeout == null ? 0 : (int) Math.max(1, builder.queryTimeout.toSeconds());
+    private PostgresInboxStore(
+            DataSource dataSource,
+            PostgresStatements sql,
+            Duration grace,
+            int purgeBatchSize,
+            @Nullable Duration queryTimeout) {
+        this.dataSource = dataSource;
+        this.jdbc = new JdbcExecutor(dataSource);
+        this.sql = sql;
+        this.graceMicros = Micros.of(grace);
+        this.purgeBatchSize = purgeBatchSize;
+        this.queryTimeoutSeconds = queryTimeout == null ? 0 : (int) Math.max(1, queryTimeout.toSeconds());
     }
 
     /**
@@ -211,38 +207,15 @@ public final class PostgresInboxStore implements TransactionalInboxStore {
 
     @Override
     public List<ClaimResult> claimAll(List<ClaimRequest> requests) {
-        List<ClaimRequest> batch = requireNoNulls(requests, "requests");
         jdbc.ensureOpen();
-        ClaimResult[] results = new ClaimResult[batch.size()];
-        // A key repeated in the batch is claimed by its first occurrence only.
-        Map<InboxKey, Integer> firsts = new HashMap<>();
-        List<Integer> toClaim = new ArrayList<>();
-        for (int i = 0; i < batch.size(); i++) {
-            ClaimRequest request = batch.get(i);
-            Integer first = firsts.putIfAbsent(request.key(), i);
-            if (first == null) {
-                toClaim.add(i);
-            } else {
-                results[i] = ClaimResult.duplicate(
-                        false, FingerprintCheck.compare(batch.get(first).fingerprint(), request.fingerprint()));
-            }
-        }
-        // One lock order for every batch: concurrent overlapping batches cannot deadlock.
-        toClaim.sort(Comparator.comparing((Integer i) -> batch.get(i).key().consumer())
-                .thenComparing(i -> batch.get(i).key().id()));
-        for (int from = 0; from < toClaim.size(); from += BATCH_CHUNK) {
-            List<Integer> chunk = toClaim.subList(from, Math.min(toClaim.size(), from + BATCH_CHUNK));
-            ClaimResult[] answers =
-                    jdbc.execute("claimAll of " + chunk.size() + " keys", c -> claimChunk(c, batch, chunk));
-            for (int j = 0; j < chunk.size(); j++) {
-                results[chunk.get(j)] = answers[j] != null ? answers[j] : claim(batch.get(chunk.get(j)));
-            }
-        }
-        return Arrays.asList(results);
+        return BatchClaims.claimAll(
+                requests,
+                BATCH_CHUNK,
+                chunk -> jdbc.execute("claimAll of " + chunk.size() + " keys", c -> claimChunk(c, chunk)),
+                this::claim);
     }
 
-    private ClaimResult[] claimChunk(Connection connection, List<ClaimRequest> batch, List<Integer> chunk)
-            throws SQLException {
+    private ClaimResult[] claimChunk(Connection connection, List<ClaimRequest> chunk) throws SQLException {
         int n = chunk.size();
         String[] consumers = new String[n];
         String[] keys = new String[n];
@@ -250,7 +223,7 @@ public final class PostgresInboxStore implements TransactionalInboxStore {
         Long[] leases = new Long[n];
         String[] fingerprints = new String[n];
         for (int j = 0; j < n; j++) {
-            ClaimRequest request = batch.get(chunk.get(j));
+            ClaimRequest request = chunk.get(j);
             consumers[j] = request.key().consumer();
             keys[j] = request.key().id();
             owners[j] = request.owner().value();
@@ -275,7 +248,7 @@ public final class PostgresInboxStore implements TransactionalInboxStore {
                 while (rows.next()) {
                     int j = rows.getInt(1) - 1;
                     // null: a key to take over, or one the snapshot cannot see; claimed alone after
-                    answers[j] = StoredRecord.answer(record(rows, 3), rows.getBoolean(2), batch.get(chunk.get(j)));
+                    answers[j] = StoredRecord.answer(record(rows, 3), rows.getBoolean(2), chunk.get(j));
                 }
             }
         }
@@ -382,70 +355,12 @@ public final class PostgresInboxStore implements TransactionalInboxStore {
     }
 
     /** Configures a {@link PostgresInboxStore}; each setter checks its argument at once. */
-    public static final class Builder {
+    public static final class Builder extends JdbcStoreBuilder<Builder> {
 
-        private final DataSource dataSource;
-        private @Nullable SqlIdentifier schema;
-        private SqlIdentifier table = SqlIdentifier.of("inbox", "table");
-        private SqlIdentifier sequenceTable = SqlIdentifier.of("inbox_sequence", "sequenceTable");
-        private Duration grace = Duration.ofHours(1);
-        private int purgeBatchSize = 10_000;
         private @Nullable Duration queryTimeout;
 
         private Builder(DataSource dataSource) {
-            this.dataSource = dataSource;
-        }
-
-        /**
-         * The schema of the tables; default none (the connection's search path).
-         *
-         * @throws IllegalArgumentException if not a plain identifier
-         */
-        public Builder schema(String schema) {
-            this.schema = SqlIdentifier.of(schema, "schema");
-            return this;
-        }
-
-        /**
-         * The inbox table; default {@code inbox}.
-         *
-         * @throws IllegalArgumentException if not a plain identifier
-         */
-        public Builder table(String table) {
-            this.table = SqlIdentifier.of(table, "table");
-            return this;
-        }
-
-        /**
-         * The table of {@link PostgresSequenceGuard}; default {@code inbox_sequence}.
-         *
-         * @throws IllegalArgumentException if not a plain identifier
-         */
-        public Builder sequenceTable(String sequenceTable) {
-            this.sequenceTable = SqlIdentifier.of(sequenceTable, "sequenceTable");
-            return this;
-        }
-
-        /**
-         * How long a record is kept past its expiry, so that a duplicate arriving then is still
-         * suppressed and reported late; default 1 hour.
-         *
-         * @throws IllegalArgumentException if null or negative
-         */
-        public Builder grace(Duration grace) {
-            this.grace = requireNonNegative(grace, "grace");
-            return this;
-        }
-
-        /**
-         * The most rows one purge statement deletes; default 10,000.
-         *
-         * @throws IllegalArgumentException if not positive
-         */
-        public Builder purgeBatchSize(int purgeBatchSize) {
-            requireArgument(purgeBatchSize > 0, "purgeBatchSize must be positive but was " + purgeBatchSize);
-            this.purgeBatchSize = purgeBatchSize;
-            return this;
+            super(dataSource);
         }
 
         /**
@@ -464,7 +379,12 @@ public final class PostgresInboxStore implements TransactionalInboxStore {
 
         /** Builds the store; it does not touch the database until used. */
         public PostgresInboxStore build() {
-            return new PostgresInboxStore(this);
+            return new PostgresInboxStore(
+                    dataSource,
+                    new PostgresStatements(schema, table, sequenceTable),
+                    grace,
+                    purgeBatchSize,
+                    queryTimeout);
         }
     }
 }

@@ -46,8 +46,21 @@ class KitSelfTest {
         }
     }
 
+    /** A kit run against a broken store: short, since one failing rule is all it must show. */
+    abstract static class BrokenKit extends InboxStoreContract {
+        @Override
+        protected int raceRounds() {
+            return 20;
+        }
+
+        @Override
+        protected int largeBatchSize() {
+            return 50;
+        }
+    }
+
     /** Reads and writes under separate locks: the check-then-insert race of the problem statement. */
-    static class CheckThenInsertKit extends InboxStoreContract {
+    static class CheckThenInsertKit extends BrokenKit {
         @Override
         protected InboxStore createStore(Duration grace) {
             return new ReferenceStore(grace) {
@@ -67,20 +80,10 @@ class KitSelfTest {
                 }
             };
         }
-
-        @Override
-        protected int raceRounds() {
-            return 20;
-        }
-
-        @Override
-        protected int largeBatchSize() {
-            return 50;
-        }
     }
 
     /** Folds case, as a default MySQL collation would. */
-    static class CaseFoldingKit extends InboxStoreContract {
+    static class CaseFoldingKit extends BrokenKit {
         @Override
         protected InboxStore createStore(Duration grace) {
             return new ReferenceStore(grace) {
@@ -90,20 +93,10 @@ class KitSelfTest {
                 }
             };
         }
-
-        @Override
-        protected int raceRounds() {
-            return 20;
-        }
-
-        @Override
-        protected int largeBatchSize() {
-            return 50;
-        }
     }
 
     /** Truncates ids to 255 characters, as a VARCHAR(255) with warnings would. */
-    static class TruncatingKit extends InboxStoreContract {
+    static class TruncatingKit extends BrokenKit {
         @Override
         protected InboxStore createStore(Duration grace) {
             return new ReferenceStore(grace) {
@@ -114,20 +107,10 @@ class KitSelfTest {
                 }
             };
         }
-
-        @Override
-        protected int raceRounds() {
-            return 20;
-        }
-
-        @Override
-        protected int largeBatchSize() {
-            return 50;
-        }
     }
 
     /** Ignores the consumer: one id applied once across all consumers. */
-    static class UnscopedKit extends InboxStoreContract {
+    static class UnscopedKit extends BrokenKit {
         @Override
         protected InboxStore createStore(Duration grace) {
             return new ReferenceStore(grace) {
@@ -136,16 +119,6 @@ class KitSelfTest {
                     return key.id();
                 }
             };
-        }
-
-        @Override
-        protected int raceRounds() {
-            return 20;
-        }
-
-        @Override
-        protected int largeBatchSize() {
-            return 50;
         }
     }
 

@@ -1,0 +1,204 @@
+package dev.inbox.benchmarks.jmh;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.inbox.ClaimRequest;
+import dev.inbox.ClaimResult;
+import dev.inbox.InboxKey;
+import dev.inbox.OwnerToken;
+import dev.inbox.mysql.MysqlInboxStore;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * MySQL/MariaDB: each store operation beside the raw Connector/J statement of the seed, {@code
+ * INSERT IGNORE} on a table of the same shape, in one run.
+ *
+ * <ul>
+ *   <li>{@code claim_*}: a lease claim of a fresh key vs {@code INSERT IGNORE}.
+ *   <li>{@code duplicate_*}: a claim of a COMPLETED key vs {@code INSERT IGNORE} of an existing key.
+ *   <li>{@code transactional_*}: the transactional claim + commit vs {@code INSERT IGNORE} + commit.
+ *   <li>{@code claimAll100_*}: 100 fresh keys (one multi-row insert and one read-back) vs one
+ *       100-row {@code INSERT IGNORE}; ops/s × 100 = keys/s.
+ * </ul>
+ *
+ * <pre>{@code
+ * java -jar benchmarks/target/benchmarks.jar MysqlClaimBenchmark -t 1 -rf json -rff benchmarks/results/mysql-claims-t1.json
+ * java -jar benchmarks/target/benchmarks.jar MysqlClaimBenchmark -t 4 -rf json -rff benchmarks/results/mysql-claims-t4.json
+ * }</pre>
+ */
+@BenchmarkMode(Mode.Throughput)
+@OutputTimeUnit(TimeUnit.SECONDS)
+@Warmup(iterations = 2, time = 3)
+@Measurement(iterations = 5, time = 4)
+@Fork(1)
+@State(Scope.Benchmark)
+public class MysqlClaimBenchmark {
+
+    static final String URL = System.getProperty(
+            "inbox.bench.mysql",
+            "jdbc:mysql://127.0.0.1:3306/test?user=root&password=&sslMode=DISABLED&allowPublicKeyRetrieval=true");
+
+    private static final String TABLE = "inbox_bench";
+    private static final String RAW = "inbox_bench_raw";
+    private static final String RAW_ROW = "(?, ?, ?, 0, UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND, NULL)";
+    private static final Duration LEASE = Duration.ofMinutes(5);
+    private static final Duration RETENTION = Duration.ofHours(1);
+    private static final String DUPLICATE_ID = "already-done";
+
+    HikariDataSource pool;
+    MysqlInboxStore store;
+    String consumer;
+    final AtomicLong sequence = new AtomicLong();
+
+    @Setup(Level.Trial)
+    public void setUp() throws SQLException {
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl(URL);
+        config.setMaximumPoolSize(8);
+        config.setPoolName("bench-mysql");
+        pool = new HikariDataSource(config);
+        try (Connection c = pool.getConnection();
+                Statement s = c.createStatement()) {
+            s.execute("DROP TABLE IF EXISTS " + TABLE + ", " + RAW + ", " + TABLE + "_sequence");
+        }
+        store = MysqlInboxStore.builder(pool)
+                .table(TABLE)
+                .sequenceTable(TABLE + "_sequence")
+                .build();
+        store.createSchemaIfMissing();
+        try (Connection c = pool.getConnection();
+                Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE " + RAW + " LIKE " + TABLE);
+        }
+        consumer = "bench-" + UUID.randomUUID();
+        OwnerToken owner = OwnerToken.random();
+        store.claim(ClaimRequest.of(InboxKey.of(consumer, DUPLICATE_ID), owner, LEASE));
+        store.complete(InboxKey.of(consumer, DUPLICATE_ID), owner, RETENTION);
+        rawInsert(List.of(DUPLICATE_ID));
+    }
+
+    @TearDown(Level.Trial)
+    public void tearDown() {
+        store.close();
+        pool.close();
+    }
+
+    private String freshId() {
+        return "k-" + sequence.incrementAndGet();
+    }
+
+    private static byte[] bytes(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    private int rawInsert(List<String> ids) throws SQLException {
+        StringBuilder sql = new StringBuilder("INSERT IGNORE INTO " + RAW
+                + " (consumer, dedup_key, owner_token, state, expires_at, fingerprint) VALUES " + RAW_ROW);
+        for (int i = 1; i < ids.size(); i++) {
+            sql.append(", ").append(RAW_ROW);
+        }
+        try (Connection c = pool.getConnection();
+                PreparedStatement s = c.prepareStatement(sql.toString())) {
+            int p = 1;
+            byte[] owner = bytes(OwnerToken.random().value());
+            for (String id : ids) {
+                s.setBytes(p++, bytes(consumer));
+                s.setBytes(p++, bytes(id));
+                s.setBytes(p++, owner);
+                s.setLong(p++, LEASE.toNanos() / 1_000);
+            }
+            return s.executeUpdate();
+        }
+    }
+
+    @Benchmark
+    public ClaimResult claim_store() {
+        return store.claim(ClaimRequest.of(InboxKey.of(consumer, freshId()), OwnerToken.random(), LEASE));
+    }
+
+    @Benchmark
+    public int claim_raw() throws SQLException {
+        return rawInsert(List.of(freshId()));
+    }
+
+    @Benchmark
+    public ClaimResult duplicate_store() {
+        return store.claim(ClaimRequest.of(InboxKey.of(consumer, DUPLICATE_ID), OwnerToken.random(), LEASE));
+    }
+
+    @Benchmark
+    public int duplicate_raw() throws SQLException {
+        return rawInsert(List.of(DUPLICATE_ID));
+    }
+
+    @Benchmark
+    public ClaimResult transactional_store() throws SQLException {
+        try (Connection c = pool.getConnection()) {
+            c.setAutoCommit(false);
+            ClaimResult result = store.claim(c, InboxKey.of(consumer, freshId()), RETENTION, null);
+            c.commit();
+            c.setAutoCommit(true);
+            return result;
+        }
+    }
+
+    @Benchmark
+    public int transactional_raw() throws SQLException {
+        try (Connection c = pool.getConnection()) {
+            c.setAutoCommit(false);
+            int rows;
+            try (PreparedStatement s = c.prepareStatement("INSERT IGNORE INTO " + RAW
+                    + " (consumer, dedup_key, owner_token, state, expires_at, fingerprint) VALUES " + RAW_ROW)) {
+                s.setBytes(1, bytes(consumer));
+                s.setBytes(2, bytes(freshId()));
+                s.setBytes(3, bytes(OwnerToken.random().value()));
+                s.setLong(4, RETENTION.toNanos() / 1_000);
+                rows = s.executeUpdate();
+            }
+            c.commit();
+            c.setAutoCommit(true);
+            return rows;
+        }
+    }
+
+    @Benchmark
+    public List<ClaimResult> claimAll100_store() {
+        OwnerToken owner = OwnerToken.random();
+        List<ClaimRequest> batch = new ArrayList<>(100);
+        for (int i = 0; i < 100; i++) {
+            batch.add(ClaimRequest.of(InboxKey.of(consumer, freshId()), owner, LEASE));
+        }
+        return store.claimAll(batch);
+    }
+
+    @Benchmark
+    public int claimAll100_raw() throws SQLException {
+        List<String> ids = new ArrayList<>(100);
+        for (int i = 0; i < 100; i++) {
+            ids.add(freshId());
+        }
+        return rawInsert(ids);
+    }
+}
