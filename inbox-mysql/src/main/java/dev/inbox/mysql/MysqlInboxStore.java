@@ -4,6 +4,7 @@ import static dev.inbox.InboxArguments.requireNonNull;
 import static dev.inbox.InboxArguments.requirePositive;
 
 import com.mysql.cj.jdbc.StatementImpl;
+import dev.inbox.BatchClaims;
 import dev.inbox.ClaimRequest;
 import dev.inbox.ClaimResult;
 import dev.inbox.FingerprintCheck;
@@ -11,7 +12,6 @@ import dev.inbox.InboxKey;
 import dev.inbox.InboxStoreException;
 import dev.inbox.OwnerToken;
 import dev.inbox.StoredRecord;
-import dev.inbox.jdbc.BatchClaims;
 import dev.inbox.jdbc.JdbcExecutor;
 import dev.inbox.jdbc.JdbcStoreBuilder;
 import dev.inbox.jdbc.Micros;

@@ -3,13 +3,13 @@ package dev.inbox.postgres;
 import static dev.inbox.InboxArguments.requireNonNull;
 import static dev.inbox.InboxArguments.requirePositive;
 
+import dev.inbox.BatchClaims;
 import dev.inbox.ClaimRequest;
 import dev.inbox.ClaimResult;
 import dev.inbox.InboxKey;
 import dev.inbox.InboxStoreException;
 import dev.inbox.OwnerToken;
 import dev.inbox.StoredRecord;
-import dev.inbox.jdbc.BatchClaims;
 import dev.inbox.jdbc.JdbcExecutor;
 import dev.inbox.jdbc.JdbcStoreBuilder;
 import dev.inbox.jdbc.Micros;

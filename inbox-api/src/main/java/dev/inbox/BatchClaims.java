@@ -1,10 +1,5 @@
-package dev.inbox.jdbc;
+package dev.inbox;
 
-import dev.inbox.ClaimRequest;
-import dev.inbox.ClaimResult;
-import dev.inbox.FingerprintCheck;
-import dev.inbox.InboxArguments;
-import dev.inbox.InboxKey;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
@@ -14,10 +9,10 @@ import java.util.Map;
 import java.util.function.Function;
 
 /**
- * The shape of {@code claimAll} in the SQL stores: a key repeated in the batch is answered
+ * The shape of {@code claimAll} in stores that batch: a key repeated in the batch is answered
  * DUPLICATE of its first occurrence; the distinct keys are sorted (so that concurrent overlapping
  * batches lock rows in one order and cannot deadlock), cut into chunks of one statement each, and
- * any key a chunk could not answer is claimed alone.
+ * any key a chunk could not answer is claimed alone. For store implementations.
  */
 public final class BatchClaims {
 

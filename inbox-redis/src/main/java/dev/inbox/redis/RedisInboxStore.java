@@ -1,0 +1,377 @@
+package dev.inbox.redis;
+
+import static dev.inbox.InboxArguments.requireNonNegative;
+import static dev.inbox.InboxArguments.requireNonNull;
+import static dev.inbox.InboxArguments.requirePositive;
+
+import dev.inbox.BatchClaims;
+import dev.inbox.ClaimRequest;
+import dev.inbox.ClaimResult;
+import dev.inbox.FingerprintCheck;
+import dev.inbox.InboxKey;
+import dev.inbox.InboxStore;
+import dev.inbox.InboxStoreException;
+import dev.inbox.OwnerToken;
+import io.lettuce.core.AbstractRedisClient;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisCommandExecutionException;
+import io.lettuce.core.RedisException;
+import io.lettuce.core.RedisFuture;
+import io.lettuce.core.RedisNoScriptException;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.api.StatefulConnection;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
+import io.lettuce.core.codec.ByteArrayCodec;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The Redis {@link InboxStore} on Lettuce, for a standalone server or a Redis Cluster.
+ *
+ * <pre>{@code
+ * RedisInboxStore store = RedisInboxStore.builder(redisClient).build();          // standalone
+ * RedisInboxStore store = RedisInboxStore.builder(redisClusterClient).build();   // cluster
+ * }</pre>
+ *
+ * <p><b>Record.</b> One string per key, {@code <prefix>:{<consumer as hex>}:<id bytes>} (see the
+ * README for the layout and its hot-slot trade-off), holding {@code I|C <expires ms> <owner>
+ * [fingerprint]}: IN_PROGRESS or COMPLETED, when the lease or the retention ends by the server's
+ * clock, the owner token and the payload fingerprint. The key's TTL is that expiry plus the
+ * store's grace, so Redis removes the record itself once it may count as absent; {@link #purge()}
+ * has nothing to do and returns 0.
+ *
+ * <p><b>Algorithm.</b> Each operation is one Lua script, run atomically by the server with {@code
+ * EVALSHA} (and {@code EVAL} after a {@code NOSCRIPT}), deciding by {@code TIME}: claim takes an
+ * absent key, a record past expiry + grace, its own lease or an expired one (a takeover) and
+ * otherwise answers DUPLICATE (late past retention, with the fingerprint comparison) or BUSY;
+ * complete and release compare the owner first. One round trip per operation; {@code claimAll}
+ * pipelines the scripts, each on one key, so a Cluster never sees a cross-slot call.
+ *
+ * <p><b>Durability.</b> A claim acknowledged by a primary that dies before replicating it is lost
+ * (replication is asynchronous), and so is everything on a server without persistence that
+ * restarts: a redelivery then runs the work again. See the README.
+ */
+public final class RedisInboxStore implements InboxStore {
+
+    /** The most scripts pipelined by one {@code claimAll} step. */
+    public static final int BATCH_CHUNK = 1_000;
+
+    private static final long MAX_MILLIS = Duration.ofDays(36_525).toMillis();
+
+    private static final RedisScript CLAIM = RedisScript.load("claim");
+    private static final RedisScript COMPLETE = RedisScript.load("complete");
+    private static final RedisScript RELEASE = RedisScript.load("release");
+
+    private final RedisConnection redis;
+    private final RedisKeys keys;
+    private final byte[] grace;
+    private final AtomicBoolean closed = new AtomicBoolean();
+
+    private RedisInboxStore(RedisConnection redis, RedisKeys keys, Duration grace) {
+        this.redis = redis;
+        this.keys = keys;
+        this.grace = millis(grace, 0);
+    }
+
+    /**
+     * A store on a standalone server (or one reached through Sentinel) of {@code client}. The
+     * store opens its own connection and closes it; the client stays the caller's.
+     *
+     * @throws IllegalArgumentException if {@code client} is null
+     */
+    public static Builder builder(RedisClient client) {
+        requireNonNull(client, "client");
+        return new Builder(() -> RedisConnection.of(client.connect(ByteArrayCodec.INSTANCE), null));
+    }
+
+    /**
+     * A store on the Redis Cluster of {@code client}. The store opens its own connection and
+     * closes it; the client stays the caller's.
+     *
+     * @throws IllegalArgumentException if {@code client} is null
+     */
+    public static Builder builder(RedisClusterClient client) {
+        requireNonNull(client, "client");
+        return new Builder(() -> RedisConnection.of(client.connect(ByteArrayCodec.INSTANCE), null));
+    }
+
+    /**
+     * A store on the standalone server at {@code uri}, with a client the store creates and shuts
+     * down on {@link #close()}. The URI's timeout bounds every command.
+     *
+     * @throws IllegalArgumentException if {@code uri} is null
+     */
+    public static Builder builder(RedisURI uri) {
+        requireNonNull(uri, "uri");
+        return new Builder(() -> {
+            RedisClient client = RedisClient.create(uri);
+            try {
+                return RedisConnection.of(client.connect(ByteArrayCodec.INSTANCE), client);
+            } catch (RuntimeException e) {
+                client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+                throw e;
+            }
+        });
+    }
+
+    @Override
+    public ClaimResult claim(ClaimRequest request) {
+        requireNonNull(request, "request");
+        ensureOpen();
+        List<Object> reply = call(
+                "claim of " + request.key(),
+                () -> CLAIM.run(redis.sync, ScriptOutputType.MULTI, keys.record(request.key()), claimArgs(request)));
+        return decode(reply);
+    }
+
+    @Override
+    public List<ClaimResult> claimAll(List<ClaimRequest> requests) {
+        ensureOpen();
+        return BatchClaims.claimAll(requests, BATCH_CHUNK, this::claimChunk, this::claim);
+    }
+
+    /** Pipelines one script per key and waits for them all; a key that hit NOSCRIPT is claimed alone. */
+    private ClaimResult[] claimChunk(List<ClaimRequest> chunk) {
+        List<RedisFuture<List<Object>>> replies = new ArrayList<>(chunk.size());
+        call("claimAll of " + chunk.size() + " keys", () -> {
+            for (ClaimRequest request : chunk) {
+                replies.add(CLAIM.start(
+                        redis.async, ScriptOutputType.MULTI, keys.record(request.key()), claimArgs(request)));
+            }
+            return null;
+        });
+        ClaimResult[] answers = new ClaimResult[chunk.size()];
+        long deadline = System.nanoTime() + redis.timeout.toNanos();
+        for (int i = 0; i < answers.length; i++) {
+            try {
+                long left = Math.max(1, deadline - System.nanoTime());
+                answers[i] = decode(replies.get(i).get(left, TimeUnit.NANOSECONDS));
+            } catch (ExecutionException e) {
+                if (!(e.getCause() instanceof RedisNoScriptException)) {
+                    throw failure("claimAll of " + chunk.size() + " keys", e.getCause());
+                }
+            } catch (TimeoutException e) {
+                throw new InboxStoreException(
+                        "claimAll of " + chunk.size() + " keys timed out after " + redis.timeout, e);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new InboxStoreException("claimAll was interrupted", e);
+            }
+        }
+        return answers;
+    }
+
+    private byte[][] claimArgs(ClaimRequest request) {
+        String fingerprint = request.fingerprint();
+        return new byte[][] {
+            ascii(request.owner().value()),
+            millis(request.lease(), 1),
+            fingerprint == null ? new byte[0] : ascii(fingerprint),
+            grace
+        };
+    }
+
+    static ClaimResult decode(List<Object> reply) {
+        long code = (Long) reply.get(0);
+        if (code == 1) {
+            return (Long) reply.get(1) == 1 ? ClaimResult.takenOver() : ClaimResult.acquired();
+        }
+        if (code == 2) {
+            long check = (Long) reply.get(2);
+            return ClaimResult.duplicate(
+                    (Long) reply.get(1) == 1,
+                    check == 1
+                            ? FingerprintCheck.MATCH
+                            : check == 2 ? FingerprintCheck.MISMATCH : FingerprintCheck.NOT_COMPARED);
+        }
+        return ClaimResult.busy();
+    }
+
+    @Override
+    public boolean complete(InboxKey key, OwnerToken owner, Duration retention) {
+        requireNonNull(key, "key");
+        requireNonNull(owner, "owner");
+        byte[] keep = millis(requirePositive(retention, "retention"), 1);
+        ensureOpen();
+        Long done = call(
+                "complete of " + key,
+                () -> COMPLETE.run(
+                        redis.sync, ScriptOutputType.INTEGER, keys.record(key), ascii(owner.value()), keep, grace));
+        return done == 1;
+    }
+
+    @Override
+    public boolean release(InboxKey key, OwnerToken owner) {
+        requireNonNull(key, "key");
+        requireNonNull(owner, "owner");
+        ensureOpen();
+        Long done = call(
+                "release of " + key,
+                () -> RELEASE.run(redis.sync, ScriptOutputType.INTEGER, keys.record(key), ascii(owner.value()), grace));
+        return done == 1;
+    }
+
+    /**
+     * Returns 0: every record carries a TTL of its expiry plus the grace, so Redis removes it
+     * itself (lazily on access and by its active expiry cycle), and a record past expiry + grace is
+     * never read as live.
+     */
+    @Override
+    public long purge() {
+        ensureOpen();
+        return 0;
+    }
+
+    /** A {@link RedisSequenceGuard} on this store's connection and prefix. */
+    public RedisSequenceGuard sequenceGuard() {
+        ensureOpen();
+        return new RedisSequenceGuard(this);
+    }
+
+    /** Closes the store's connection (and the client, when the store created it). */
+    @Override
+    public void close() {
+        if (closed.compareAndSet(false, true)) {
+            redis.close();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "RedisInboxStore[" + redis.connection + "]";
+    }
+
+    void ensureOpen() {
+        if (closed.get()) {
+            throw new IllegalStateException("the store is closed");
+        }
+    }
+
+    RedisConnection redis() {
+        return redis;
+    }
+
+    RedisKeys keys() {
+        return keys;
+    }
+
+    /** Runs a Redis call, turning Lettuce's failures into {@link InboxStoreException}. */
+    static <T> T call(String operation, Supplier<T> call) {
+        try {
+            return call.get();
+        } catch (RedisException e) {
+            throw failure(operation, e);
+        }
+    }
+
+    static InboxStoreException failure(String operation, Throwable cause) {
+        // A script or command error will fail again; a timeout or a lost connection may not.
+        boolean retryable = !(cause instanceof RedisCommandExecutionException);
+        return new InboxStoreException(operation + " failed: " + cause.getMessage(), cause, retryable);
+    }
+
+    static byte[] ascii(String text) {
+        return text.getBytes(StandardCharsets.US_ASCII);
+    }
+
+    /** {@code duration} in whole milliseconds as ASCII digits, at least {@code min}, at most 100 years. */
+    static byte[] millis(Duration duration, long min) {
+        long ms = duration.compareTo(Duration.ofMillis(MAX_MILLIS)) >= 0 ? MAX_MILLIS : duration.toMillis();
+        return ascii(Long.toString(Math.max(min, ms)));
+    }
+
+    /** The store's connection, standalone or cluster, and the client when the store owns it. */
+    static final class RedisConnection {
+        final StatefulConnection<byte[], byte[]> connection;
+        final RedisClusterCommands<byte[], byte[]> sync;
+        final RedisClusterAsyncCommands<byte[], byte[]> async;
+        final Duration timeout;
+        final @Nullable AbstractRedisClient ownedClient;
+
+        private RedisConnection(
+                StatefulConnection<byte[], byte[]> connection,
+                RedisClusterCommands<byte[], byte[]> sync,
+                RedisClusterAsyncCommands<byte[], byte[]> async,
+                @Nullable AbstractRedisClient ownedClient) {
+            this.connection = connection;
+            this.sync = sync;
+            this.async = async;
+            this.timeout = connection.getTimeout();
+            this.ownedClient = ownedClient;
+        }
+
+        static RedisConnection of(StatefulRedisConnection<byte[], byte[]> c, @Nullable AbstractRedisClient owned) {
+            return new RedisConnection(c, c.sync(), c.async(), owned);
+        }
+
+        static RedisConnection of(
+                StatefulRedisClusterConnection<byte[], byte[]> c, @Nullable AbstractRedisClient owned) {
+            return new RedisConnection(c, c.sync(), c.async(), owned);
+        }
+
+        void close() {
+            try {
+                connection.close();
+            } finally {
+                if (ownedClient != null) {
+                    ownedClient.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+                }
+            }
+        }
+    }
+
+    /** Configures a {@link RedisInboxStore}; each setter checks its argument at once. */
+    public static final class Builder {
+
+        private final Supplier<RedisConnection> connect;
+        private RedisKeys keys = RedisKeys.of("inbox");
+        private Duration grace = Duration.ofHours(1);
+
+        private Builder(Supplier<RedisConnection> connect) {
+            this.connect = connect;
+        }
+
+        /**
+         * The prefix of every key; default {@code inbox}.
+         *
+         * @throws IllegalArgumentException if not 1 to 64 of {@code A-Z a-z 0-9 _ . : -}
+         */
+        public Builder prefix(String prefix) {
+            this.keys = RedisKeys.of(prefix);
+            return this;
+        }
+
+        /**
+         * How long a record is kept past its expiry, so that a duplicate arriving then is still
+         * suppressed and reported late; default 1 hour. It is part of each key's TTL.
+         *
+         * @throws IllegalArgumentException if null or negative
+         */
+        public Builder grace(Duration grace) {
+            this.grace = requireNonNegative(grace, "grace");
+            return this;
+        }
+
+        /**
+         * Connects and builds the store.
+         *
+         * @throws InboxStoreException if the server cannot be reached
+         */
+        public RedisInboxStore build() {
+            return new RedisInboxStore(call("connect to Redis", connect), keys, grace);
+        }
+    }
+}

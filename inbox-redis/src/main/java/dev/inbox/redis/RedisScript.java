@@ -1,0 +1,71 @@
+package dev.inbox.redis;
+
+import io.lettuce.core.RedisFuture;
+import io.lettuce.core.RedisNoScriptException;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
+import io.lettuce.core.api.sync.RedisScriptingCommands;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+
+/**
+ * One Lua script of the store, shipped in the jar, run by {@code EVALSHA} and sent again with
+ * {@code EVAL} when the server answers {@code NOSCRIPT} (after a restart, a failover or {@code
+ * SCRIPT FLUSH}).
+ */
+final class RedisScript {
+
+    private final String name;
+    private final String source;
+    private final String sha;
+
+    private RedisScript(String name, String source) {
+        this.name = name;
+        this.source = source;
+        try {
+            this.sha = HexFormat.of()
+                    .formatHex(MessageDigest.getInstance("SHA-1").digest(source.getBytes(StandardCharsets.UTF_8)));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every Java platform provides SHA-1", e);
+        }
+    }
+
+    static RedisScript load(String name) {
+        try (InputStream in = RedisScript.class.getResourceAsStream(name + ".lua")) {
+            if (in == null) {
+                throw new IllegalStateException(name + ".lua is missing from the inbox-redis jar");
+            }
+            return new RedisScript(name, new String(in.readAllBytes(), StandardCharsets.UTF_8));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    String name() {
+        return name;
+    }
+
+    String source() {
+        return source;
+    }
+
+    /** Runs the script on one key, synchronously. */
+    <T> T run(RedisScriptingCommands<byte[], byte[]> commands, ScriptOutputType type, byte[] key, byte[]... args) {
+        try {
+            return commands.evalsha(sha, type, new byte[][] {key}, args);
+        } catch (RedisNoScriptException e) {
+            return commands.eval(source, type, new byte[][] {key}, args);
+        }
+    }
+
+    /** Starts the script on one key without waiting (for pipelined batches); NOSCRIPT is the caller's to retry. */
+    <T> RedisFuture<T> start(
+            RedisScriptingAsyncCommands<byte[], byte[]> commands, ScriptOutputType type, byte[] key, byte[]... args) {
+        return commands.evalsha(sha, type, new byte[][] {key}, args);
+    }
+}

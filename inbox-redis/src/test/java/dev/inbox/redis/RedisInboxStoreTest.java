@@ -1,0 +1,229 @@
+package dev.inbox.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.inbox.ClaimRequest;
+import dev.inbox.ClaimResult;
+import dev.inbox.InboxKey;
+import dev.inbox.InboxStore;
+import dev.inbox.OwnerToken;
+import dev.inbox.SequenceGuard;
+import dev.inbox.tck.InboxStoreContract;
+import dev.inbox.tck.SequenceGuardContract;
+import dev.inbox.tck.StoreFailureContract;
+import dev.inbox.tck.TestEndpoint;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.SlotHash;
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
+
+class RedisInboxStoreTest {
+
+    static RedisClient standalone;
+    static RedisTestServers clusterProcess;
+    static RedisClusterClient cluster;
+
+    @BeforeAll
+    static void connect() throws Exception {
+        String url = TestEndpoint.resolve(
+                "Redis", "INBOX_TEST_REDIS_URL", "redis://127.0.0.1:6379", "redis://host:6379", uri -> {
+                    RedisClient probe = RedisClient.create(RedisURI.create(uri));
+                    try {
+                        probe.connect().close();
+                    } finally {
+                        probe.shutdown(Duration.ZERO, Duration.ofSeconds(1));
+                    }
+                });
+        standalone = RedisClient.create(RedisURI.create(url));
+        if (!RedisTestServers.available()) {
+            TestEndpoint.resolve(
+                    "Redis Cluster", "INBOX_TEST_REDIS_CLUSTER_URL", "redis-server on PATH", "redis://host:7000", x -> {
+                        throw new IllegalStateException("redis-server and redis-cli are not on the PATH");
+                    });
+        }
+        String clusterUrl = System.getenv("INBOX_TEST_REDIS_CLUSTER_URL");
+        if (clusterUrl == null) {
+            clusterProcess = RedisTestServers.start();
+            clusterUrl = "redis://" + clusterProcess.seed();
+        }
+        cluster = RedisClusterClient.create(clusterUrl);
+    }
+
+    @AfterAll
+    static void disconnect() {
+        if (cluster != null) {
+            cluster.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+        }
+        if (clusterProcess != null) {
+            clusterProcess.close();
+        }
+        if (standalone != null) {
+            standalone.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+        }
+    }
+
+    @Nested
+    class StandaloneKit extends InboxStoreContract {
+        @Override
+        protected InboxStore createStore(Duration grace) {
+            return RedisInboxStore.builder(standalone)
+                    .prefix("inbox-it")
+                    .grace(grace)
+                    .build();
+        }
+
+        @Override
+        protected boolean purgeRemovesAllExpired() {
+            return false;
+        }
+    }
+
+    @Nested
+    class ClusterKit extends InboxStoreContract {
+        @Override
+        protected InboxStore createStore(Duration grace) {
+            return RedisInboxStore.builder(cluster)
+                    .prefix("inbox-it")
+                    .grace(grace)
+                    .build();
+        }
+
+        @Override
+        protected boolean purgeRemovesAllExpired() {
+            return false;
+        }
+    }
+
+    @Nested
+    class StandaloneSequenceKit extends SequenceGuardContract {
+        @Override
+        protected SequenceGuard createGuard() {
+            return RedisInboxStore.builder(standalone)
+                    .prefix("inbox-it")
+                    .build()
+                    .sequenceGuard();
+        }
+    }
+
+    @Nested
+    class ClusterSequenceKit extends SequenceGuardContract {
+        @Override
+        protected SequenceGuard createGuard() {
+            return RedisInboxStore.builder(cluster).prefix("inbox-it").build().sequenceGuard();
+        }
+    }
+
+    @Nested
+    class FailureKit extends StoreFailureContract {
+        @Override
+        protected InboxStore createStore(String host, int port, Duration timeout) {
+            return RedisInboxStore.builder(RedisURI.builder()
+                            .withHost(host)
+                            .withPort(port)
+                            .withTimeout(timeout)
+                            .build())
+                    .build();
+        }
+    }
+
+    // ------------------------------------------------------------------------ Redis-specific tests
+
+    private final String consumer = "redis-" + UUID.randomUUID();
+
+    @Test
+    void keyLayout_keepsOneConsumerInOneSlot_whateverBracesTheIdHolds() {
+        RedisKeys keys = RedisKeys.of("inbox");
+        int slot = SlotHash.getSlot(keys.record(InboxKey.of(consumer, "plain")));
+        for (String id : List.of("{other}", "}{", "a{b}c", "{", "}", "{}x")) {
+            assertThat(SlotHash.getSlot(keys.record(InboxKey.of(consumer, id))))
+                    .as(id)
+                    .isEqualTo(slot);
+        }
+        assertThat(SlotHash.getSlot(keys.record(InboxKey.of("}", "x"))))
+                .as("a brace in the consumer cannot end the tag")
+                .isEqualTo(SlotHash.getSlot(keys.record(InboxKey.of("}", "y"))));
+    }
+
+    @Test
+    void prefix_isValidated() {
+        for (String bad : new String[] {"", "in{box", "in}box", "in box", "x".repeat(65)}) {
+            assertThatThrownBy(() -> RedisInboxStore.builder(standalone).prefix(bad))
+                    .as(bad)
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("prefix");
+        }
+    }
+
+    @Test
+    void records_expireNatively_atExpiryPlusGrace() throws InterruptedException {
+        try (RedisInboxStore store = RedisInboxStore.builder(standalone)
+                .prefix("inbox-it")
+                .grace(Duration.ofMillis(100))
+                .build()) {
+            InboxKey key = InboxKey.of(consumer, "ttl");
+            OwnerToken owner = OwnerToken.random();
+            store.claim(ClaimRequest.of(key, owner, Duration.ofMinutes(1)));
+            store.complete(key, owner, Duration.ofMillis(200));
+            try (var connection = standalone.connect(io.lettuce.core.codec.ByteArrayCodec.INSTANCE)) {
+                long ttl = connection.sync().pttl(RedisKeys.of("inbox-it").record(key));
+                assertThat(ttl).as("TTL = retention + grace").isBetween(1L, 300L);
+                Thread.sleep(400);
+                assertThat(connection.sync().exists(RedisKeys.of("inbox-it").record(key)))
+                        .isZero();
+            }
+            assertThat(store.claim(ClaimRequest.of(key, OwnerToken.random(), Duration.ofMinutes(1))))
+                    .isEqualTo(ClaimResult.acquired());
+        }
+    }
+
+    /**
+     * Rule C5 for real: the claim reaches a paused server, times out on the client, and is applied
+     * when the server resumes. Retrying with the same owner must answer ACQUIRED, never
+     * DUPLICATE or BUSY, or the message would be dropped.
+     */
+    @Test
+    void claimApplied_afterItsReplyWasLost_isAcquiredAgainByTheSameOwner() throws Exception {
+        try (RedisTestServers server = RedisTestServers.standalone();
+                RedisInboxStore store = RedisInboxStore.builder(RedisURI.builder()
+                                .withHost("127.0.0.1")
+                                .withPort(Integer.parseInt(server.seed().split(":")[1]))
+                                .withTimeout(Duration.ofMillis(300))
+                                .build())
+                        .build()) {
+            InboxKey key = InboxKey.of(consumer, "ambiguous");
+            OwnerToken owner = OwnerToken.random();
+            ClaimRequest request = ClaimRequest.of(key, owner, Duration.ofMinutes(1));
+            server.pause();
+            try {
+                assertThatThrownBy(() -> store.claim(request))
+                        .isInstanceOf(dev.inbox.InboxStoreException.class)
+                        .satisfies(e -> assertThat(((dev.inbox.InboxStoreException) e).isRetryable())
+                                .isTrue());
+            } finally {
+                server.resume();
+            }
+            Thread.sleep(200); // the server now runs the claim it had received
+            assertThat(store.claim(request)).as("the same owner's retry").isEqualTo(ClaimResult.acquired());
+            assertThat(store.claim(ClaimRequest.of(key, OwnerToken.random(), Duration.ofMinutes(1))))
+                    .as("the first claim did hold the key")
+                    .isEqualTo(ClaimResult.busy());
+        }
+    }
+
+    @Test
+    void sequenceGuard_rejectsNumbersLuaCannotCompareExactly() {
+        try (RedisInboxStore store =
+                RedisInboxStore.builder(standalone).prefix("inbox-it").build()) {
+            assertThatThrownBy(() -> store.sequenceGuard().advance(InboxKey.of(consumer, "e"), (1L << 53) + 1))
+                    .isInstanceOf(IllegalArgumentException.class);
+        }
+    }
+}

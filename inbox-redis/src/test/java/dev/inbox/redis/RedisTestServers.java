@@ -1,0 +1,235 @@
+package dev.inbox.redis;
+
+import java.io.File;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+/**
+ * Redis servers the tests start themselves from the local {@code redis-server}, on free loopback
+ * ports and without persistence: a 3-master Redis Cluster ({@link #start()}, about 2–3 s) or one
+ * standalone server ({@link #standalone()}) that a test may pause. {@link #close()} stops the
+ * processes and deletes their files; start-up is bounded.
+ */
+final class RedisTestServers implements AutoCloseable {
+
+    private static final long START_TIMEOUT_MS = 30_000;
+
+    private final Path dir;
+    private final List<Process> servers = new ArrayList<>();
+    private final List<Integer> ports = new ArrayList<>();
+
+    private RedisTestServers(Path dir) {
+        this.dir = dir;
+    }
+
+    /** True when {@code redis-server} and {@code redis-cli} are on the PATH. */
+    static boolean available() {
+        return onPath("redis-server") && onPath("redis-cli");
+    }
+
+    static RedisTestServers start() throws IOException, InterruptedException {
+        RedisTestServers cluster = new RedisTestServers(Files.createTempDirectory("inbox-redis-cluster"));
+        try {
+            cluster.launch();
+            return cluster;
+        } catch (IOException | InterruptedException | RuntimeException e) {
+            cluster.close();
+            throw e;
+        }
+    }
+
+    /** One standalone server. */
+    static RedisTestServers standalone() throws IOException, InterruptedException {
+        RedisTestServers server = new RedisTestServers(Files.createTempDirectory("inbox-redis-server"));
+        try {
+            int port = freePort();
+            server.ports.add(port);
+            server.servers.add(server.startNode(port, false));
+            waitFor(System.currentTimeMillis() + START_TIMEOUT_MS, "PONG", "-p", Integer.toString(port), "ping");
+            return server;
+        } catch (IOException | InterruptedException | RuntimeException e) {
+            server.close();
+            throw e;
+        }
+    }
+
+    /** Freezes the first server (SIGSTOP): it takes connections and commands but answers nothing. */
+    void pause() throws IOException, InterruptedException {
+        signal("-STOP");
+    }
+
+    /** Lets the first server run again (SIGCONT); it then executes what it received meanwhile. */
+    void resume() throws IOException, InterruptedException {
+        signal("-CONT");
+    }
+
+    private void signal(String signal) throws IOException, InterruptedException {
+        Process kill =
+                new ProcessBuilder("kill", signal, Long.toString(servers.get(0).pid())).start();
+        if (!kill.waitFor(5, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+            throw new IllegalStateException("kill " + signal + " failed");
+        }
+    }
+
+    /** The seed node, as {@code host:port}. */
+    String seed() {
+        return "127.0.0.1:" + ports.get(0);
+    }
+
+    private void launch() throws IOException, InterruptedException {
+        for (int i = 0; i < 3; i++) {
+            int port = freePort();
+            ports.add(port);
+            Path nodeDir = Files.createDirectories(dir.resolve("node-" + port));
+            servers.add(new ProcessBuilder(
+                            "redis-server",
+                            "--port",
+                            Integer.toString(port),
+                            "--bind",
+                            "127.0.0.1",
+                            "--cluster-enabled",
+                            "yes",
+                            "--cluster-config-file",
+                            "nodes.conf",
+                            "--dir",
+                            nodeDir.toString(),
+                            "--save",
+                            "",
+                            "--appendonly",
+                            "no",
+                            "--daemonize",
+                            "no",
+                            "--logfile",
+                            nodeDir.resolve("redis.log").toString())
+                    .redirectErrorStream(true)
+                    .redirectOutput(nodeDir.resolve("stdout.log").toFile())
+                    .start());
+        }
+        long deadline = System.currentTimeMillis() + START_TIMEOUT_MS;
+        for (int port : ports) {
+            waitFor(deadline, "PONG", "-p", Integer.toString(port), "ping");
+        }
+        List<String> create = new ArrayList<>(List.of("redis-cli", "--cluster", "create"));
+        for (int port : ports) {
+            create.add("127.0.0.1:" + port);
+        }
+        create.addAll(List.of("--cluster-replicas", "0", "--cluster-yes"));
+        run(deadline, create);
+        for (int port : ports) {
+            waitFor(deadline, "cluster_state:ok", "-p", Integer.toString(port), "cluster", "info");
+        }
+    }
+
+    private Process startNode(int port, boolean clustered) throws IOException {
+        Path nodeDir = Files.createDirectories(dir.resolve("node-" + port));
+        return new ProcessBuilder(
+                        "redis-server",
+                        "--port",
+                        Integer.toString(port),
+                        "--bind",
+                        "127.0.0.1",
+                        "--cluster-enabled",
+                        clustered ? "yes" : "no",
+                        "--cluster-config-file",
+                        "nodes.conf",
+                        "--dir",
+                        nodeDir.toString(),
+                        "--save",
+                        "",
+                        "--appendonly",
+                        "no",
+                        "--daemonize",
+                        "no",
+                        "--logfile",
+                        nodeDir.resolve("redis.log").toString())
+                .redirectErrorStream(true)
+                .redirectOutput(nodeDir.resolve("stdout.log").toFile())
+                .start();
+    }
+
+    private static void waitFor(long deadline, String expected, String... args)
+            throws IOException, InterruptedException {
+        List<String> command = new ArrayList<>(List.of("redis-cli"));
+        command.addAll(List.of(args));
+        while (true) {
+            String out = run(deadline, command);
+            if (out.contains(expected)) {
+                return;
+            }
+            if (System.currentTimeMillis() > deadline) {
+                throw new IllegalStateException(
+                        "redis cluster not ready: " + String.join(" ", command) + " said " + out);
+            }
+            Thread.sleep(100);
+        }
+    }
+
+    private static String run(long deadline, List<String> command) throws IOException, InterruptedException {
+        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+        long left = Math.max(1, deadline - System.currentTimeMillis());
+        if (!process.waitFor(left, TimeUnit.MILLISECONDS)) {
+            process.destroyForcibly();
+            throw new IllegalStateException("timed out: " + String.join(" ", command));
+        }
+        return new String(process.getInputStream().readAllBytes());
+    }
+
+    private static int freePort() throws IOException {
+        // The cluster bus listens on port + 10000: pick a port whose bus port is free too.
+        for (int attempt = 0; attempt < 50; attempt++) {
+            try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+                int port = socket.getLocalPort();
+                if (port + 10_000 < 65_536) {
+                    try (ServerSocket bus = new ServerSocket(port + 10_000, 1, InetAddress.getLoopbackAddress())) {
+                        return port;
+                    } catch (IOException taken) {
+                        // try another
+                    }
+                }
+            }
+        }
+        throw new IOException("no free port pair for a Redis Cluster node");
+    }
+
+    private static boolean onPath(String binary) {
+        String path = System.getenv("PATH");
+        return path != null
+                && Stream.of(path.split(File.pathSeparator)).anyMatch(p -> Files.isExecutable(Path.of(p, binary)));
+    }
+
+    @Override
+    public void close() {
+        for (Process server : servers) {
+            try {
+                new ProcessBuilder("kill", "-CONT", Long.toString(server.pid()))
+                        .start()
+                        .waitFor(5, TimeUnit.SECONDS);
+            } catch (IOException | InterruptedException ignored) {
+                // it was not paused, or is gone already
+            }
+            server.destroy();
+        }
+        for (Process server : servers) {
+            try {
+                if (!server.waitFor(5, TimeUnit.SECONDS)) {
+                    server.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        try (Stream<Path> files = Files.walk(dir)) {
+            files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (IOException ignored) {
+            // best effort: a temp directory
+        }
+    }
+}
