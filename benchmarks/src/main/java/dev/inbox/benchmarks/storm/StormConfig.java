@@ -14,6 +14,7 @@ record StormConfig(
         String store,
         String mode,
         String jdbcUrl,
+        String redisUrl,
         int events,
         int partitions,
         int consumers,
@@ -34,7 +35,7 @@ record StormConfig(
 
     static final String USAGE = String.join(
             "\n",
-            "usage: storm [--store caffeine|postgres|mysql] [--mode lease|transactional] [--jdbc-url URL]",
+            "usage: storm [--store caffeine|postgres|mysql|redis|redis-cluster] [--redis-url URL] [--mode lease|transactional] [--jdbc-url URL]",
             "             [--events N] [--partitions N] [--consumers N]",
             "             [--max-redeliveries N] [--max-redelivery-delay-ms N] [--fail-rate R]",
             "             [--crash-before-work-rate R] [--crash-after-work-rate R]",
@@ -49,6 +50,8 @@ record StormConfig(
             "",
             "--store postgres uses --jdbc-url (default " + DEFAULT_JDBC_URL + ");",
             "--store mysql uses --jdbc-url (default " + DEFAULT_MYSQL_URL + ");",
+            "--store redis uses --redis-url (default redis://127.0.0.1:6379); --store redis-cluster needs",
+            "--redis-url naming one node of the cluster.",
             "--mode transactional writes the ledger in the claim's transaction (SQL stores), where no crash",
             "may double an effect.");
 
@@ -57,6 +60,7 @@ record StormConfig(
                 "caffeine",
                 "lease",
                 DEFAULT_JDBC_URL,
+                "redis://127.0.0.1:6379",
                 20_000,
                 8,
                 8,
@@ -91,6 +95,7 @@ record StormConfig(
                 "store",
                 "mode",
                 "jdbc-url",
+                "redis-url",
                 "events",
                 "partitions",
                 "consumers",
@@ -111,6 +116,7 @@ record StormConfig(
                 values.getOrDefault("store", d.store()),
                 values.getOrDefault("mode", d.mode()),
                 values.getOrDefault("jdbc-url", d.jdbcUrl()),
+                values.getOrDefault("redis-url", d.redisUrl()),
                 positive(values, "events", d.events()),
                 positive(values, "partitions", d.partitions()),
                 positive(values, "consumers", d.consumers()),

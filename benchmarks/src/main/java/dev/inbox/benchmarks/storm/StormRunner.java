@@ -7,8 +7,13 @@ import dev.inbox.caffeine.CaffeineInboxStore;
 import dev.inbox.jdbc.TransactionalInboxStore;
 import dev.inbox.mysql.MysqlInboxStore;
 import dev.inbox.postgres.PostgresInboxStore;
+import dev.inbox.redis.RedisInboxStore;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.cluster.RedisClusterClient;
 import java.io.PrintStream;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.UUID;
 
 /**
@@ -45,6 +50,7 @@ public final class StormRunner {
         Storm storm = new Storm(config);
         String consumer = "storm-" + UUID.randomUUID();
         HikariDataSource pool = null;
+        List<Runnable> resources = new ArrayList<>();
         try {
             StormTarget target;
             switch (config.store()) {
@@ -67,9 +73,20 @@ public final class StormRunner {
                     store.createSchemaIfMissing();
                     target = sqlTarget("mysql", store, pool, consumer, config, storm.metrics());
                 }
+                case "redis", "redis-cluster" -> {
+                    if (config.mode().equals("transactional")) {
+                        throw new IllegalArgumentException("Redis has no transactional mode");
+                    }
+                    RedisInboxStore store = config.store().equals("redis")
+                            ? RedisInboxStore.builder(RedisURI.create(config.redisUrl()))
+                                    .grace(Duration.ofHours(1))
+                                    .build()
+                            : clusterStore(config, resources);
+                    target = new LeaseTarget(config.store(), store, consumer, config, storm.metrics());
+                }
                 default ->
-                    throw new IllegalArgumentException(
-                            "unknown store '" + config.store() + "'; this build has: caffeine, postgres, mysql");
+                    throw new IllegalArgumentException("unknown store '" + config.store()
+                            + "'; this build has: caffeine, postgres, mysql, redis, redis-cluster");
             }
             try (StormTarget t = target) {
                 StormReport report = storm.run(t, err::println);
@@ -83,7 +100,15 @@ public final class StormRunner {
             if (pool != null) {
                 pool.close();
             }
+            resources.forEach(Runnable::run);
         }
+    }
+
+    /** A store on the cluster at --redis-url; the client is shut down after the run. */
+    private static RedisInboxStore clusterStore(StormConfig config, List<Runnable> resources) {
+        RedisClusterClient client = RedisClusterClient.create(config.redisUrl());
+        resources.add(client::shutdown);
+        return RedisInboxStore.builder(client).grace(Duration.ofHours(1)).build();
     }
 
     private static CaffeineInboxStore caffeine(StormConfig config) {

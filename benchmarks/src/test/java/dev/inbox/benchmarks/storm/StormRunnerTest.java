@@ -105,6 +105,17 @@ class StormRunnerTest {
     }
 
     @Test
+    void storm_onRedis_appliesEveryEventExactlyOnce() throws Exception {
+        int code = run("--store", "redis", "--events", "1500", "--json");
+        String json = out.toString(StandardCharsets.UTF_8);
+        assertThat(code).as(json + err).isZero();
+        assertThat(json)
+                .contains("\"store\":\"redis (lease mode)\"")
+                .contains("\"appliedTwice\":0")
+                .contains("\"neverApplied\":0");
+    }
+
+    @Test
     void storm_onPostgres_leaseMode_appliesEveryEventExactlyOnce() throws Exception {
         int code = run("--store", "postgres", "--events", "1500", "--json");
         String json = out.toString(StandardCharsets.UTF_8);
