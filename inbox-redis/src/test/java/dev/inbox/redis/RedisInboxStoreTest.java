@@ -132,6 +132,11 @@ class RedisInboxStoreTest {
                             .build())
                     .build();
         }
+
+        @Override
+        protected boolean purgeTalksToServer() {
+            return false;
+        }
     }
 
     // ------------------------------------------------------------------------ Redis-specific tests

@@ -1,0 +1,249 @@
+package dev.inbox.dynamodb;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.inbox.ClaimRequest;
+import dev.inbox.ClaimResult;
+import dev.inbox.InboxKey;
+import dev.inbox.InboxStore;
+import dev.inbox.InboxStoreException;
+import dev.inbox.OwnerToken;
+import dev.inbox.SequenceGuard;
+import dev.inbox.tck.InboxStoreContract;
+import dev.inbox.tck.SequenceGuardContract;
+import dev.inbox.tck.StoreFailureContract;
+import dev.inbox.tck.TestEndpoint;
+import java.net.URI;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClient;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+
+class DynamoDbInboxStoreTest {
+
+    static final String TABLE = "inbox_it";
+
+    static DynaliteServer dynalite;
+    static DynamoDbClient client;
+    static DynamoDbAsyncClient asyncClient;
+
+    @BeforeAll
+    static void start() throws Exception {
+        String endpoint = System.getenv("INBOX_TEST_DYNAMODB_URL");
+        if (endpoint == null) {
+            TestEndpoint.resolve(
+                    "dynalite",
+                    "INBOX_TEST_DYNAMODB_URL",
+                    "node + dynalite",
+                    "http://host:8000",
+                    DynaliteServer::checkInstalled);
+            dynalite = DynaliteServer.start();
+            endpoint = dynalite.endpoint();
+        }
+        client = client(endpoint, Duration.ofSeconds(10));
+        asyncClient = DynamoDbAsyncClient.builder()
+                .endpointOverride(URI.create(endpoint))
+                .region(Region.US_EAST_1)
+                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("test", "test")))
+                .build();
+        DynamoDbInboxStore.builder(client).table(TABLE).build().createTableIfMissing();
+    }
+
+    @AfterAll
+    static void stop() {
+        if (asyncClient != null) {
+            asyncClient.close();
+        }
+        if (client != null) {
+            client.close();
+        }
+        if (dynalite != null) {
+            dynalite.close();
+        }
+    }
+
+    static DynamoDbClient client(String endpoint, Duration timeout) {
+        return DynamoDbClient.builder()
+                .endpointOverride(URI.create(endpoint))
+                .region(Region.US_EAST_1)
+                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("test", "test")))
+                .overrideConfiguration(c -> c.apiCallTimeout(timeout).apiCallAttemptTimeout(timeout))
+                .build();
+    }
+
+    static DynamoDbInboxStore store(Duration grace) {
+        return DynamoDbInboxStore.builder(client)
+                .asyncClient(asyncClient)
+                .table(TABLE)
+                .grace(grace)
+                .build();
+    }
+
+    @Nested
+    class Kit extends InboxStoreContract {
+        @Override
+        protected InboxStore createStore(Duration grace) {
+            return store(grace);
+        }
+
+        @Override
+        protected void createSchema(InboxStore store) {
+            ((DynamoDbInboxStore) store).createTableIfMissing();
+        }
+
+        @Override
+        protected boolean purgeRemovesAllExpired() {
+            return false;
+        }
+
+        @Override
+        protected int raceRounds() {
+            return 300; // dynalite serves ~1k conditional puts/s here
+        }
+
+        @Override
+        protected int largeBatchSize() {
+            return 1_200;
+        }
+    }
+
+    @Nested
+    class WithoutAsyncClientKit extends InboxStoreContract {
+        @Override
+        protected InboxStore createStore(Duration grace) {
+            return DynamoDbInboxStore.builder(client).table(TABLE).grace(grace).build();
+        }
+
+        @Override
+        protected boolean purgeRemovesAllExpired() {
+            return false;
+        }
+
+        @Override
+        protected int raceRounds() {
+            return 100;
+        }
+
+        @Override
+        protected int largeBatchSize() {
+            return 1_100;
+        }
+    }
+
+    @Nested
+    class SequenceKit extends SequenceGuardContract {
+        @Override
+        protected SequenceGuard createGuard() {
+            return store(Duration.ofHours(1)).sequenceGuard();
+        }
+
+        @Override
+        protected int raceRounds() {
+            return 100;
+        }
+    }
+
+    @Nested
+    class FailureKit extends StoreFailureContract {
+        @Override
+        protected InboxStore createStore(String host, int port, Duration timeout) {
+            DynamoDbClient unreachable = client("http://" + host + ":" + port, timeout);
+            return new DelegatingClose(
+                    DynamoDbInboxStore.builder(unreachable).table(TABLE).build(), unreachable);
+        }
+
+        @Override
+        protected boolean purgeTalksToServer() {
+            return false;
+        }
+    }
+
+    /** Closes the test's own client with the store. */
+    record DelegatingClose(DynamoDbInboxStore store, DynamoDbClient client) implements InboxStore {
+        @Override
+        public ClaimResult claim(ClaimRequest request) {
+            return store.claim(request);
+        }
+
+        @Override
+        public List<ClaimResult> claimAll(List<ClaimRequest> requests) {
+            return store.claimAll(requests);
+        }
+
+        @Override
+        public boolean complete(InboxKey key, OwnerToken owner, Duration retention) {
+            return store.complete(key, owner, retention);
+        }
+
+        @Override
+        public boolean release(InboxKey key, OwnerToken owner) {
+            return store.release(key, owner);
+        }
+
+        @Override
+        public long purge() {
+            return store.purge();
+        }
+
+        @Override
+        public void close() {
+            store.close();
+            client.close();
+        }
+    }
+
+    // --------------------------------------------------------------------- DynamoDB-specific tests
+
+    private final String consumer = "ddb-" + UUID.randomUUID();
+
+    @Test
+    void table_isValidated() {
+        for (String bad : new String[] {"", "ab", "in box", "x".repeat(256), "in/box"}) {
+            assertThatThrownBy(() -> DynamoDbInboxStore.builder(client).table(bad))
+                    .as(bad)
+                    .isInstanceOf(IllegalArgumentException.class);
+        }
+    }
+
+    @Test
+    void missingTable_failsWithANonRetryableStoreException() {
+        DynamoDbInboxStore store =
+                DynamoDbInboxStore.builder(client).table("inbox_never_created").build();
+        assertThatThrownBy(() -> store.claim(
+                        ClaimRequest.of(InboxKey.of(consumer, "x"), OwnerToken.random(), Duration.ofMinutes(1))))
+                .isInstanceOf(InboxStoreException.class)
+                .satisfies(
+                        e -> assertThat(((InboxStoreException) e).isRetryable()).isFalse());
+    }
+
+    @Test
+    void keys_ofOneConsumer_cannotCollideWithAnothersThroughTheJoin() {
+        DynamoDbInboxStore store = store(Duration.ofHours(1));
+        OwnerToken owner = OwnerToken.random();
+        assertThat(store.claim(ClaimRequest.of(InboxKey.of(consumer + "a", "b"), owner, Duration.ofMinutes(1))))
+                .isEqualTo(ClaimResult.acquired());
+        assertThat(store.claim(
+                        ClaimRequest.of(InboxKey.of(consumer, "ab"), OwnerToken.random(), Duration.ofMinutes(1))))
+                .isEqualTo(ClaimResult.acquired());
+    }
+
+    @Test
+    void claimAll_onTheAsyncClient_claimsEveryKeyOfALargeBatch() {
+        DynamoDbInboxStore store = store(Duration.ofHours(1));
+        List<ClaimRequest> batch = new ArrayList<>();
+        for (int i = 0; i < 200; i++) {
+            batch.add(ClaimRequest.of(InboxKey.of(consumer, "batch-" + i), OwnerToken.random(), Duration.ofMinutes(1)));
+        }
+        assertThat(store.claimAll(batch)).allMatch(ClaimResult.acquired()::equals);
+    }
+}
