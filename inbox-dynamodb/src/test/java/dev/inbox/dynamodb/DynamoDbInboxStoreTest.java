@@ -206,6 +206,58 @@ class DynamoDbInboxStoreTest {
 
     private final String consumer = "ddb-" + UUID.randomUUID();
 
+    /**
+     * Requests per operation, counted by an SDK interceptor: one per new claim, completion or
+     * release; at most two for a duplicate or a busy key on a server that does not return the item
+     * with a failed condition (dynalite), one on DynamoDB itself.
+     */
+    @Test
+    void requestsPerOperation_areOneForAClaim_andAtMostTwoForADuplicateOrBusy() {
+        java.util.concurrent.atomic.AtomicInteger requests = new java.util.concurrent.atomic.AtomicInteger();
+        String endpoint = dynalite != null ? dynalite.endpoint() : System.getenv("INBOX_TEST_DYNAMODB_URL");
+        try (DynamoDbClient counted = DynamoDbClient.builder()
+                .endpointOverride(URI.create(endpoint))
+                .region(Region.US_EAST_1)
+                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("test", "test")))
+                .overrideConfiguration(c ->
+                        c.addExecutionInterceptor(new software.amazon.awssdk.core.interceptor.ExecutionInterceptor() {
+                            @Override
+                            public void beforeTransmission(
+                                    software.amazon.awssdk.core.interceptor.Context.BeforeTransmission context,
+                                    software.amazon.awssdk.core.interceptor.ExecutionAttributes attributes) {
+                                requests.incrementAndGet();
+                            }
+                        }))
+                .build()) {
+            DynamoDbInboxStore store =
+                    DynamoDbInboxStore.builder(counted).table(TABLE).build();
+            InboxKey key = InboxKey.of(consumer, "counted");
+            OwnerToken owner = OwnerToken.random();
+            assertThat(countRequests(requests, () -> store.claim(ClaimRequest.of(key, owner, Duration.ofMinutes(1)))))
+                    .as("new claim")
+                    .isEqualTo(1);
+            assertThat(countRequests(
+                            requests,
+                            () -> store.claim(ClaimRequest.of(key, OwnerToken.random(), Duration.ofMinutes(1)))))
+                    .as("busy")
+                    .isBetween(1, 2);
+            assertThat(countRequests(requests, () -> store.complete(key, owner, Duration.ofHours(1))))
+                    .as("complete")
+                    .isEqualTo(1);
+            assertThat(countRequests(
+                            requests,
+                            () -> store.claim(ClaimRequest.of(key, OwnerToken.random(), Duration.ofMinutes(1)))))
+                    .as("duplicate")
+                    .isBetween(1, 2);
+        }
+    }
+
+    private static int countRequests(java.util.concurrent.atomic.AtomicInteger requests, Runnable operation) {
+        int before = requests.get();
+        operation.run();
+        return requests.get() - before;
+    }
+
     @Test
     void table_isValidated() {
         for (String bad : new String[] {"", "ab", "in box", "x".repeat(256), "in/box"}) {
