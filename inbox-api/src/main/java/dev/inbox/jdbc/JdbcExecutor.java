@@ -57,6 +57,24 @@ public final class JdbcExecutor implements AutoCloseable {
     }
 
     /**
+     * Runs {@code batch} again and again, each time as a transaction of its own, until it reports
+     * fewer than {@code batchSize} rows: how purges delete in bounded batches without holding one
+     * long transaction.
+     *
+     * @return the rows of all batches together
+     */
+    public long executeInBatches(String operation, int batchSize, SqlFunction<Integer> batch) {
+        long total = 0;
+        while (true) {
+            int rows = execute(operation, batch);
+            total += rows;
+            if (rows < batchSize) {
+                return total;
+            }
+        }
+    }
+
+    /**
      * Runs {@code step} on a connection the caller provides, inside the caller's transaction.
      *
      * @throws IllegalArgumentException if {@code connection} is null or in auto-commit mode

@@ -324,22 +324,16 @@ public final class MysqlInboxStore implements TransactionalInboxStore {
      */
     @Override
     public long purge() {
-        long removed = 0;
-        while (true) {
-            int deleted = jdbc.execute(
-                    "purge of " + sql.inboxTable(),
-                    connection -> retryingDeadlocks(connection, c -> {
-                        try (PreparedStatement statement = c.prepareStatement(sql.purgeBatch())) {
-                            statement.setLong(1, graceMicros);
-                            statement.setInt(2, purgeBatchSize);
-                            return statement.executeUpdate();
-                        }
-                    }));
-            removed += deleted;
-            if (deleted < purgeBatchSize) {
-                return removed;
-            }
-        }
+        return jdbc.executeInBatches(
+                "purge of " + sql.inboxTable(),
+                purgeBatchSize,
+                connection -> retryingDeadlocks(connection, c -> {
+                    try (PreparedStatement statement = c.prepareStatement(sql.purgeBatch())) {
+                        statement.setLong(1, graceMicros);
+                        statement.setInt(2, purgeBatchSize);
+                        return statement.executeUpdate();
+                    }
+                }));
     }
 
     /**

@@ -316,22 +316,15 @@ public final class PostgresInboxStore implements TransactionalInboxStore {
      */
     @Override
     public long purge() {
-        long removed = 0;
-        while (true) {
-            int deleted = jdbc.execute("purge of " + sql.inboxTable(), connection -> {
-                try (PreparedStatement statement = connection.prepareStatement(sql.purgeBatch())) {
-                    setTimeout(statement);
-                    statement.setLong(1, graceMicros);
-                    statement.setInt(2, purgeBatchSize);
-                    statement.setLong(3, graceMicros);
-                    return statement.executeUpdate();
-                }
-            });
-            removed += deleted;
-            if (deleted < purgeBatchSize) {
-                return removed;
+        return jdbc.executeInBatches("purge of " + sql.inboxTable(), purgeBatchSize, connection -> {
+            try (PreparedStatement statement = connection.prepareStatement(sql.purgeBatch())) {
+                setTimeout(statement);
+                statement.setLong(1, graceMicros);
+                statement.setInt(2, purgeBatchSize);
+                statement.setLong(3, graceMicros);
+                return statement.executeUpdate();
             }
-        }
+        });
     }
 
     /**

@@ -1,0 +1,194 @@
+package dev.inbox.benchmarks.jmh;
+
+import dev.inbox.ClaimRequest;
+import dev.inbox.ClaimResult;
+import dev.inbox.InboxKey;
+import dev.inbox.OwnerToken;
+import dev.inbox.dynamodb.DynamoDbInboxStore;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.URI;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClient;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.dynamodb.model.PutItemRequest;
+import software.amazon.awssdk.services.dynamodb.model.PutItemResponse;
+
+/**
+ * DynamoDB on dynalite, an emulator: absolute numbers say little, ratios and request counts say
+ * more. Each store operation beside the raw conditional {@code PutItem} ({@code
+ * attribute_not_exists(pk)}) in one run; {@code sequential100_store} claims 100 keys one by one,
+ * to compare with {@code claimAll100_store}'s parallel puts.
+ *
+ * <p>The benchmark starts dynalite itself from {@code inbox-dynamodb/src/test/dynalite} (run
+ * {@code npm ci} there first), or uses {@code -Dinbox.bench.dynamodb=http://host:port}.
+ *
+ * <pre>{@code
+ * java -jar benchmarks/target/benchmarks.jar DynamoDbClaimBenchmark -t 1 -rf json -rff benchmarks/results/dynamodb-claims-t1.json
+ * }</pre>
+ */
+@BenchmarkMode(Mode.Throughput)
+@OutputTimeUnit(TimeUnit.SECONDS)
+@Warmup(iterations = 2, time = 3)
+@Measurement(iterations = 4, time = 4)
+@Fork(1)
+@State(Scope.Benchmark)
+public class DynamoDbClaimBenchmark {
+
+    private static final String TABLE = "inbox_bench";
+    private static final Duration LEASE = Duration.ofMinutes(5);
+
+    Process dynalite;
+    DynamoDbClient client;
+    DynamoDbAsyncClient async;
+    DynamoDbInboxStore store;
+    String consumer;
+    final AtomicLong sequence = new AtomicLong();
+
+    @Setup(Level.Trial)
+    public void setUp() throws IOException, InterruptedException {
+        String endpoint = System.getProperty("inbox.bench.dynamodb");
+        if (endpoint == null) {
+            int port;
+            try (ServerSocket probe = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+                port = probe.getLocalPort();
+            }
+            dynalite = new ProcessBuilder(
+                            "node",
+                            "inbox-dynamodb/src/test/dynalite/node_modules/dynalite/cli.js",
+                            "--host",
+                            "127.0.0.1",
+                            "--port",
+                            Integer.toString(port),
+                            "--createTableMs",
+                            "0")
+                    .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                    .redirectErrorStream(true)
+                    .start();
+            endpoint = "http://127.0.0.1:" + port;
+            for (int i = 0; ; i++) {
+                try (Socket ignored = new Socket(InetAddress.getLoopbackAddress(), port)) {
+                    break;
+                } catch (IOException notYet) {
+                    if (i > 200) {
+                        throw notYet;
+                    }
+                    Thread.sleep(50);
+                }
+            }
+        }
+        var credentials = StaticCredentialsProvider.create(AwsBasicCredentials.create("bench", "bench"));
+        client = DynamoDbClient.builder()
+                .endpointOverride(URI.create(endpoint))
+                .region(Region.US_EAST_1)
+                .credentialsProvider(credentials)
+                .build();
+        async = DynamoDbAsyncClient.builder()
+                .endpointOverride(URI.create(endpoint))
+                .region(Region.US_EAST_1)
+                .credentialsProvider(credentials)
+                .build();
+        store = DynamoDbInboxStore.builder(client)
+                .asyncClient(async)
+                .table(TABLE)
+                .build();
+        store.createTableIfMissing();
+        consumer = "bench-" + UUID.randomUUID();
+    }
+
+    @TearDown(Level.Trial)
+    public void tearDown() throws InterruptedException {
+        store.close();
+        async.close();
+        client.close();
+        if (dynalite != null) {
+            dynalite.destroy();
+            dynalite.waitFor(5, TimeUnit.SECONDS);
+        }
+    }
+
+    private String freshId() {
+        return "k-" + sequence.incrementAndGet();
+    }
+
+    private PutItemRequest rawPut(String id) {
+        return PutItemRequest.builder()
+                .tableName(TABLE)
+                .item(Map.of(
+                        "pk", AttributeValue.builder().s("raw:" + consumer + id).build(),
+                        "ow",
+                                AttributeValue.builder()
+                                        .s(OwnerToken.random().value())
+                                        .build(),
+                        "ex",
+                                AttributeValue.builder()
+                                        .n(Long.toString(System.currentTimeMillis()))
+                                        .build()))
+                .conditionExpression("attribute_not_exists(pk)")
+                .build();
+    }
+
+    @Benchmark
+    public ClaimResult claim_store() {
+        return store.claim(ClaimRequest.of(InboxKey.of(consumer, freshId()), OwnerToken.random(), LEASE));
+    }
+
+    @Benchmark
+    public PutItemResponse claim_raw() {
+        return client.putItem(rawPut(freshId()));
+    }
+
+    @Benchmark
+    public List<ClaimResult> claimAll100_store() {
+        OwnerToken owner = OwnerToken.random();
+        List<ClaimRequest> batch = new ArrayList<>(100);
+        for (int i = 0; i < 100; i++) {
+            batch.add(ClaimRequest.of(InboxKey.of(consumer, freshId()), owner, LEASE));
+        }
+        return store.claimAll(batch);
+    }
+
+    @Benchmark
+    public int claimAll100_raw() {
+        List<CompletableFuture<PutItemResponse>> puts = new ArrayList<>(100);
+        for (int i = 0; i < 100; i++) {
+            puts.add(async.putItem(rawPut(freshId())));
+        }
+        puts.forEach(CompletableFuture::join);
+        return puts.size();
+    }
+
+    @Benchmark
+    public int sequential100_store() {
+        OwnerToken owner = OwnerToken.random();
+        for (int i = 0; i < 100; i++) {
+            store.claim(ClaimRequest.of(InboxKey.of(consumer, freshId()), owner, LEASE));
+        }
+        return 100;
+    }
+}
