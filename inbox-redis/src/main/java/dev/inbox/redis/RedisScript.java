@@ -20,12 +20,10 @@ import java.util.HexFormat;
  */
 final class RedisScript {
 
-    private final String name;
     private final String source;
     private final String sha;
 
-    private RedisScript(String name, String source) {
-        this.name = name;
+    private RedisScript(String source) {
         this.source = source;
         try {
             this.sha = HexFormat.of()
@@ -40,18 +38,10 @@ final class RedisScript {
             if (in == null) {
                 throw new IllegalStateException(name + ".lua is missing from the inbox-redis jar");
             }
-            return new RedisScript(name, new String(in.readAllBytes(), StandardCharsets.UTF_8));
+            return new RedisScript(new String(in.readAllBytes(), StandardCharsets.UTF_8));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-    }
-
-    String name() {
-        return name;
-    }
-
-    String source() {
-        return source;
     }
 
     /** Runs the script on one key, synchronously. */

@@ -2,10 +2,7 @@ package dev.inbox.tck;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.inbox.ClaimRequest;
 import dev.inbox.ClaimResult;
-import dev.inbox.InboxKey;
-import dev.inbox.OwnerToken;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -27,14 +24,6 @@ final class TckSupport {
     /** A consumer name no other test uses, so tests never see each other's records. */
     static String freshConsumer() {
         return "tck-" + UUID.randomUUID();
-    }
-
-    static InboxKey key(String consumer, String id) {
-        return InboxKey.of(consumer, id);
-    }
-
-    static ClaimRequest request(InboxKey key, OwnerToken owner, Duration lease) {
-        return ClaimRequest.of(key, owner, lease);
     }
 
     static void pause(Duration duration) {
