@@ -15,6 +15,7 @@ record StormConfig(
         String mode,
         String jdbcUrl,
         String redisUrl,
+        String dynamodbUrl,
         int events,
         int partitions,
         int consumers,
@@ -35,7 +36,7 @@ record StormConfig(
 
     static final String USAGE = String.join(
             "\n",
-            "usage: storm [--store caffeine|postgres|mysql|redis|redis-cluster] [--redis-url URL] [--mode lease|transactional] [--jdbc-url URL]",
+            "usage: storm [--store caffeine|postgres|mysql|redis|redis-cluster|dynamodb] [--redis-url URL] [--dynamodb-url URL] [--mode lease|transactional] [--jdbc-url URL]",
             "             [--events N] [--partitions N] [--consumers N]",
             "             [--max-redeliveries N] [--max-redelivery-delay-ms N] [--fail-rate R]",
             "             [--crash-before-work-rate R] [--crash-after-work-rate R]",
@@ -51,7 +52,8 @@ record StormConfig(
             "--store postgres uses --jdbc-url (default " + DEFAULT_JDBC_URL + ");",
             "--store mysql uses --jdbc-url (default " + DEFAULT_MYSQL_URL + ");",
             "--store redis uses --redis-url (default redis://127.0.0.1:6379); --store redis-cluster needs",
-            "--redis-url naming one node of the cluster.",
+            "--redis-url naming one node of the cluster; --store dynamodb uses --dynamodb-url (for example",
+            "a local dynalite), or the AWS default region and credentials when it is not given.",
             "--mode transactional writes the ledger in the claim's transaction (SQL stores), where no crash",
             "may double an effect.");
 
@@ -61,6 +63,7 @@ record StormConfig(
                 "lease",
                 DEFAULT_JDBC_URL,
                 "redis://127.0.0.1:6379",
+                "",
                 20_000,
                 8,
                 8,
@@ -96,6 +99,7 @@ record StormConfig(
                 "mode",
                 "jdbc-url",
                 "redis-url",
+                "dynamodb-url",
                 "events",
                 "partitions",
                 "consumers",
@@ -117,6 +121,7 @@ record StormConfig(
                 values.getOrDefault("mode", d.mode()),
                 values.getOrDefault("jdbc-url", d.jdbcUrl()),
                 values.getOrDefault("redis-url", d.redisUrl()),
+                values.getOrDefault("dynamodb-url", d.dynamodbUrl()),
                 positive(values, "events", d.events()),
                 positive(values, "partitions", d.partitions()),
                 positive(values, "consumers", d.consumers()),

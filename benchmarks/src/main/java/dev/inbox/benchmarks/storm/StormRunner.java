@@ -4,6 +4,7 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.inbox.InboxMetrics;
 import dev.inbox.caffeine.CaffeineInboxStore;
+import dev.inbox.dynamodb.DynamoDbInboxStore;
 import dev.inbox.jdbc.TransactionalInboxStore;
 import dev.inbox.mysql.MysqlInboxStore;
 import dev.inbox.postgres.PostgresInboxStore;
@@ -11,10 +12,18 @@ import dev.inbox.redis.RedisInboxStore;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.cluster.RedisClusterClient;
 import java.io.PrintStream;
+import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClient;
+import software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClientBuilder;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClientBuilder;
 
 /**
  * The project's main job: runs a redelivery storm and checks from a ledger that every event was
@@ -84,9 +93,16 @@ public final class StormRunner {
                             : clusterStore(config, resources);
                     target = new LeaseTarget(config.store(), store, consumer, config, storm.metrics());
                 }
+                case "dynamodb" -> {
+                    if (config.mode().equals("transactional")) {
+                        throw new IllegalArgumentException("DynamoDB has no transactional mode");
+                    }
+                    target = new LeaseTarget(
+                            "dynamodb", dynamoDbStore(config, resources), consumer, config, storm.metrics());
+                }
                 default ->
                     throw new IllegalArgumentException("unknown store '" + config.store()
-                            + "'; this build has: caffeine, postgres, mysql, redis, redis-cluster");
+                            + "'; this build has: caffeine, postgres, mysql, redis, redis-cluster, dynamodb");
             }
             try (StormTarget t = target) {
                 StormReport report = storm.run(t, err::println);
@@ -102,6 +118,30 @@ public final class StormRunner {
             }
             resources.forEach(Runnable::run);
         }
+    }
+
+    /** A store on --dynamodb-url (or AWS's defaults), with its table created; clients closed after the run. */
+    private static DynamoDbInboxStore dynamoDbStore(StormConfig config, List<Runnable> resources) {
+        DynamoDbClientBuilder sync = DynamoDbClient.builder();
+        DynamoDbAsyncClientBuilder async = DynamoDbAsyncClient.builder();
+        if (!config.dynamodbUrl().isEmpty()) {
+            URI endpoint = URI.create(config.dynamodbUrl());
+            StaticCredentialsProvider credentials =
+                    StaticCredentialsProvider.create(AwsBasicCredentials.create("storm", "storm"));
+            sync.endpointOverride(endpoint).region(Region.US_EAST_1).credentialsProvider(credentials);
+            async.endpointOverride(endpoint).region(Region.US_EAST_1).credentialsProvider(credentials);
+        }
+        DynamoDbClient client = sync.build();
+        resources.add(client::close);
+        DynamoDbAsyncClient asyncClient = async.build();
+        resources.add(asyncClient::close);
+        DynamoDbInboxStore store = DynamoDbInboxStore.builder(client)
+                .asyncClient(asyncClient)
+                .table("inbox_storm")
+                .grace(Duration.ofHours(1))
+                .build();
+        store.createTableIfMissing();
+        return store;
     }
 
     /** A store on the cluster at --redis-url; the client is shut down after the run. */
