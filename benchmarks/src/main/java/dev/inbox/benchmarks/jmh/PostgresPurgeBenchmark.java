@@ -22,8 +22,8 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * PostgreSQL purge of 1,000,000 expired rows: the store's bounded batches (10,000 rows per
- * statement, oldest first by the {@code expires_at} index) vs one raw {@code DELETE}. Each
+ * PostgreSQL purge of 1,000,000 expired rows: the store's bounded batches (10,000 or 50,000 rows
+ * per statement, oldest first by the {@code expires_at} index) vs one raw {@code DELETE}. Each
  * invocation refills the table, so each is a single shot.
  *
  * <pre>{@code
@@ -41,6 +41,10 @@ public class PostgresPurgeBenchmark {
     @Param({"1000000"})
     int rows;
 
+    /** Rows per purge statement: the store's default, and a larger batch for comparison. */
+    @Param({"10000", "50000"})
+    int batchSize;
+
     HikariDataSource pool;
     PostgresInboxStore store;
 
@@ -51,7 +55,7 @@ public class PostgresPurgeBenchmark {
         store = PostgresInboxStore.builder(pool)
                 .table(PostgresBench.STORE_TABLE)
                 .grace(Duration.ZERO)
-                .purgeBatchSize(10_000)
+                .purgeBatchSize(batchSize)
                 .build();
     }
 

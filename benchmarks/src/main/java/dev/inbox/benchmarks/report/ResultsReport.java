@@ -79,7 +79,8 @@ public final class ResultsReport {
                 if (cut < 0) {
                     continue;
                 }
-                String operation = owner.substring(owner.lastIndexOf('.') + 1) + "." + method.substring(0, cut);
+                String operation = owner.substring(owner.lastIndexOf('.') + 1) + "." + method.substring(0, cut)
+                        + parameters(run.get("params"));
                 JsonNode metric = run.get("primaryMetric");
                 byOperation
                         .computeIfAbsent(operation, k -> new TreeMap<>())
@@ -106,6 +107,17 @@ public final class ResultsReport {
             });
         }
         return rows;
+    }
+
+    /** " (name=value, …)" for a parameterised benchmark, so each setting gets a row of its own. */
+    private static String parameters(JsonNode params) {
+        if (params == null || params.isEmpty()) {
+            return "";
+        }
+        List<String> pairs = new ArrayList<>();
+        params.fields()
+                .forEachRemaining(p -> pairs.add(p.getKey() + "=" + p.getValue().asText()));
+        return " (" + String.join(", ", pairs) + ")";
     }
 
     static String table(List<Row> rows) {
