@@ -1,8 +1,11 @@
 package dev.inbox.jdbc;
 
+import dev.inbox.ClaimRequest;
 import dev.inbox.ClaimResult;
+import dev.inbox.InboxArguments;
 import dev.inbox.InboxKey;
 import dev.inbox.InboxStore;
+import dev.inbox.OwnerToken;
 import java.sql.Connection;
 import java.time.Duration;
 import org.jspecify.annotations.Nullable;
@@ -38,4 +41,23 @@ public interface TransactionalInboxStore extends InboxStore {
      * @throws dev.inbox.InboxStoreException if the database could not answer
      */
     ClaimResult claim(Connection connection, InboxKey key, Duration retention, @Nullable String fingerprint);
+
+    /**
+     * Checks the arguments of {@link #claim(Connection, InboxKey, Duration, String)} and returns
+     * them as a request with an owner of its own (a transactional record is COMPLETED at once, so
+     * no caller ever completes or releases it); for implementations.
+     *
+     * @throws IllegalArgumentException as {@link #claim(Connection, InboxKey, Duration, String)}
+     *     documents, except the auto-commit check, which needs the connection
+     */
+    static ClaimRequest transactionalRequest(
+            @Nullable Connection connection,
+            @Nullable InboxKey key,
+            @Nullable Duration retention,
+            @Nullable String fingerprint) {
+        InboxArguments.requireNonNull(connection, "connection");
+        InboxArguments.requireNonNull(key, "key");
+        InboxArguments.requirePositive(retention, "retention");
+        return ClaimRequest.of(key, OwnerToken.random(), retention).withFingerprint(fingerprint);
+    }
 }

@@ -143,11 +143,8 @@ public final class PostgresInboxStore implements TransactionalInboxStore {
 
     @Override
     public ClaimResult claim(Connection connection, InboxKey key, Duration retention, @Nullable String fingerprint) {
-        requireNonNull(connection, "connection");
-        requireNonNull(key, "key");
-        long retentionMicros = Micros.of(requirePositive(retention, "retention"));
-        ClaimRequest request =
-                ClaimRequest.of(key, OwnerToken.random(), retention).withFingerprint(fingerprint);
+        ClaimRequest request = TransactionalInboxStore.transactionalRequest(connection, key, retention, fingerprint);
+        long retentionMicros = Micros.of(request.lease());
         return jdbc.executeIn(
                 connection, "transactional claim of " + key, c -> claimOn(c, request, 1, retentionMicros));
     }

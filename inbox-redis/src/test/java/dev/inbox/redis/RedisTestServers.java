@@ -88,30 +88,7 @@ final class RedisTestServers implements AutoCloseable {
         for (int i = 0; i < 3; i++) {
             int port = freePort();
             ports.add(port);
-            Path nodeDir = Files.createDirectories(dir.resolve("node-" + port));
-            servers.add(new ProcessBuilder(
-                            "redis-server",
-                            "--port",
-                            Integer.toString(port),
-                            "--bind",
-                            "127.0.0.1",
-                            "--cluster-enabled",
-                            "yes",
-                            "--cluster-config-file",
-                            "nodes.conf",
-                            "--dir",
-                            nodeDir.toString(),
-                            "--save",
-                            "",
-                            "--appendonly",
-                            "no",
-                            "--daemonize",
-                            "no",
-                            "--logfile",
-                            nodeDir.resolve("redis.log").toString())
-                    .redirectErrorStream(true)
-                    .redirectOutput(nodeDir.resolve("stdout.log").toFile())
-                    .start());
+            servers.add(startNode(port, true));
         }
         long deadline = System.currentTimeMillis() + START_TIMEOUT_MS;
         for (int port : ports) {
