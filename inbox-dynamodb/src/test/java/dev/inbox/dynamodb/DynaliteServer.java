@@ -1,5 +1,6 @@
 package dev.inbox.dynamodb;
 
+import dev.inbox.tck.TestEndpoint;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
@@ -18,16 +19,35 @@ final class DynaliteServer implements AutoCloseable {
 
     static final Path CLI = Path.of("src/test/dynalite/node_modules/dynalite/cli.js");
 
-    private final Process process;
-    private final int port;
+    private final Process process; // null for a server the tests were given
+    private final String endpoint;
 
-    private DynaliteServer(Process process, int port) {
+    private DynaliteServer(Process process, String endpoint) {
         this.process = process;
-        this.port = port;
+        this.endpoint = endpoint;
+    }
+
+    /**
+     * The server the tests use: {@code INBOX_TEST_DYNAMODB_URL} when set (closing it then does
+     * nothing), else a dynalite started here; see {@link TestEndpoint} for what happens when
+     * neither is possible.
+     */
+    static DynaliteServer forTests() throws IOException, InterruptedException {
+        String configured = System.getenv("INBOX_TEST_DYNAMODB_URL");
+        if (configured != null) {
+            return new DynaliteServer(null, configured);
+        }
+        TestEndpoint.resolve(
+                "dynalite",
+                "INBOX_TEST_DYNAMODB_URL",
+                "node + dynalite",
+                "http://host:8000",
+                DynaliteServer::checkInstalled);
+        return start();
     }
 
     /** Throws, saying how to install it, when dynalite or node is missing. */
-    static void checkInstalled(String ignored) throws IOException, InterruptedException {
+    private static void checkInstalled(String ignored) throws IOException, InterruptedException {
         if (!Files.isRegularFile(CLI)) {
             throw new IllegalStateException(CLI + " is missing; run `npm ci` in inbox-dynamodb/src/test/dynalite");
         }
@@ -39,7 +59,7 @@ final class DynaliteServer implements AutoCloseable {
         }
     }
 
-    static DynaliteServer start() throws IOException, InterruptedException {
+    private static DynaliteServer start() throws IOException, InterruptedException {
         int port;
         try (ServerSocket probe = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             port = probe.getLocalPort();
@@ -60,7 +80,7 @@ final class DynaliteServer implements AutoCloseable {
                 .redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.DISCARD)
                 .start();
-        DynaliteServer server = new DynaliteServer(process, port);
+        DynaliteServer server = new DynaliteServer(process, "http://127.0.0.1:" + port);
         long deadline = System.currentTimeMillis() + 20_000;
         while (true) {
             try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), port)) {
@@ -76,11 +96,14 @@ final class DynaliteServer implements AutoCloseable {
     }
 
     String endpoint() {
-        return "http://127.0.0.1:" + port;
+        return endpoint;
     }
 
     @Override
     public void close() {
+        if (process == null) {
+            return;
+        }
         process.destroy();
         try {
             if (!process.waitFor(5, TimeUnit.SECONDS)) {

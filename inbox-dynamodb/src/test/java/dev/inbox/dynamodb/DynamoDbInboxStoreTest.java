@@ -13,7 +13,6 @@ import dev.inbox.SequenceGuard;
 import dev.inbox.tck.InboxStoreContract;
 import dev.inbox.tck.SequenceGuardContract;
 import dev.inbox.tck.StoreFailureContract;
-import dev.inbox.tck.TestEndpoint;
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -39,17 +38,8 @@ class DynamoDbInboxStoreTest {
 
     @BeforeAll
     static void start() throws Exception {
-        String endpoint = System.getenv("INBOX_TEST_DYNAMODB_URL");
-        if (endpoint == null) {
-            TestEndpoint.resolve(
-                    "dynalite",
-                    "INBOX_TEST_DYNAMODB_URL",
-                    "node + dynalite",
-                    "http://host:8000",
-                    DynaliteServer::checkInstalled);
-            dynalite = DynaliteServer.start();
-            endpoint = dynalite.endpoint();
-        }
+        dynalite = DynaliteServer.forTests();
+        String endpoint = dynalite.endpoint();
         client = client(endpoint, Duration.ofSeconds(10));
         asyncClient = DynamoDbAsyncClient.builder()
                 .endpointOverride(URI.create(endpoint))

@@ -3,10 +3,14 @@ package dev.inbox.mysql;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.inbox.tck.TestEndpoint;
+import java.net.InetSocketAddress;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * The MySQL or MariaDB server the tests use: {@code INBOX_TEST_MYSQL_URL} (a Connector/J URL) when
@@ -14,6 +18,8 @@ import java.sql.Statement;
  * password); see {@link TestEndpoint} for what happens when neither answers.
  */
 final class MysqlTestDatabase {
+
+    private static final Pattern HOST_PORT = Pattern.compile("//([^/:?]+)(?::(\\d+))?/");
 
     private MysqlTestDatabase() {}
 
@@ -34,6 +40,32 @@ final class MysqlTestDatabase {
         config.setMaximumPoolSize(size);
         config.setAutoCommit(autoCommit);
         config.setPoolName("inbox-mysql-test-" + (autoCommit ? "auto" : "manual"));
+        return new HikariDataSource(config);
+    }
+
+    /** The server's address, from the URL. */
+    static InetSocketAddress server() {
+        Matcher m = HOST_PORT.matcher(url());
+        if (!m.find()) {
+            throw new IllegalStateException("no host in the MySQL JDBC URL: " + url());
+        }
+        return new InetSocketAddress(m.group(1), m.group(2) == null ? 3306 : Integer.parseInt(m.group(2)));
+    }
+
+    /**
+     * A small auto-commit pool on the same database reached at {@code host:port} (a fault proxy),
+     * with connect and socket timeouts of {@code timeout}, that starts without a server.
+     */
+    static HikariDataSource poolVia(String host, int port, Duration timeout) {
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl(HOST_PORT.matcher(url()).replaceFirst("//" + host + ":" + port + "/"));
+        String millis = Long.toString(timeout.toMillis());
+        config.addDataSourceProperty("connectTimeout", millis);
+        config.addDataSourceProperty("socketTimeout", millis);
+        config.setConnectionTimeout(Math.max(250, timeout.toMillis()));
+        config.setInitializationFailTimeout(-1);
+        config.setMaximumPoolSize(2);
+        config.setPoolName("inbox-mysql-test-via-" + port);
         return new HikariDataSource(config);
     }
 

@@ -3,10 +3,15 @@ package dev.inbox.postgres;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.inbox.tck.TestEndpoint;
+import java.net.InetSocketAddress;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
+import java.util.Properties;
+import java.util.regex.Pattern;
+import org.postgresql.Driver;
 
 /**
  * The PostgreSQL server the tests use: {@code INBOX_TEST_POSTGRES_URL} (a JDBC URL with user and
@@ -33,6 +38,38 @@ final class PostgresTestDatabase {
         config.setMaximumPoolSize(size);
         config.setAutoCommit(autoCommit);
         config.setPoolName("inbox-test-" + (autoCommit ? "auto" : "manual"));
+        return new HikariDataSource(config);
+    }
+
+    /** The server's address, from the URL. */
+    static InetSocketAddress server() throws SQLException {
+        Properties parsed = Driver.parseURL(url(), null);
+        if (parsed == null) {
+            throw new IllegalStateException("not a PostgreSQL JDBC URL: " + url());
+        }
+        return new InetSocketAddress(
+                parsed.getProperty("PGHOST").split(",")[0],
+                Integer.parseInt(parsed.getProperty("PGPORT").split(",")[0]));
+    }
+
+    /**
+     * A small auto-commit pool on the same database reached at {@code host:port} (a fault proxy),
+     * with connect and socket timeouts of {@code timeout}, that starts without a server.
+     */
+    static HikariDataSource poolVia(String host, int port, Duration timeout) throws SQLException {
+        InetSocketAddress server = server();
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl(url().replaceFirst(
+                        "//" + Pattern.quote(server.getHostString()) + "(:" + server.getPort() + ")?/",
+                        "//" + host + ":" + port + "/"));
+        int seconds = (int) Math.max(1, timeout.toSeconds());
+        config.addDataSourceProperty("connectTimeout", Integer.toString(seconds));
+        config.addDataSourceProperty("socketTimeout", Integer.toString(seconds));
+        config.addDataSourceProperty("loginTimeout", Integer.toString(seconds));
+        config.setConnectionTimeout(Math.max(250, timeout.toMillis()));
+        config.setInitializationFailTimeout(-1);
+        config.setMaximumPoolSize(2);
+        config.setPoolName("inbox-test-via-" + port);
         return new HikariDataSource(config);
     }
 

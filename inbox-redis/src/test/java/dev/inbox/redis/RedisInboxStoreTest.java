@@ -33,15 +33,7 @@ class RedisInboxStoreTest {
 
     @BeforeAll
     static void connect() throws Exception {
-        String url = TestEndpoint.resolve(
-                "Redis", "INBOX_TEST_REDIS_URL", "redis://127.0.0.1:6379", "redis://host:6379", uri -> {
-                    RedisClient probe = RedisClient.create(RedisURI.create(uri));
-                    try {
-                        probe.connect().close();
-                    } finally {
-                        probe.shutdown(Duration.ZERO, Duration.ofSeconds(1));
-                    }
-                });
+        String url = RedisTestServers.sharedUrl();
         standalone = RedisClient.create(RedisURI.create(url));
         if (!RedisTestServers.available()) {
             TestEndpoint.resolve(

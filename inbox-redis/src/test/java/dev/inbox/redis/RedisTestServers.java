@@ -1,11 +1,15 @@
 package dev.inbox.redis;
 
+import dev.inbox.tck.TestEndpoint;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
 import java.io.File;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -28,6 +32,23 @@ final class RedisTestServers implements AutoCloseable {
 
     private RedisTestServers(Path dir) {
         this.dir = dir;
+    }
+
+    /**
+     * The standalone server most tests share, not started by them: {@code INBOX_TEST_REDIS_URL}
+     * when set, else redis://127.0.0.1:6379; see {@link TestEndpoint} for what happens when it
+     * does not answer.
+     */
+    static String sharedUrl() {
+        return TestEndpoint.resolve(
+                "Redis", "INBOX_TEST_REDIS_URL", "redis://127.0.0.1:6379", "redis://host:6379", uri -> {
+                    RedisClient probe = RedisClient.create(RedisURI.create(uri));
+                    try {
+                        probe.connect().close();
+                    } finally {
+                        probe.shutdown(Duration.ZERO, Duration.ofSeconds(1));
+                    }
+                });
     }
 
     /** True when {@code redis-server} and {@code redis-cli} are on the PATH. */

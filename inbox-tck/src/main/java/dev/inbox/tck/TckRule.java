@@ -30,6 +30,11 @@ public enum TckRule {
     O1("The sequence guard answers APPLIED, STALE or GAP, and a race on one sequence number has exactly one APPLIED."),
     E1("Bad input fails with IllegalArgumentException before any I/O."),
     E2("An unreachable or silent store fails with InboxStoreException, never a made-up answer."),
+    E3("A server unreachable at start or lost mid-run fails operations with InboxStoreException; once it is back"
+            + " the same store works and nothing acknowledged is lost."),
+    E4("A reply lost after the server applied a claim: the same owner's retry is ACQUIRED, another owner's BUSY."),
+    E5("A server stalled past the client timeout: the timeout surfaces as InboxStoreException; after it resumes"
+            + " exactly one owner holds the key."),
     L1("Operations after close fail with IllegalStateException; schema creation is idempotent.");
 
     private final String sentence;

@@ -260,7 +260,8 @@ class KitSelfTest {
                 InboxStoreContract.class,
                 SequenceGuardContract.class,
                 TransactionalStoreContract.class,
-                StoreFailureContract.class)) {
+                StoreFailureContract.class,
+                StoreFaultContract.class)) {
             for (Method method : contract.getDeclaredMethods()) {
                 if (!method.isAnnotationPresent(Test.class)) {
                     continue;

@@ -1,0 +1,245 @@
+package dev.inbox.tck;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+
+import dev.inbox.ClaimRequest;
+import dev.inbox.ClaimResult;
+import dev.inbox.ClaimStatus;
+import dev.inbox.InboxKey;
+import dev.inbox.InboxStore;
+import dev.inbox.InboxStoreException;
+import dev.inbox.OwnerToken;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Supplier;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Rules E3–E5: a real server behind a {@link FaultProxy} that the kit controls. The server goes
+ * away at start and mid-run, a reply is lost after the server applied the claim, and the server
+ * stalls longer than the client's timeout. In every case the store must surface {@link
+ * InboxStoreException} (never a made-up answer), work again once the server is back without being
+ * rebuilt, and lose nothing that was acknowledged.
+ *
+ * <pre>{@code
+ * class MyStoreFaultTest extends StoreFaultContract {
+ *     protected InetSocketAddress server() { return new InetSocketAddress("127.0.0.1", 5432); }
+ *     protected InboxStore createStore(String host, int port, Duration timeout) {
+ *         return MyStore.connect(host, port, timeout);
+ *     }
+ * }
+ * }</pre>
+ */
+public abstract class StoreFaultContract {
+
+    private final List<AutoCloseable> resources = new ArrayList<>();
+    private final String consumer = TckSupport.freshConsumer();
+
+    /** The proxy between the store and its server, fresh for each test. */
+    protected FaultProxy proxy;
+
+    /** The real server the proxy forwards to. */
+    protected abstract InetSocketAddress server() throws Exception;
+
+    /**
+     * Returns a store whose server is at {@code host:port} (the proxy), with connect and request
+     * timeouts of about {@code timeout}, that reconnects by itself after a connection is lost.
+     * Creating it may fail with {@link InboxStoreException} while the server is unreachable.
+     */
+    protected abstract InboxStore createStore(String host, int port, Duration timeout) throws Exception;
+
+    /** The client timeout the kit asks for. */
+    protected Duration timeout() {
+        return Duration.ofSeconds(1);
+    }
+
+    /** How long one failing operation, or the recovery after a fault, may take. */
+    protected Duration bound() {
+        return Duration.ofSeconds(30);
+    }
+
+    /**
+     * Registers something a store built by {@link #createStore} needs closed after the test, such
+     * as its pool or client; resources close after the stores, in reverse order.
+     */
+    protected final <T extends AutoCloseable> T closeAfterTest(T resource) {
+        resources.add(resource);
+        return resource;
+    }
+
+    @BeforeEach
+    void startProxy() throws Exception {
+        InetSocketAddress server = server();
+        proxy = FaultProxy.start(server.getHostString(), server.getPort());
+    }
+
+    @AfterEach
+    void closeResources() throws Exception {
+        if (proxy != null) {
+            proxy.close();
+        }
+        for (int i = resources.size() - 1; i >= 0; i--) {
+            resources.get(i).close();
+        }
+    }
+
+    @Test
+    @DisplayName("E3 a server unreachable at start fails with InboxStoreException; the store works once it is up")
+    void e3_unreachableAtStart() throws Exception {
+        proxy.refuse();
+        ClaimRequest claim = claim("at-start", OwnerToken.random());
+        InboxStore store = null;
+        try {
+            store = assertTimeoutPreemptively(bound(), this::openStore);
+        } catch (InboxStoreException eager) {
+            // the store checks its server when built: a clear failure too
+        }
+        if (store != null) {
+            InboxStore built = store;
+            assertFails("claim", () -> built.claim(claim));
+        }
+        proxy.accept();
+        InboxStore recovered = store != null ? store : eventually(this::openStore);
+        assertThat(eventually(() -> recovered.claim(claim)))
+                .as("the claim once the server is reachable")
+                .isEqualTo(ClaimResult.acquired());
+    }
+
+    @Test
+    @DisplayName("E3 a server lost mid-run fails with InboxStoreException; once back, nothing acknowledged is lost")
+    void e3_unreachableMidRun() throws Exception {
+        InboxStore store = openStore();
+        OwnerToken done = OwnerToken.random();
+        OwnerToken holder = OwnerToken.random();
+        ClaimRequest completed = claim("completed", done);
+        ClaimRequest held = claim("held", holder);
+        ClaimRequest during = claim("during", OwnerToken.random());
+        assertThat(store.claim(completed)).isEqualTo(ClaimResult.acquired());
+        assertThat(store.complete(completed.key(), done, Duration.ofMinutes(10)))
+                .isTrue();
+        assertThat(store.claim(held)).isEqualTo(ClaimResult.acquired());
+
+        proxy.refuse();
+        assertFails("claim", () -> store.claim(during));
+        assertFails("complete", () -> store.complete(held.key(), holder, Duration.ofMinutes(10)));
+        proxy.accept();
+
+        assertThat(eventually(() -> store.complete(held.key(), holder, Duration.ofMinutes(10))))
+                .as("the holder completes once the server is back")
+                .isTrue();
+        for (ClaimRequest acknowledged : List.of(completed, held)) {
+            assertThat(store.claim(claim(acknowledged.key().id(), OwnerToken.random()))
+                            .status())
+                    .as("a completion acknowledged before or after the outage: %s", acknowledged.key())
+                    .isEqualTo(ClaimStatus.DUPLICATE);
+        }
+        assertThat(store.claim(during)).as("the claim that failed").isEqualTo(ClaimResult.acquired());
+    }
+
+    @Test
+    @DisplayName("E4 a reply lost after the server applied a claim: the same owner's retry is ACQUIRED, others BUSY")
+    void e4_replyLostAfterTheClaimWasApplied() throws Exception {
+        InboxStore store = openStore();
+        assertThat(store.claim(claim("warm-up", OwnerToken.random()))).isEqualTo(ClaimResult.acquired());
+        OwnerToken owner = OwnerToken.random();
+        ClaimRequest request = claim("ambiguous", owner);
+
+        proxy.loseNextReply();
+        ClaimResult[] first = new ClaimResult[1];
+        Throwable thrown =
+                assertTimeoutPreemptively(bound(), () -> catchThrowable(() -> first[0] = store.claim(request)));
+        assertThat(proxy.repliesLost())
+                .as("the proxy dropped the claim's reply")
+                .isEqualTo(1);
+        if (thrown != null) {
+            assertThat(thrown)
+                    .as("the failure of a claim whose reply was lost")
+                    .isInstanceOf(InboxStoreException.class);
+        } else {
+            assertThat(first[0])
+                    .as("a claim the driver retried by itself after losing the reply")
+                    .isEqualTo(ClaimResult.acquired());
+        }
+        assertThat(eventually(() -> store.claim(request)))
+                .as("the same owner's retry (rule C5)")
+                .isEqualTo(ClaimResult.acquired());
+        assertThat(store.claim(claim("ambiguous", OwnerToken.random())))
+                .as("another owner: the first claim holds the key")
+                .isEqualTo(ClaimResult.busy());
+        assertThat(store.complete(request.key(), owner, Duration.ofMinutes(10))).isTrue();
+    }
+
+    @Test
+    @DisplayName(
+            "E5 a server stalled past the client timeout: the timeout surfaces; after it resumes one owner holds the key")
+    void e5_stalledServer() throws Exception {
+        InboxStore store = openStore();
+        assertThat(store.claim(claim("warm-up", OwnerToken.random()))).isEqualTo(ClaimResult.acquired());
+        OwnerToken first = OwnerToken.random();
+        OwnerToken second = OwnerToken.random();
+
+        proxy.stall();
+        try {
+            assertFails("claim", () -> store.claim(claim("stalled", first)));
+        } finally {
+            proxy.resume(); // the held claim now reaches the server, late
+        }
+        ClaimResult secondResult = eventually(() -> store.claim(claim("stalled", second)));
+        ClaimResult firstResult = eventually(() -> store.claim(claim("stalled", first)));
+        assertThat(List.of(firstResult, secondResult))
+                .as("the timed-out owner's retry and another owner's claim, after the stall")
+                .containsExactlyInAnyOrder(ClaimResult.acquired(), ClaimResult.busy());
+    }
+
+    private InboxStore openStore() throws Exception {
+        InboxStore store = createStore(proxy.host(), proxy.port(), timeout());
+        resources.add(store::close);
+        return store;
+    }
+
+    private ClaimRequest claim(String id, OwnerToken owner) {
+        return ClaimRequest.of(InboxKey.of(consumer, id), owner, Duration.ofMinutes(10));
+    }
+
+    private void assertFails(String operation, Supplier<?> call) {
+        assertTimeoutPreemptively(
+                bound(),
+                () -> {
+                    Throwable thrown = catchThrowable(call::get);
+                    assertThat(thrown)
+                            .as("%s while the server cannot answer", operation)
+                            .isInstanceOf(InboxStoreException.class);
+                    assertThat(thrown.getMessage())
+                            .as("the message of %s's failure", operation)
+                            .isNotBlank();
+                },
+                operation + " did not fail within the bound");
+    }
+
+    /** Runs {@code call} until it stops failing with {@link InboxStoreException}, within the bound. */
+    private <T> T eventually(ThrowingSupplier<T> call) throws Exception {
+        long deadline = System.nanoTime() + bound().toNanos();
+        while (true) {
+            try {
+                return call.get();
+            } catch (InboxStoreException e) {
+                if (System.nanoTime() - deadline > 0) {
+                    throw new AssertionError("the store did not recover within " + bound(), e);
+                }
+                TckSupport.pause(Duration.ofMillis(100));
+            }
+        }
+    }
+
+    @FunctionalInterface
+    private interface ThrowingSupplier<T> {
+        T get() throws Exception;
+    }
+}
