@@ -188,7 +188,7 @@ class RedisInboxStoreTest {
      */
     @Test
     void claimApplied_afterItsReplyWasLost_isAcquiredAgainByTheSameOwner() throws Exception {
-        try (RedisTestServers server = RedisTestServers.standalone();
+        try (RedisTestServers server = RedisTestServers.standalone(false);
                 RedisInboxStore store = RedisInboxStore.builder(RedisURI.builder()
                                 .withHost("127.0.0.1")
                                 .withPort(Integer.parseInt(server.seed().split(":")[1]))

@@ -18,20 +18,23 @@ import java.util.stream.Stream;
 
 /**
  * Redis servers the tests start themselves from the local {@code redis-server}, on free loopback
- * ports and without persistence: a 3-master Redis Cluster ({@link #start()}, about 2–3 s) or one
- * standalone server ({@link #standalone()}) that a test may pause. {@link #close()} stops the
- * processes and deletes their files; start-up is bounded.
+ * ports: a 3-master Redis Cluster ({@link #start()}, about 2–3 s, no persistence) or one standalone
+ * server ({@link #standalone(boolean)}) that a test may pause, crash and restart, with or without
+ * an append-only file synced on every write. {@link #close()} stops the processes and deletes
+ * their files; start-up is bounded.
  */
 final class RedisTestServers implements AutoCloseable {
 
     private static final long START_TIMEOUT_MS = 30_000;
 
     private final Path dir;
+    private final boolean durable;
     private final List<Process> servers = new ArrayList<>();
     private final List<Integer> ports = new ArrayList<>();
 
-    private RedisTestServers(Path dir) {
+    private RedisTestServers(Path dir, boolean durable) {
         this.dir = dir;
+        this.durable = durable;
     }
 
     /**
@@ -57,7 +60,7 @@ final class RedisTestServers implements AutoCloseable {
     }
 
     static RedisTestServers start() throws IOException, InterruptedException {
-        RedisTestServers cluster = new RedisTestServers(Files.createTempDirectory("inbox-redis-cluster"));
+        RedisTestServers cluster = new RedisTestServers(Files.createTempDirectory("inbox-redis-cluster"), false);
         try {
             cluster.launch();
             return cluster;
@@ -67,14 +70,15 @@ final class RedisTestServers implements AutoCloseable {
         }
     }
 
-    /** One standalone server. */
-    static RedisTestServers standalone() throws IOException, InterruptedException {
-        RedisTestServers server = new RedisTestServers(Files.createTempDirectory("inbox-redis-server"));
+    /**
+     * One standalone server; {@code durable} turns on {@code appendonly yes} with {@code
+     * appendfsync always}, so every acknowledged write is on disk before the reply.
+     */
+    static RedisTestServers standalone(boolean durable) throws IOException, InterruptedException {
+        RedisTestServers server = new RedisTestServers(Files.createTempDirectory("inbox-redis-server"), durable);
         try {
-            int port = freePort();
-            server.ports.add(port);
-            server.servers.add(server.startNode(port, false));
-            waitFor(System.currentTimeMillis() + START_TIMEOUT_MS, "PONG", "-p", Integer.toString(port), "ping");
+            server.ports.add(freePort());
+            server.restart();
             return server;
         } catch (IOException | InterruptedException | RuntimeException e) {
             server.close();
@@ -85,6 +89,25 @@ final class RedisTestServers implements AutoCloseable {
     /** Freezes the first server (SIGSTOP): it takes connections and commands but answers nothing. */
     void pause() throws IOException, InterruptedException {
         signal("-STOP");
+    }
+
+    /** Kills the first server at once (SIGKILL): nothing is flushed, as in a power cut. */
+    void crash() throws IOException, InterruptedException {
+        signal("-KILL");
+        if (!servers.get(0).waitFor(10, TimeUnit.SECONDS)) {
+            throw new IllegalStateException("redis-server did not die");
+        }
+    }
+
+    /** Starts the standalone server (again) on its port, with its directory and settings. */
+    void restart() throws IOException, InterruptedException {
+        int port = ports.get(0);
+        if (servers.isEmpty()) {
+            servers.add(startNode(port, false));
+        } else {
+            servers.set(0, startNode(port, false));
+        }
+        waitFor(System.currentTimeMillis() + START_TIMEOUT_MS, "PONG", "-p", Integer.toString(port), "ping");
     }
 
     /** Lets the first server run again (SIGCONT); it then executes what it received meanwhile. */
@@ -143,7 +166,9 @@ final class RedisTestServers implements AutoCloseable {
                         "--save",
                         "",
                         "--appendonly",
-                        "no",
+                        durable ? "yes" : "no",
+                        "--appendfsync",
+                        "always",
                         "--daemonize",
                         "no",
                         "--logfile",
