@@ -7,9 +7,11 @@ import dev.inbox.Inbox;
 import dev.inbox.InboxKey;
 import dev.inbox.InboxMetrics;
 import dev.inbox.InboxStore;
+import dev.inbox.InboxStoreException;
 import dev.inbox.OwnerToken;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.function.LongSupplier;
 
 /**
  * Lease mode on any store: {@link Inbox#handle} with an in-memory ledger. A crash is a consumer
@@ -24,9 +26,22 @@ final class LeaseTarget implements StormTarget {
     private final InboxMetrics metrics;
     private final Inbox inbox;
     private final AtomicIntegerArray ledger;
+    private final LongSupplier records;
 
     LeaseTarget(String name, InboxStore store, String consumer, StormConfig config, InboxMetrics metrics) {
+        this(name, store, consumer, config, metrics, () -> -1);
+    }
+
+    /** With {@code records} counting what the store holds for this run (or -1), for soak samples. */
+    LeaseTarget(
+            String name,
+            InboxStore store,
+            String consumer,
+            StormConfig config,
+            InboxMetrics metrics,
+            LongSupplier records) {
         this.name = name;
+        this.records = records;
         this.store = store;
         this.consumer = consumer;
         this.lease = config.lease();
@@ -68,12 +83,14 @@ final class LeaseTarget implements StormTarget {
                     return Outcome.CRASHED; // never completed, never released
             }
         }
+        boolean[] worked = {false};
         try {
             HandleResult result = inbox.handle(id, () -> {
                 if (fault == Fault.FAIL_WORK) {
                     throw new SimulatedFailure();
                 }
                 ledger.incrementAndGet(event);
+                worked[0] = true;
             });
             return switch (result.outcome()) {
                 case PROCESSED -> Outcome.PROCESSED;
@@ -82,7 +99,22 @@ final class LeaseTarget implements StormTarget {
             };
         } catch (SimulatedFailure e) {
             return Outcome.FAILED;
+        } catch (InboxStoreException e) {
+            if (worked[0]) {
+                return Outcome.UNRECORDED; // applied, but the store did not record the completion
+            }
+            throw e;
         }
+    }
+
+    @Override
+    public long purge() {
+        return store.purge();
+    }
+
+    @Override
+    public long storedRecords() {
+        return records.getAsLong();
     }
 
     @Override

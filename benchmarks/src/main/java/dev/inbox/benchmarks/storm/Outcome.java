@@ -10,6 +10,11 @@ enum Outcome {
     BUSY,
     /** The work failed: redeliver. */
     FAILED,
+    /**
+     * The work ran but its completion could not be recorded (the store failed): redeliver; the
+     * claim holds until its lease ends, and then a redelivery applies the work again.
+     */
+    UNRECORDED,
     /** The consumer crashed before acknowledging: redeliver after the visibility timeout. */
     CRASHED
 }

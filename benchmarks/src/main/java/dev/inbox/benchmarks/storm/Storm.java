@@ -3,21 +3,25 @@ package dev.inbox.benchmarks.storm;
 import dev.inbox.ClaimResult;
 import dev.inbox.InboxMetrics;
 import dev.inbox.keys.DedupKeys;
+import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
+import java.util.Locale;
 import java.util.Random;
 import java.util.concurrent.DelayQueue;
 import java.util.concurrent.Delayed;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
+import org.HdrHistogram.Recorder;
 
 /**
  * One redelivery storm. A simulated broker holds every delivery in a delay queue; consumer threads
@@ -34,15 +38,13 @@ final class Storm {
     private final DelayQueue<Delivery> broker = new DelayQueue<>();
     private final AtomicLong outstanding = new AtomicLong();
     private final Counters counters = new Counters();
-    private final ThreadLocal<LatencyRecorder> latencies = new ThreadLocal<>();
-    private final List<LatencyRecorder> allLatencies = Collections.synchronizedList(new ArrayList<>());
+    private final Recorder latencies = new Recorder(3); // fixed memory, safe from every thread
+    private final Samples samples = new Samples();
+    private volatile boolean fedAll;
     private final InboxMetrics metrics = new InboxMetrics() {
         @Override
         public void claimed(String consumer, ClaimResult result, long nanos) {
-            LatencyRecorder recorder = latencies.get();
-            if (recorder != null) {
-                recorder.record(nanos);
-            }
+            latencies.recordValue(Math.max(0, nanos));
             if (result.isTakeover()) {
                 counters.takeovers.increment();
             }
@@ -70,43 +72,47 @@ final class Storm {
     StormReport run(StormTarget target, Consumer<String> progress) throws Exception {
         Random plan = new Random(config.seed());
         long start = System.nanoTime();
-        for (int event = 0; event < config.events(); event++) {
-            int copies = 1 + plan.nextInt(config.maxRedeliveries() + 1);
-            for (int copy = 0; copy < copies; copy++) {
-                // The first delivery is due at once; redeliveries race with it or come later, in any order.
-                long delay = copy == 0
-                        ? 0
-                        : (long)
-                                (plan.nextDouble() * config.maxRedeliveryDelay().toNanos());
-                broker.add(new Delivery(event, start + delay));
-                outstanding.incrementAndGet();
-                counters.deliveries.increment();
-            }
+        ExecutorService pool = Executors.newFixedThreadPool(config.consumers() + 1);
+        ScheduledExecutorService background = Executors.newScheduledThreadPool(1, daemon("storm-background"));
+        List<Future<?>> workers = new ArrayList<>();
+        if (config.eventRate() == 0) {
+            feed(plan, start); // every delivery queued up front, first copies due at once
+        } else {
+            workers.add(pool.submit(() -> feed(plan, start)));
         }
-        ExecutorService pool = Executors.newFixedThreadPool(config.consumers());
-        List<Future<?>> consumers = new ArrayList<>();
         for (int c = 0; c < config.consumers(); c++) {
-            consumers.add(pool.submit(() -> consume(target)));
+            workers.add(pool.submit(() -> consume(target)));
+        }
+        if (!config.purgeInterval().isZero()) {
+            long every = config.purgeInterval().toMillis();
+            background.scheduleWithFixedDelay(() -> purge(target), every, every, TimeUnit.MILLISECONDS);
         }
         long deadline = start + DEADLINE.toNanos();
         long nextProgress = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
+        long nextSample = System.nanoTime();
         boolean finished = true;
         try {
-            while (outstanding.get() > 0) {
+            while (!fedAll || outstanding.get() > 0) {
                 Thread.sleep(50);
-                for (Future<?> consumer : consumers) {
-                    if (consumer.isDone()) {
-                        consumer.get(); // a consumer died: surface why
+                for (Future<?> worker : workers) {
+                    if (worker.isDone()) {
+                        worker.get(); // a consumer or the feeder died: surface why
                     }
                 }
                 long now = System.nanoTime();
+                if (!config.heapInterval().isZero() && now - nextSample >= 0) {
+                    samples.take(target);
+                    nextSample = now + config.heapInterval().toNanos();
+                }
                 if (now - nextProgress >= 0) {
                     progress.accept(String.format(
-                            "storm: %,d of %,d deliveries outstanding, %,d processed, %.0f s",
+                            Locale.ROOT,
+                            "storm: %,d of %,d deliveries outstanding, %,d processed, %.0f s%s",
                             outstanding.get(),
                             counters.deliveries.sum(),
                             counters.processed.sum(),
-                            (now - start) / 1e9));
+                            (now - start) / 1e9,
+                            samples.latest()));
                     nextProgress = now + TimeUnit.SECONDS.toNanos(2);
                 }
                 if (now - deadline >= 0) {
@@ -115,8 +121,13 @@ final class Storm {
                 }
             }
         } finally {
+            background.shutdownNow();
             pool.shutdownNow();
+            background.awaitTermination(30, TimeUnit.SECONDS);
             pool.awaitTermination(30, TimeUnit.SECONDS);
+        }
+        if (!config.heapInterval().isZero()) {
+            samples.take(target);
         }
         long elapsed = System.nanoTime() - start;
         return StormReport.of(
@@ -124,15 +135,49 @@ final class Storm {
                 target,
                 counters,
                 target.appliedCounts(config.events()),
-                LatencyRecorder.merge(allLatencies),
+                latencies.getIntervalHistogram(),
+                samples,
                 elapsed,
                 finished);
     }
 
+    /**
+     * Queues every event's deliveries: each event 1 + d times, the first due when the event is
+     * released, redeliveries racing with it or coming later, in any order. With an event rate,
+     * events are released on that schedule, a little ahead of time, so the queue stays short.
+     */
+    private Void feed(Random plan, long start) throws InterruptedException {
+        for (int event = 0; event < config.events(); event++) {
+            long release = config.eventRate() == 0 ? start : start + (long) (event * 1e9 / config.eventRate());
+            long early = release - System.nanoTime() - TimeUnit.MILLISECONDS.toNanos(100);
+            if (early > 0) {
+                TimeUnit.NANOSECONDS.sleep(early);
+            }
+            int copies = 1 + plan.nextInt(config.maxRedeliveries() + 1);
+            for (int copy = 0; copy < copies; copy++) {
+                long delay = copy == 0
+                        ? 0
+                        : (long)
+                                (plan.nextDouble() * config.maxRedeliveryDelay().toNanos());
+                outstanding.incrementAndGet();
+                counters.deliveries.increment();
+                broker.add(new Delivery(event, release + delay));
+            }
+        }
+        fedAll = true;
+        return null;
+    }
+
+    private void purge(StormTarget target) {
+        try {
+            counters.purged.add(target.purge());
+            counters.purges.increment();
+        } catch (RuntimeException e) {
+            counters.purgeErrors.increment();
+        }
+    }
+
     private Void consume(StormTarget target) throws Exception {
-        LatencyRecorder recorder = new LatencyRecorder();
-        latencies.set(recorder);
-        allLatencies.add(recorder);
         while (!Thread.currentThread().isInterrupted()) {
             Delivery delivery;
             try {
@@ -141,7 +186,7 @@ final class Storm {
                 return null;
             }
             if (delivery == null) {
-                if (outstanding.get() == 0) {
+                if (fedAll && outstanding.get() == 0) {
                     return null;
                 }
                 continue;
@@ -183,6 +228,11 @@ final class Storm {
                 counters.failures.increment();
                 redeliver(delivery, Duration.ofMillis(5));
             }
+            case UNRECORDED -> {
+                counters.storeErrors.increment();
+                counters.completionsFailed.increment();
+                redeliver(delivery, Duration.ofMillis(50));
+            }
             case CRASHED -> {
                 // Counted only when the consumer really held the event as it died.
                 (fault == Fault.CRASH_AFTER_WORK ? counters.crashesAfterWork : counters.crashesBeforeWork).increment();
@@ -223,6 +273,46 @@ final class Storm {
         final LongAdder lateDuplicates = new LongAdder();
         final LongAdder leaseLost = new LongAdder();
         final LongAdder storeErrors = new LongAdder();
+        final LongAdder completionsFailed = new LongAdder();
+        final LongAdder purges = new LongAdder();
+        final LongAdder purged = new LongAdder();
+        final LongAdder purgeErrors = new LongAdder();
+    }
+
+    /**
+     * Heap used after a full GC, and the records the store holds, sampled while the storm runs: a
+     * soak's evidence that memory and the table stay bounded.
+     */
+    static final class Samples {
+        final List<Long> heapAfterGcBytes = new ArrayList<>();
+        final List<Long> records = new ArrayList<>();
+
+        synchronized void take(StormTarget target) {
+            System.gc();
+            heapAfterGcBytes.add(
+                    ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed());
+            records.add(target.storedRecords());
+        }
+
+        synchronized String latest() {
+            if (heapAfterGcBytes.isEmpty()) {
+                return "";
+            }
+            long records = this.records.get(this.records.size() - 1);
+            return String.format(
+                    Locale.ROOT,
+                    ", heap after GC %.1f MiB%s",
+                    heapAfterGcBytes.get(heapAfterGcBytes.size() - 1) / 1048576.0,
+                    records < 0 ? "" : String.format(Locale.ROOT, ", %,d records stored", records));
+        }
+    }
+
+    private static ThreadFactory daemon(String name) {
+        return runnable -> {
+            Thread thread = new Thread(runnable, name);
+            thread.setDaemon(true);
+            return thread;
+        };
     }
 
     /** One delivery of one event, due at a moment of the simulated broker. */

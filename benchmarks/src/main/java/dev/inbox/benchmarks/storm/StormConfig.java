@@ -26,6 +26,10 @@ record StormConfig(
         double crashAfterWorkRate,
         Duration lease,
         Duration retention,
+        Duration grace,
+        int eventRate,
+        Duration purgeInterval,
+        Duration heapInterval,
         long seed,
         boolean json) {
 
@@ -40,7 +44,8 @@ record StormConfig(
             "             [--events N] [--partitions N] [--consumers N]",
             "             [--max-redeliveries N] [--max-redelivery-delay-ms N] [--fail-rate R]",
             "             [--crash-before-work-rate R] [--crash-after-work-rate R]",
-            "             [--lease-ms N] [--retention-ms N] [--seed N] [--json]",
+            "             [--lease-ms N] [--retention-ms N] [--grace-ms N] [--seed N] [--json]",
+            "             [--event-rate N] [--purge-every-ms N] [--heap-every-ms N]",
             "",
             "Simulates a consumer fleet: each event is delivered 1 + d times (d drawn from 0..max-redeliveries),",
             "redeliveries concurrent with the first delivery, out of order and after delays, to concurrent",
@@ -55,7 +60,12 @@ record StormConfig(
             "--redis-url naming one node of the cluster; --store dynamodb uses --dynamodb-url (for example",
             "a local dynalite), or the AWS default region and credentials when it is not given.",
             "--mode transactional writes the ledger in the claim's transaction (SQL stores), where no crash",
-            "may double an effect.");
+            "may double an effect.",
+            "",
+            "For a soak: --event-rate N releases N events per second (0, the default, releases all at once),",
+            "so deliveries are generated as the run goes and memory stays flat; --purge-every-ms N purges",
+            "expired records while the storm runs (use a short --retention-ms and --grace-ms so there are",
+            "some); --heap-every-ms N samples the heap after a full GC and the store's record count.");
 
     static StormConfig defaults() {
         return new StormConfig(
@@ -74,6 +84,10 @@ record StormConfig(
                 0.0,
                 Duration.ofMillis(250),
                 Duration.ofHours(1),
+                Duration.ofHours(1),
+                0,
+                Duration.ZERO,
+                Duration.ZERO,
                 42L,
                 false);
     }
@@ -110,6 +124,10 @@ record StormConfig(
                 "crash-after-work-rate",
                 "lease-ms",
                 "retention-ms",
+                "grace-ms",
+                "event-rate",
+                "purge-every-ms",
+                "heap-every-ms",
                 "seed"));
         for (String name : values.keySet()) {
             if (!known.contains(name)) {
@@ -137,6 +155,10 @@ record StormConfig(
                 rate(values, "crash-after-work-rate", d.crashAfterWorkRate()),
                 Duration.ofMillis(number(values, "lease-ms", d.lease().toMillis(), 1, 3_600_000)),
                 Duration.ofMillis(number(values, "retention-ms", d.retention().toMillis(), 1, Long.MAX_VALUE / 2)),
+                Duration.ofMillis(number(values, "grace-ms", d.grace().toMillis(), 0, Long.MAX_VALUE / 2)),
+                (int) number(values, "event-rate", d.eventRate(), 0, 10_000_000),
+                Duration.ofMillis(number(values, "purge-every-ms", 0, 0, 3_600_000)),
+                Duration.ofMillis(number(values, "heap-every-ms", 0, 0, 3_600_000)),
                 number(values, "seed", d.seed(), Long.MIN_VALUE, Long.MAX_VALUE),
                 json);
         if (!c.mode().equals("lease") && !c.mode().equals("transactional")) {

@@ -1,6 +1,12 @@
 package dev.inbox.benchmarks.storm;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import org.HdrHistogram.Histogram;
 
 /** The outcome of a storm: the counts, the ledger's verdict, throughput and claim latency. */
 record StormReport(
@@ -16,10 +22,16 @@ record StormReport(
         long workFailures,
         long crashesBeforeWork,
         long crashesAfterWork,
+        long completionsFailed,
         long leaseTakeovers,
         long lateDuplicates,
         long leaseLost,
         long storeErrors,
+        long purges,
+        long purged,
+        long purgeErrors,
+        List<Long> heapAfterGcBytes,
+        List<Long> storedRecords,
         long appliedTwiceOrMore,
         long extraApplications,
         long neverApplied,
@@ -30,12 +42,15 @@ record StormReport(
         double p999Micros,
         boolean finished) {
 
+    private static final ObjectMapper JSON = new ObjectMapper();
+
     static StormReport of(
             StormConfig config,
             StormTarget target,
             Storm.Counters c,
             int[] ledger,
-            long[] sortedLatencies,
+            Histogram latencies,
+            Storm.Samples samples,
             long elapsedNanos,
             boolean finished) {
         long twice = 0;
@@ -51,6 +66,12 @@ record StormReport(
         }
         double seconds = elapsedNanos / 1e9;
         long handled = c.deliveries.sum() + c.redeliveries.sum();
+        List<Long> heap;
+        List<Long> records;
+        synchronized (samples) {
+            heap = List.copyOf(samples.heapAfterGcBytes);
+            records = List.copyOf(samples.records);
+        }
         return new StormReport(
                 config,
                 target.describe(),
@@ -64,32 +85,47 @@ record StormReport(
                 c.failures.sum(),
                 c.crashesBeforeWork.sum(),
                 c.crashesAfterWork.sum(),
+                c.completionsFailed.sum(),
                 c.takeovers.sum(),
                 c.lateDuplicates.sum(),
                 c.leaseLost.sum(),
                 c.storeErrors.sum(),
+                c.purges.sum(),
+                c.purged.sum(),
+                c.purgeErrors.sum(),
+                heap,
+                records,
                 twice,
                 extra,
                 never,
                 seconds,
                 handled / seconds,
-                LatencyRecorder.quantileMicros(sortedLatencies, 0.50),
-                LatencyRecorder.quantileMicros(sortedLatencies, 0.99),
-                LatencyRecorder.quantileMicros(sortedLatencies, 0.999),
+                micros(latencies, 50),
+                micros(latencies, 99),
+                micros(latencies, 99.9),
                 finished);
+    }
+
+    private static double micros(Histogram latencies, double percentile) {
+        return latencies.getTotalCount() == 0 ? 0 : latencies.getValueAtPercentile(percentile) / 1_000.0;
     }
 
     /**
      * True when the run kept its promise: nothing lost, and nothing applied twice except, in lease
-     * mode, by a consumer that crashed after its work and before completing (at most one extra
-     * application per such crash). Transactional mode promises exactly once, crashes included.
+     * mode, where the work ran and its completion was not recorded (at most one extra application
+     * per such case). Transactional mode promises exactly once, crashes and store failures included.
      */
     boolean passed() {
         return finished && neverApplied == 0 && extraApplications <= allowedExtra();
     }
 
+    /**
+     * Lease mode's window: a consumer that crashed after its work, a completion the store failed to
+     * record, or a lease that ended before the work did — each lets one redelivery apply the work
+     * again.
+     */
     private long allowedExtra() {
-        return closesCrashWindow ? 0 : crashesAfterWork;
+        return closesCrashWindow ? 0 : crashesAfterWork + completionsFailed + leaseLost;
     }
 
     /** The verdict in words. */
@@ -102,24 +138,26 @@ record StormReport(
         }
         if (extraApplications > allowedExtra()) {
             return "FAILED: " + extraApplications + " extra applications, more than the " + allowedExtra()
-                    + (closesCrashWindow ? " that transactional mode allows" : " crashes after work can explain");
+                    + (closesCrashWindow
+                            ? " that transactional mode allows"
+                            : " that crashes after work, failed completions and lost leases can explain");
         }
         if (extraApplications > 0) {
-            return "AT-LEAST-ONCE: " + extraApplications + " extra applications, each by a consumer that crashed"
-                    + " after its work and before completing (the lease-mode window; the transactional mode of a SQL"
-                    + " store closes it)";
+            return "AT-LEAST-ONCE: " + extraApplications + " extra applications, each after work whose completion"
+                    + " was not recorded (a crash after work, a failed completion or a lost lease: the lease-mode"
+                    + " window; the transactional mode of a SQL store closes it)";
         }
         return "EXACTLY-ONCE: every event applied exactly once";
     }
 
     String toText() {
-        return String.format(
+        StringBuilder text = new StringBuilder(String.format(
                 Locale.ROOT,
                 String.join(
                         "\n",
                         "store                  %s",
                         "events                 %,d over %d partitions, %d consumers",
-                        "deliveries             %,d (+%,d redeliveries after busy, failure or crash)",
+                        "deliveries             %,d (+%,d redeliveries after busy, failure, crash or store error)",
                         "processed              %,d",
                         "duplicates suppressed  %,d",
                         "busy retries           %,d",
@@ -128,12 +166,11 @@ record StormReport(
                         "lease takeovers        %,d",
                         "late duplicates        %,d",
                         "lease lost mid-work    %,d",
-                        "store errors           %,d",
+                        "store errors           %,d (%,d of them completions after the work had run)",
                         "applied twice          %,d",
                         "never applied          %,d",
                         "throughput             %,.0f deliveries/s over %.2f s",
-                        "claim latency          p50 %.0f µs, p99 %.0f µs, p99.9 %.0f µs",
-                        "verdict                %s"),
+                        "claim latency          p50 %.0f µs, p99 %.0f µs, p99.9 %.0f µs"),
                 target,
                 events,
                 config.partitions(),
@@ -150,51 +187,89 @@ record StormReport(
                 lateDuplicates,
                 leaseLost,
                 storeErrors,
+                completionsFailed,
                 appliedTwiceOrMore,
                 neverApplied,
                 deliveriesPerSecond,
                 seconds,
                 p50Micros,
                 p99Micros,
-                p999Micros,
-                verdict());
+                p999Micros));
+        if (purges > 0 || purgeErrors > 0) {
+            text.append(String.format(
+                    Locale.ROOT,
+                    "%npurge                  %,d records in %,d runs, %,d failed",
+                    purged,
+                    purges,
+                    purgeErrors));
+        }
+        if (!heapAfterGcBytes.isEmpty()) {
+            text.append(String.format(
+                    Locale.ROOT,
+                    "%nheap after GC          %s MiB (first, min, max, last of %d samples)",
+                    summary(heapAfterGcBytes, 1048576.0),
+                    heapAfterGcBytes.size()));
+            if (storedRecords.get(0) >= 0) {
+                text.append(String.format(
+                        Locale.ROOT, "%nrecords stored         %s (first, min, max, last)", summary(storedRecords, 1)));
+            }
+        }
+        return text.append(String.format("%nverdict                %s", verdict()))
+                .toString();
+    }
+
+    private static String summary(List<Long> samples, double unit) {
+        long min = samples.stream().mapToLong(Long::longValue).min().orElse(0);
+        long max = samples.stream().mapToLong(Long::longValue).max().orElse(0);
+        return String.format(
+                Locale.ROOT,
+                unit == 1 ? "%,.0f, %,.0f, %,.0f, %,.0f" : "%.1f, %.1f, %.1f, %.1f",
+                samples.get(0) / unit,
+                min / unit,
+                max / unit,
+                samples.get(samples.size() - 1) / unit);
     }
 
     String toJson() {
-        return String.format(
-                Locale.ROOT,
-                "{\"store\":\"%s\",\"events\":%d,\"partitions\":%d,\"consumers\":%d,\"deliveries\":%d,"
-                        + "\"redeliveries\":%d,\"processed\":%d,\"duplicatesSuppressed\":%d,\"busyRetries\":%d,"
-                        + "\"workFailures\":%d,\"crashesBeforeWork\":%d,\"crashesAfterWork\":%d,\"leaseTakeovers\":%d,"
-                        + "\"lateDuplicates\":%d,\"leaseLost\":%d,\"storeErrors\":%d,\"appliedTwice\":%d,"
-                        + "\"extraApplications\":%d,\"neverApplied\":%d,\"seconds\":%.3f,\"deliveriesPerSecond\":%.1f,"
-                        + "\"claimLatencyMicros\":{\"p50\":%.1f,\"p99\":%.1f,\"p999\":%.1f},\"passed\":%b,"
-                        + "\"verdict\":\"%s\"}",
-                target,
-                events,
-                config.partitions(),
-                config.consumers(),
-                deliveries,
-                redeliveries,
-                processed,
-                duplicatesSuppressed,
-                busyRetries,
-                workFailures,
-                crashesBeforeWork,
-                crashesAfterWork,
-                leaseTakeovers,
-                lateDuplicates,
-                leaseLost,
-                storeErrors,
-                appliedTwiceOrMore,
-                extraApplications,
-                neverApplied,
-                seconds,
-                deliveriesPerSecond,
-                p50Micros,
-                p99Micros,
-                p999Micros,
-                passed(),
-                verdict().replace("\"", "'"));
+        Map<String, Object> json = new LinkedHashMap<>();
+        json.put("store", target);
+        json.put("events", events);
+        json.put("partitions", config.partitions());
+        json.put("consumers", config.consumers());
+        json.put("deliveries", deliveries);
+        json.put("redeliveries", redeliveries);
+        json.put("processed", processed);
+        json.put("duplicatesSuppressed", duplicatesSuppressed);
+        json.put("busyRetries", busyRetries);
+        json.put("workFailures", workFailures);
+        json.put("crashesBeforeWork", crashesBeforeWork);
+        json.put("crashesAfterWork", crashesAfterWork);
+        json.put("completionsFailed", completionsFailed);
+        json.put("leaseTakeovers", leaseTakeovers);
+        json.put("lateDuplicates", lateDuplicates);
+        json.put("leaseLost", leaseLost);
+        json.put("storeErrors", storeErrors);
+        json.put("purges", purges);
+        json.put("purged", purged);
+        json.put("purgeErrors", purgeErrors);
+        json.put("heapAfterGcBytes", heapAfterGcBytes);
+        json.put("storedRecords", storedRecords);
+        json.put("appliedTwice", appliedTwiceOrMore);
+        json.put("extraApplications", extraApplications);
+        json.put("neverApplied", neverApplied);
+        json.put("seconds", Math.round(seconds * 1000) / 1000.0);
+        json.put("deliveriesPerSecond", Math.round(deliveriesPerSecond * 10) / 10.0);
+        Map<String, Object> latency = new LinkedHashMap<>();
+        latency.put("p50", p50Micros);
+        latency.put("p99", p99Micros);
+        latency.put("p999", p999Micros);
+        json.put("claimLatencyMicros", latency);
+        json.put("passed", passed());
+        json.put("verdict", verdict());
+        try {
+            return JSON.writeValueAsString(json);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException(e);
+        }
     }
 }

@@ -9,14 +9,20 @@ import dev.inbox.jdbc.TransactionalInboxStore;
 import dev.inbox.mysql.MysqlInboxStore;
 import dev.inbox.postgres.PostgresInboxStore;
 import dev.inbox.redis.RedisInboxStore;
+import io.lettuce.core.KeyScanCursor;
+import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
+import io.lettuce.core.ScanArgs;
+import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.cluster.RedisClusterClient;
 import java.io.PrintStream;
 import java.net.URI;
-import java.time.Duration;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.UUID;
+import java.util.function.LongSupplier;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.regions.Region;
@@ -67,18 +73,22 @@ public final class StormRunner {
                     if (config.mode().equals("transactional")) {
                         throw new IllegalArgumentException("the caffeine store has no transactional mode");
                     }
-                    target = new LeaseTarget("caffeine", caffeine(config), consumer, config, storm.metrics());
+                    CaffeineInboxStore store = caffeine(config);
+                    target = new LeaseTarget("caffeine", store, consumer, config, storm.metrics(), store::size);
                 }
                 case "postgres" -> {
                     pool = pool(config.jdbcUrl(), config);
-                    PostgresInboxStore store = PostgresInboxStore.builder(pool).build();
+                    PostgresInboxStore store = PostgresInboxStore.builder(pool)
+                            .grace(config.grace())
+                            .build();
                     store.createSchemaIfMissing();
                     target = sqlTarget("postgres", store, pool, consumer, config, storm.metrics());
                 }
                 case "mysql" -> {
                     boolean defaultUrl = config.jdbcUrl().equals(StormConfig.DEFAULT_JDBC_URL);
                     pool = pool(defaultUrl ? StormConfig.DEFAULT_MYSQL_URL : config.jdbcUrl(), config);
-                    MysqlInboxStore store = MysqlInboxStore.builder(pool).build();
+                    MysqlInboxStore store =
+                            MysqlInboxStore.builder(pool).grace(config.grace()).build();
                     store.createSchemaIfMissing();
                     target = sqlTarget("mysql", store, pool, consumer, config, storm.metrics());
                 }
@@ -88,10 +98,13 @@ public final class StormRunner {
                     }
                     RedisInboxStore store = config.store().equals("redis")
                             ? RedisInboxStore.builder(RedisURI.create(config.redisUrl()))
-                                    .grace(Duration.ofHours(1))
+                                    .grace(config.grace())
                                     .build()
                             : clusterStore(config, resources);
-                    target = new LeaseTarget(config.store(), store, consumer, config, storm.metrics());
+                    LongSupplier records = config.store().equals("redis")
+                            ? redisRecords(config.redisUrl(), consumer, resources)
+                            : () -> -1;
+                    target = new LeaseTarget(config.store(), store, consumer, config, storm.metrics(), records);
                 }
                 case "dynamodb" -> {
                     if (config.mode().equals("transactional")) {
@@ -138,24 +151,49 @@ public final class StormRunner {
         DynamoDbInboxStore store = DynamoDbInboxStore.builder(client)
                 .asyncClient(asyncClient)
                 .table("inbox_storm")
-                .grace(Duration.ofHours(1))
+                .grace(config.grace())
                 .build();
         store.createTableIfMissing();
         return store;
+    }
+
+    /**
+     * Counts the run's records on a standalone Redis with SCAN over the store's key pattern
+     * ({@code inbox:{<consumer as hex>}:*}), on a connection of its own.
+     */
+    private static LongSupplier redisRecords(String url, String consumer, List<Runnable> resources) {
+        RedisClient client = RedisClient.create(url);
+        resources.add(client::shutdown);
+        StatefulRedisConnection<String, String> connection = client.connect();
+        resources.add(0, connection::close);
+        ScanArgs pattern = ScanArgs.Builder.matches(
+                        "inbox:{" + HexFormat.of().formatHex(consumer.getBytes(StandardCharsets.UTF_8)) + "}:*")
+                .limit(10_000);
+        return () -> {
+            long count = 0;
+            KeyScanCursor<String> cursor = connection.sync().scan(pattern);
+            count += cursor.getKeys().size();
+            while (!cursor.isFinished()) {
+                cursor = connection.sync().scan(cursor, pattern);
+                count += cursor.getKeys().size();
+            }
+            return count;
+        };
     }
 
     /** A store on the cluster at --redis-url; the client is shut down after the run. */
     private static RedisInboxStore clusterStore(StormConfig config, List<Runnable> resources) {
         RedisClusterClient client = RedisClusterClient.create(config.redisUrl());
         resources.add(client::shutdown);
-        return RedisInboxStore.builder(client).grace(Duration.ofHours(1)).build();
+        return RedisInboxStore.builder(client).grace(config.grace()).build();
     }
 
     private static CaffeineInboxStore caffeine(StormConfig config) {
-        // Grace far longer than the run: no record may vanish while redeliveries still come.
+        // Grace (an hour by default) far longer than the run: no record may vanish while
+        // redeliveries still come.
         return CaffeineInboxStore.builder()
                 .maximumSize(Math.max(1_000_000L, config.events() * 2L))
-                .grace(Duration.ofHours(1))
+                .grace(config.grace())
                 .build();
     }
 
@@ -169,7 +207,7 @@ public final class StormRunner {
             throws java.sql.SQLException {
         return config.mode().equals("transactional")
                 ? new TransactionalTarget(name, store, pool, consumer, config, metrics)
-                : new LeaseTarget(name, store, consumer, config, metrics);
+                : new LeaseTarget(name, store, consumer, config, metrics, () -> SqlRecords.count(pool, consumer));
     }
 
     private static HikariDataSource pool(String jdbcUrl, StormConfig config) {

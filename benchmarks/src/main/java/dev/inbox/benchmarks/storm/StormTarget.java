@@ -19,6 +19,14 @@ interface StormTarget extends AutoCloseable {
      */
     Outcome deliver(int event, String id, Fault fault) throws Exception;
 
+    /** Removes expired records from the store; returns how many. */
+    long purge();
+
+    /** How many records the store holds for this run, or -1 when the store cannot say. */
+    default long storedRecords() {
+        return -1;
+    }
+
     /** How many times each event's effect was applied (durably, for a database ledger). */
     int[] appliedCounts(int events) throws Exception;
 

@@ -122,6 +122,16 @@ final class TransactionalTarget implements StormTarget {
     }
 
     @Override
+    public long purge() {
+        return store.purge();
+    }
+
+    @Override
+    public long storedRecords() {
+        return SqlRecords.count(dataSource, consumer);
+    }
+
+    @Override
     public int[] appliedCounts(int events) throws SQLException {
         int[] counts = new int[events];
         try (Connection c = dataSource.getConnection();
