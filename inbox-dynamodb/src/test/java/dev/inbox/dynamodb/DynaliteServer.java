@@ -8,6 +8,7 @@ import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 
 /**
  * dynalite, the open-source DynamoDB emulator, installed from the npm registry by the lockfile in
@@ -15,9 +16,14 @@ import java.util.concurrent.TimeUnit;
  * {@code node} — not {@code npx}, so that stopping the process stops the server — on a free
  * loopback port, in memory. {@link #close()} stops it.
  */
-final class DynaliteServer implements AutoCloseable {
+public final class DynaliteServer implements AutoCloseable {
 
-    static final Path CLI = Path.of("src/test/dynalite/node_modules/dynalite/cli.js");
+    /** Where {@code npm ci} installs dynalite, from this module's directory or from a sibling's. */
+    static final Path CLI = Stream.of("src/test/dynalite", "../inbox-dynamodb/src/test/dynalite")
+            .map(dir -> Path.of(dir, "node_modules/dynalite/cli.js"))
+            .filter(Files::isRegularFile)
+            .findFirst()
+            .orElse(Path.of("src/test/dynalite/node_modules/dynalite/cli.js"));
 
     private final Process process; // null for a server the tests were given
     private final String endpoint;
@@ -32,7 +38,7 @@ final class DynaliteServer implements AutoCloseable {
      * nothing), else a dynalite started here; see {@link TestEndpoint} for what happens when
      * neither is possible.
      */
-    static DynaliteServer forTests() throws IOException, InterruptedException {
+    public static DynaliteServer forTests() throws IOException, InterruptedException {
         String configured = System.getenv("INBOX_TEST_DYNAMODB_URL");
         if (configured != null) {
             return new DynaliteServer(null, configured);
@@ -95,7 +101,7 @@ final class DynaliteServer implements AutoCloseable {
         }
     }
 
-    String endpoint() {
+    public String endpoint() {
         return endpoint;
     }
 

@@ -23,7 +23,7 @@ import java.util.stream.Stream;
  * an append-only file synced on every write. {@link #close()} stops the processes and deletes
  * their files; start-up is bounded.
  */
-final class RedisTestServers implements AutoCloseable {
+public final class RedisTestServers implements AutoCloseable {
 
     private static final long START_TIMEOUT_MS = 30_000;
 
@@ -42,7 +42,7 @@ final class RedisTestServers implements AutoCloseable {
      * when set, else redis://127.0.0.1:6379; see {@link TestEndpoint} for what happens when it
      * does not answer.
      */
-    static String sharedUrl() {
+    public static String sharedUrl() {
         return TestEndpoint.resolve(
                 "Redis", "INBOX_TEST_REDIS_URL", "redis://127.0.0.1:6379", "redis://host:6379", uri -> {
                     RedisClient probe = RedisClient.create(RedisURI.create(uri));
@@ -55,11 +55,11 @@ final class RedisTestServers implements AutoCloseable {
     }
 
     /** True when {@code redis-server} and {@code redis-cli} are on the PATH. */
-    static boolean available() {
+    public static boolean available() {
         return onPath("redis-server") && onPath("redis-cli");
     }
 
-    static RedisTestServers start() throws IOException, InterruptedException {
+    public static RedisTestServers start() throws IOException, InterruptedException {
         RedisTestServers cluster = new RedisTestServers(Files.createTempDirectory("inbox-redis-cluster"), false);
         try {
             cluster.launch();
@@ -74,7 +74,7 @@ final class RedisTestServers implements AutoCloseable {
      * One standalone server; {@code durable} turns on {@code appendonly yes} with {@code
      * appendfsync always}, so every acknowledged write is on disk before the reply.
      */
-    static RedisTestServers standalone(boolean durable) throws IOException, InterruptedException {
+    public static RedisTestServers standalone(boolean durable) throws IOException, InterruptedException {
         RedisTestServers server = new RedisTestServers(Files.createTempDirectory("inbox-redis-server"), durable);
         try {
             server.ports.add(freePort());
@@ -87,12 +87,12 @@ final class RedisTestServers implements AutoCloseable {
     }
 
     /** Freezes the first server (SIGSTOP): it takes connections and commands but answers nothing. */
-    void pause() throws IOException, InterruptedException {
+    public void pause() throws IOException, InterruptedException {
         signal("-STOP");
     }
 
     /** Kills the first server at once (SIGKILL): nothing is flushed, as in a power cut. */
-    void crash() throws IOException, InterruptedException {
+    public void crash() throws IOException, InterruptedException {
         signal("-KILL");
         if (!servers.get(0).waitFor(10, TimeUnit.SECONDS)) {
             throw new IllegalStateException("redis-server did not die");
@@ -100,7 +100,7 @@ final class RedisTestServers implements AutoCloseable {
     }
 
     /** Starts the standalone server (again) on its port, with its directory and settings. */
-    void restart() throws IOException, InterruptedException {
+    public void restart() throws IOException, InterruptedException {
         int port = ports.get(0);
         if (servers.isEmpty()) {
             servers.add(startNode(port, false));
@@ -111,7 +111,7 @@ final class RedisTestServers implements AutoCloseable {
     }
 
     /** Lets the first server run again (SIGCONT); it then executes what it received meanwhile. */
-    void resume() throws IOException, InterruptedException {
+    public void resume() throws IOException, InterruptedException {
         signal("-CONT");
     }
 
@@ -124,7 +124,7 @@ final class RedisTestServers implements AutoCloseable {
     }
 
     /** The seed node, as {@code host:port}. */
-    String seed() {
+    public String seed() {
         return "127.0.0.1:" + ports.get(0);
     }
 

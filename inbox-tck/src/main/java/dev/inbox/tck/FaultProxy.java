@@ -43,6 +43,8 @@ public final class FaultProxy implements AutoCloseable {
     private final AtomicBoolean loseReply = new AtomicBoolean();
     private final AtomicLong repliesLost = new AtomicLong();
     private final AtomicLong connections = new AtomicLong();
+    private final AtomicLong replies = new AtomicLong();
+    private volatile int loseEvery;
     private volatile ServerSocket listener;
     private boolean stalled; // guarded by gate
     private volatile boolean closed;
@@ -142,6 +144,21 @@ public final class FaultProxy implements AutoCloseable {
         loseReply.set(true);
     }
 
+    /**
+     * Loses every {@code n}th reply from now on, the way {@link #loseNextReply()} loses one (0
+     * stops it): a fault rate tied to the traffic, so a client that reconnects slowly is not
+     * starved of every reply. A "reply" is one read from the server, which for request/response
+     * protocols on loopback is one reply or a pipeline of them.
+     *
+     * @throws IllegalArgumentException when {@code n} is negative
+     */
+    public void loseEveryNthReply(int n) {
+        if (n < 0) {
+            throw new IllegalArgumentException("n must be 0 (off) or positive, not " + n);
+        }
+        loseEvery = n;
+    }
+
     /** Stops listening and closes every connection. */
     @Override
     public void close() {
@@ -193,6 +210,11 @@ public final class FaultProxy implements AutoCloseable {
         });
     }
 
+    private boolean dueForLoss() {
+        int every = loseEvery;
+        return every > 0 && replies.incrementAndGet() % every == 0;
+    }
+
     private void awaitFlowing() throws InterruptedException {
         synchronized (gate) {
             while (stalled) {
@@ -236,7 +258,7 @@ public final class FaultProxy implements AutoCloseable {
                         break;
                     }
                     awaitFlowing();
-                    if (reply && loseReply.compareAndSet(true, false)) {
+                    if (reply && (loseReply.compareAndSet(true, false) || dueForLoss())) {
                         repliesLost.incrementAndGet();
                         break; // the bytes are dropped with the connection
                     }

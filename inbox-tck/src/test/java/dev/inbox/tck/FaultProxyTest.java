@@ -134,6 +134,28 @@ class FaultProxyTest {
     }
 
     @Test
+    void loseEveryNthReply_losesEveryNthRead_untilTurnedOff() throws Exception {
+        proxy.loseEveryNthReply(3);
+        int answered = 0;
+        for (int i = 0; i < 9; i++) {
+            try (Socket socket = connect()) {
+                if (roundTrip(socket, i) == i) {
+                    answered++;
+                }
+            }
+        }
+        assertThat(answered).isEqualTo(6);
+        assertThat(proxy.repliesLost()).isEqualTo(3);
+        proxy.loseEveryNthReply(0);
+        try (Socket socket = connect()) {
+            assertThat(roundTrip(socket, 1)).isEqualTo(1);
+            assertThat(roundTrip(socket, 2)).isEqualTo(2);
+            assertThat(roundTrip(socket, 3)).isEqualTo(3);
+        }
+        assertThatThrownBy(() -> proxy.loseEveryNthReply(-1)).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
     void cutConnections_keepsAccepting() throws IOException {
         Socket open = connect();
         assertThat(roundTrip(open, 1)).isEqualTo(1);

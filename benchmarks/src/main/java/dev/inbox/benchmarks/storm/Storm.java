@@ -131,14 +131,24 @@ final class Storm {
         }
         long elapsed = System.nanoTime() - start;
         return StormReport.of(
-                config,
-                target,
-                counters,
-                target.appliedCounts(config.events()),
-                latencies.getIntervalHistogram(),
-                samples,
-                elapsed,
-                finished);
+                config, target, counters, ledger(target), latencies.getIntervalHistogram(), samples, elapsed, finished);
+    }
+
+    /**
+     * Reads the ledger, retrying for a while: a store that failed transiently at the end of the run
+     * (a dropped connection) must not cost the run its verdict.
+     */
+    private int[] ledger(StormTarget target) throws Exception {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return target.appliedCounts(config.events());
+            } catch (RuntimeException | java.sql.SQLException e) {
+                if (attempt == 40) {
+                    throw e;
+                }
+                Thread.sleep(250);
+            }
+        }
     }
 
     /**

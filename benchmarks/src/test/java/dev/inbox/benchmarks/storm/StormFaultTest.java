@@ -1,0 +1,134 @@
+package dev.inbox.benchmarks.storm;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.inbox.dynamodb.DynaliteServer;
+import dev.inbox.redis.RedisTestServers;
+import dev.inbox.tck.FaultProxy;
+import io.lettuce.core.RedisURI;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Storms through a {@link FaultProxy} that loses replies, cuts connections and makes the server
+ * unreachable for a while, over and over, while the storm runs ({@link Chaos}). Transactional mode
+ * must stay exactly-once; lease mode must lose nothing, and may apply an event again only where the
+ * report says why (a completion that could not be recorded, a lease lost mid-work).
+ */
+@Timeout(180)
+class StormFaultTest {
+
+    private final ByteArrayOutputStream out = new ByteArrayOutputStream();
+    private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+
+    /** Runs the storm with chaos on {@code proxy}; returns the JSON report after asserting the exit code. */
+    private String stormUnderChaos(FaultProxy proxy, String... args) throws Exception {
+        List<String> all = new ArrayList<>(List.of("--events", "2000", "--event-rate", "1000", "--json"));
+        all.addAll(List.of(args)); // a store's own settings win
+        int code;
+        String injected;
+        try (proxy;
+                Chaos chaos = new Chaos(proxy)) {
+            code = StormRunner.run(
+                    all.toArray(String[]::new),
+                    new PrintStream(out, true, StandardCharsets.UTF_8),
+                    new PrintStream(new TeeStream(err, System.err), true, StandardCharsets.UTF_8));
+            injected = chaos.injected();
+            assertThat(chaos.repliesLost()).as("replies the chaos dropped").isPositive();
+        }
+        String json = out.toString(StandardCharsets.UTF_8);
+        System.err.println("storm under chaos (" + injected + "): " + json);
+        assertThat(code)
+                .as("exit code; injected: %s; report: %s %s", injected, json, err)
+                .isZero();
+        // Store errors may be 0: Lettuce re-sends what a broken connection lost, and the AWS SDK
+        // retries, both safe by rule C5. What matters is the ledger.
+        assertThat(json).contains("\"neverApplied\":0").contains("\"passed\":true");
+        return json;
+    }
+
+    /** Progress lines go to the build log as well, so a slow run shows where it is. */
+    private static final class TeeStream extends java.io.OutputStream {
+        private final java.io.OutputStream first;
+        private final java.io.OutputStream second;
+
+        TeeStream(java.io.OutputStream first, java.io.OutputStream second) {
+            this.first = first;
+            this.second = second;
+        }
+
+        @Override
+        public void write(int b) throws java.io.IOException {
+            first.write(b);
+            second.write(b);
+        }
+
+        @Override
+        public void write(byte[] b, int off, int len) throws java.io.IOException {
+            first.write(b, off, len);
+            second.write(b, off, len);
+        }
+    }
+
+    @Test
+    void postgresTransactional_underNetworkFaults_appliesEveryEventExactlyOnce() throws Exception {
+        FaultProxy proxy = FaultProxy.start("127.0.0.1", 5432);
+        String json = stormUnderChaos(
+                proxy,
+                "--store",
+                "postgres",
+                "--mode",
+                "transactional",
+                "--jdbc-url",
+                "jdbc:postgresql://127.0.0.1:" + proxy.port() + "/test?user=postgres&connectTimeout=2&socketTimeout=5");
+        assertThat(json).contains("\"appliedTwice\":0").contains("EXACTLY-ONCE");
+    }
+
+    @Test
+    void mysqlTransactional_underNetworkFaults_appliesEveryEventExactlyOnce() throws Exception {
+        FaultProxy proxy = FaultProxy.start("127.0.0.1", 3306);
+        String json = stormUnderChaos(
+                proxy,
+                "--store",
+                "mysql",
+                "--mode",
+                "transactional",
+                "--jdbc-url",
+                "jdbc:mysql://127.0.0.1:" + proxy.port() + "/test?user=root&password=&sslMode=DISABLED"
+                        + "&allowPublicKeyRetrieval=true&connectTimeout=2000&socketTimeout=5000");
+        assertThat(json).contains("\"appliedTwice\":0").contains("EXACTLY-ONCE");
+    }
+
+    @Test
+    void redis_underNetworkFaults_losesNothing_andExplainsEveryExtraApplication() throws Exception {
+        RedisURI shared = RedisURI.create(RedisTestServers.sharedUrl());
+        FaultProxy proxy = FaultProxy.start(shared.getHost(), shared.getPort());
+        stormUnderChaos(proxy, "--store", "redis", "--redis-url", "redis://127.0.0.1:" + proxy.port() + "?timeout=2s");
+    }
+
+    @Test
+    void dynamodb_underNetworkFaults_losesNothing_andExplainsEveryExtraApplication() throws Exception {
+        try (DynaliteServer dynalite = DynaliteServer.forTests()) {
+            URI endpoint = URI.create(dynalite.endpoint());
+            FaultProxy proxy = FaultProxy.start(endpoint.getHost(), endpoint.getPort());
+            stormUnderChaos(
+                    proxy,
+                    "--store",
+                    "dynamodb",
+                    "--dynamodb-url",
+                    "http://127.0.0.1:" + proxy.port(),
+                    "--consumers",
+                    "4",
+                    "--events",
+                    "1000",
+                    "--event-rate",
+                    "400");
+        }
+    }
+}
