@@ -109,7 +109,16 @@ class StormFaultTest {
     void redis_underNetworkFaults_losesNothing_andExplainsEveryExtraApplication() throws Exception {
         RedisURI shared = RedisURI.create(RedisTestServers.sharedUrl());
         FaultProxy proxy = FaultProxy.start(shared.getHost(), shared.getPort());
-        stormUnderChaos(proxy, "--store", "redis", "--redis-url", "redis://127.0.0.1:" + proxy.port() + "?timeout=2s");
+        stormUnderChaos(
+                proxy,
+                "--store",
+                "redis",
+                "--redis-url",
+                "redis://127.0.0.1:" + proxy.port() + "?timeout=2s",
+                "--events",
+                "6000",
+                "--event-rate",
+                "1500"); // Redis is fast: a longer run, so the outages come while it runs
     }
 
     @Test
