@@ -1,0 +1,136 @@
+package dev.inbox.benchmarks.storm;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.inbox.redis.RedisTestServers;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Storms during which the server crashes and comes back, on servers this test starts itself: a
+ * PostgreSQL cluster of its own (immediate shutdown, WAL recovery on restart) and standalone Redis
+ * servers (SIGKILL) with and without an fsync'd append-only file. The run must complete once the
+ * server is back; what it may apply twice depends on what the server kept.
+ */
+@Timeout(180)
+class StormRestartFaultTest {
+
+    private final ByteArrayOutputStream out = new ByteArrayOutputStream();
+
+    /** Runs the storm; 1.5 s in, crashes the server, and 0.5 s later starts it again. */
+    private int stormWithRestart(Server server, String... args) throws Exception {
+        List<String> all = new ArrayList<>(List.of("--events", "3000", "--event-rate", "1000", "--json"));
+        all.addAll(List.of(args));
+        ExecutorService runner = Executors.newSingleThreadExecutor();
+        try {
+            Future<Integer> storm = runner.submit(() -> StormRunner.run(
+                    all.toArray(String[]::new),
+                    new PrintStream(out, true, StandardCharsets.UTF_8),
+                    new PrintStream(System.err, true, StandardCharsets.UTF_8)));
+            Thread.sleep(1_500);
+            assertThat(storm.isDone())
+                    .as("the storm still runs when the server crashes")
+                    .isFalse();
+            server.crash();
+            Thread.sleep(500);
+            server.restart();
+            int code = storm.get(150, TimeUnit.SECONDS);
+            System.err.println("storm with a server restart: " + out.toString(StandardCharsets.UTF_8));
+            return code;
+        } finally {
+            runner.shutdownNow();
+        }
+    }
+
+    private interface Server {
+        void crash() throws Exception;
+
+        void restart() throws Exception;
+    }
+
+    @Test
+    void postgresTransactional_serverCrashAndRestart_everyEventAppliedExactlyOnce() throws Exception {
+        assumeTrue(LocalPostgres.binaries() != null || "true".equals(System.getenv("CI")), "initdb is not installed");
+        try (LocalPostgres postgres = LocalPostgres.start()) {
+            int code = stormWithRestart(
+                    new Server() {
+                        @Override
+                        public void crash() throws Exception {
+                            postgres.crash();
+                        }
+
+                        @Override
+                        public void restart() throws Exception {
+                            postgres.restart();
+                        }
+                    },
+                    "--store",
+                    "postgres",
+                    "--mode",
+                    "transactional",
+                    "--jdbc-url",
+                    postgres.jdbcUrl());
+            String json = out.toString(StandardCharsets.UTF_8);
+            assertThat(code).as(json).isZero();
+            assertThat(json)
+                    .contains("\"appliedTwice\":0")
+                    .contains("\"neverApplied\":0")
+                    .contains("EXACTLY-ONCE")
+                    .doesNotContain("\"storeErrors\":0,");
+        }
+    }
+
+    @Test
+    void redisWithAppendfsyncAlways_serverCrashAndRestart_losesNothing() throws Exception {
+        String json = redisStorm(true, 0);
+        assertThat(json).contains("\"neverApplied\":0").contains("\"passed\":true");
+    }
+
+    @Test
+    void redisWithoutPersistence_serverCrashAndRestart_appliesCompletedEventsAgain() throws Exception {
+        String json = redisStorm(false, 1);
+        assertThat(json)
+                .as("redeliveries after the restart find no record and apply the work again")
+                .contains("\"passed\":false")
+                .contains("FAILED")
+                .doesNotContain("\"appliedTwice\":0,");
+    }
+
+    private String redisStorm(boolean durable, int expectedCode) throws Exception {
+        assumeTrue(RedisTestServers.available() || "true".equals(System.getenv("CI")), "redis-server is not installed");
+        try (RedisTestServers redis = RedisTestServers.standalone(durable)) {
+            int code = stormWithRestart(
+                    new Server() {
+                        @Override
+                        public void crash() throws Exception {
+                            redis.crash();
+                        }
+
+                        @Override
+                        public void restart() throws Exception {
+                            redis.restart();
+                        }
+                    },
+                    "--store",
+                    "redis",
+                    "--redis-url",
+                    "redis://" + redis.seed() + "?timeout=2s",
+                    // Redeliveries up to 3 s late, so many arrive after the restart.
+                    "--max-redelivery-delay-ms",
+                    "3000");
+            String json = out.toString(StandardCharsets.UTF_8);
+            assertThat(code).as(json).isEqualTo(expectedCode);
+            return json;
+        }
+    }
+}
