@@ -16,7 +16,8 @@ import net.jqwik.api.Provide;
 /**
  * Generated keys: every string is either rejected with {@link IllegalArgumentException} or
  * accepted unchanged, exactly when a strict UTF-8 encoder says it is well formed, non-empty,
- * free of U+0000 and at most 512 bytes. Fixed seed in CI; jqwik prints the seed of a failure.
+ * free of U+0000 and at most 512 bytes. Each property runs with a fixed seed, and again with a
+ * random one that jqwik prints when it fails.
  */
 class InboxKeyPropertiesTest {
 
@@ -50,12 +51,23 @@ class InboxKeyPropertiesTest {
         }
     }
 
+    @Property(tries = 1000)
+    void aKeyIsAcceptedExactlyWhenItIsWellFormedAndFits_randomSeed(@ForAll("awkwardStrings") String id) {
+        aKeyIsAcceptedExactlyWhenItIsWellFormedAndFits(id);
+    }
+
     @Property(tries = 1000, seed = "4243")
     void distinctValidIds_giveDistinctKeys(@ForAll("awkwardStrings") String a, @ForAll("awkwardStrings") String b) {
         if (catchThrowable(() -> InboxKey.of("c", a)) != null || catchThrowable(() -> InboxKey.of("c", b)) != null) {
             return;
         }
         assertThat(InboxKey.of("c", a).equals(InboxKey.of("c", b))).isEqualTo(a.equals(b));
+    }
+
+    @Property(tries = 500)
+    void distinctValidIds_giveDistinctKeys_randomSeed(
+            @ForAll("awkwardStrings") String a, @ForAll("awkwardStrings") String b) {
+        distinctValidIds_giveDistinctKeys(a, b);
     }
 
     /** The strict UTF-8 length of {@code s}, or -1 when it holds an unpaired surrogate. */

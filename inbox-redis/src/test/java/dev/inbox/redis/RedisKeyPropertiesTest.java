@@ -1,0 +1,19 @@
+package dev.inbox.redis;
+
+import dev.inbox.InboxStore;
+import dev.inbox.tck.KeyExactnessProperties;
+import io.lettuce.core.RedisURI;
+
+/**
+ * Generated keys against the real server — braces, Lua metacharacters and bytes that are not
+ * UTF-8 text included: rejected before I/O, or stored and compared exactly.
+ */
+class RedisKeyPropertiesTest extends KeyExactnessProperties {
+
+    @Override
+    protected InboxStore createStore() {
+        return RedisInboxStore.builder(RedisURI.create(RedisTestServers.sharedUrl()))
+                .prefix("inbox-keys-it")
+                .build();
+    }
+}
