@@ -36,14 +36,20 @@ import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClient;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
 import software.amazon.awssdk.services.dynamodb.model.PutItemRequest;
 import software.amazon.awssdk.services.dynamodb.model.PutItemResponse;
+import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
+import software.amazon.awssdk.services.dynamodb.model.UpdateItemResponse;
 
 /**
  * DynamoDB on dynalite, an emulator: absolute numbers say little, ratios and request counts say
  * more. Each store operation beside the raw conditional {@code PutItem} ({@code
  * attribute_not_exists(pk)}) in one run; {@code sequential100_store} claims 100 keys one by one,
- * to compare with {@code claimAll100_store}'s parallel puts.
+ * to compare with {@code claimAll100_store}'s parallel puts. {@code duplicate_*} and {@code
+ * contended_*} (all threads on one key; use {@code -t 4}) hit an existing item, where the raw put
+ * fails its condition; {@code claimComplete_*} adds the owner-fenced {@code UpdateItem}. There is
+ * no purge benchmark: DynamoDB's TTL deletes expired items, and {@code purge()} sends nothing.
  *
  * <p>The benchmark starts dynalite itself from {@code inbox-dynamodb/src/test/dynalite} (run
  * {@code npm ci} there first), or uses {@code -Dinbox.bench.dynamodb=http://host:port}.
@@ -62,6 +68,8 @@ public class DynamoDbClaimBenchmark {
 
     private static final String TABLE = "inbox_bench";
     private static final Duration LEASE = Duration.ofMinutes(5);
+    private static final Duration RETENTION = Duration.ofHours(1);
+    private static final String DUPLICATE_ID = "already-done";
 
     Process dynalite;
     DynamoDbClient client;
@@ -119,6 +127,10 @@ public class DynamoDbClaimBenchmark {
                 .build();
         store.createTableIfMissing();
         consumer = "bench-" + UUID.randomUUID();
+        OwnerToken owner = OwnerToken.random();
+        store.claim(ClaimRequest.of(InboxKey.of(consumer, DUPLICATE_ID), owner, LEASE));
+        store.complete(InboxKey.of(consumer, DUPLICATE_ID), owner, RETENTION);
+        client.putItem(rawPut(DUPLICATE_ID, OwnerToken.random().value()));
     }
 
     @TearDown(Level.Trial)
@@ -137,14 +149,15 @@ public class DynamoDbClaimBenchmark {
     }
 
     private PutItemRequest rawPut(String id) {
+        return rawPut(id, OwnerToken.random().value());
+    }
+
+    private PutItemRequest rawPut(String id, String owner) {
         return PutItemRequest.builder()
                 .tableName(TABLE)
                 .item(Map.of(
                         "pk", AttributeValue.builder().s("raw:" + consumer + id).build(),
-                        "ow",
-                                AttributeValue.builder()
-                                        .s(OwnerToken.random().value())
-                                        .build(),
+                        "ow", AttributeValue.builder().s(owner).build(),
                         "ex",
                                 AttributeValue.builder()
                                         .n(Long.toString(System.currentTimeMillis()))
@@ -161,6 +174,66 @@ public class DynamoDbClaimBenchmark {
     @Benchmark
     public PutItemResponse claim_raw() {
         return client.putItem(rawPut(freshId()));
+    }
+
+    /** A conditional put that fails its condition, as a raw duplicate check does. */
+    private boolean rawPutExisting(String id) {
+        try {
+            client.putItem(rawPut(id));
+            return true;
+        } catch (ConditionalCheckFailedException exists) {
+            return false;
+        }
+    }
+
+    @Benchmark
+    public ClaimResult duplicate_store() {
+        return store.claim(ClaimRequest.of(InboxKey.of(consumer, DUPLICATE_ID), OwnerToken.random(), LEASE));
+    }
+
+    @Benchmark
+    public boolean duplicate_raw() {
+        return rawPutExisting(DUPLICATE_ID);
+    }
+
+    /** Run with {@code -t 4}: every thread claims one hot key, as a redelivery storm of one event does. */
+    @Benchmark
+    public ClaimResult contended_store() {
+        return store.claim(ClaimRequest.of(InboxKey.of(consumer, "hot"), OwnerToken.random(), LEASE));
+    }
+
+    @Benchmark
+    public boolean contended_raw() {
+        return rawPutExisting("hot");
+    }
+
+    @Benchmark
+    public boolean claimComplete_store() {
+        InboxKey key = InboxKey.of(consumer, freshId());
+        OwnerToken owner = OwnerToken.random();
+        store.claim(ClaimRequest.of(key, owner, LEASE));
+        return store.complete(key, owner, RETENTION);
+    }
+
+    @Benchmark
+    public UpdateItemResponse claimComplete_raw() {
+        String id = freshId();
+        String owner = OwnerToken.random().value();
+        client.putItem(rawPut(id, owner));
+        return client.updateItem(UpdateItemRequest.builder()
+                .tableName(TABLE)
+                .key(Map.of(
+                        "pk", AttributeValue.builder().s("raw:" + consumer + id).build()))
+                .updateExpression("SET st = :c, ex = :ex")
+                .conditionExpression("ow = :o")
+                .expressionAttributeValues(Map.of(
+                        ":c", AttributeValue.builder().s("C").build(),
+                        ":ex",
+                                AttributeValue.builder()
+                                        .n(Long.toString(System.currentTimeMillis() + RETENTION.toMillis()))
+                                        .build(),
+                        ":o", AttributeValue.builder().s(owner).build()))
+                .build());
     }
 
     @Benchmark

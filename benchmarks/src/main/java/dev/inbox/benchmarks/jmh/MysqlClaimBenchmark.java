@@ -39,6 +39,9 @@ import org.openjdk.jmh.annotations.Warmup;
  *   <li>{@code claim_*}: a lease claim of a fresh key vs {@code INSERT IGNORE}.
  *   <li>{@code duplicate_*}: a claim of a COMPLETED key vs {@code INSERT IGNORE} of an existing key.
  *   <li>{@code transactional_*}: the transactional claim + commit vs {@code INSERT IGNORE} + commit.
+ *   <li>{@code claimComplete_*}: claim + complete vs {@code INSERT IGNORE} + owner-fenced {@code
+ *       UPDATE} (lease mode's two round trips).
+ *   <li>{@code contended_*}: all threads claim one key (meaningful with {@code -t 4}).
  *   <li>{@code claimAll100_*}: 100 fresh keys (one multi-row insert and one read-back) vs one
  *       100-row {@code INSERT IGNORE}; ops/s × 100 = keys/s.
  * </ul>
@@ -151,6 +154,50 @@ public class MysqlClaimBenchmark {
     @Benchmark
     public int duplicate_raw() throws SQLException {
         return rawInsert(List.of(DUPLICATE_ID));
+    }
+
+    /** Run with {@code -t 4}: every thread claims one hot key, as a redelivery storm of one event does. */
+    @Benchmark
+    public ClaimResult contended_store() {
+        return store.claim(ClaimRequest.of(InboxKey.of(consumer, "hot"), OwnerToken.random(), LEASE));
+    }
+
+    @Benchmark
+    public int contended_raw() throws SQLException {
+        return rawInsert(List.of("hot"));
+    }
+
+    @Benchmark
+    public boolean claimComplete_store() {
+        InboxKey key = InboxKey.of(consumer, freshId());
+        OwnerToken owner = OwnerToken.random();
+        store.claim(ClaimRequest.of(key, owner, LEASE));
+        return store.complete(key, owner, RETENTION);
+    }
+
+    @Benchmark
+    public int claimComplete_raw() throws SQLException {
+        String id = freshId();
+        byte[] owner = bytes(OwnerToken.random().value());
+        try (Connection c = pool.getConnection()) {
+            try (PreparedStatement s = c.prepareStatement("INSERT IGNORE INTO " + RAW
+                    + " (consumer, dedup_key, owner_token, state, expires_at, fingerprint) VALUES " + RAW_ROW)) {
+                s.setBytes(1, bytes(consumer));
+                s.setBytes(2, bytes(id));
+                s.setBytes(3, owner);
+                s.setLong(4, LEASE.toNanos() / 1_000);
+                s.executeUpdate();
+            }
+            try (PreparedStatement s = c.prepareStatement("UPDATE " + RAW
+                    + " SET state = 1, expires_at = UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND"
+                    + " WHERE consumer = ? AND dedup_key = ? AND owner_token = ?")) {
+                s.setLong(1, RETENTION.toNanos() / 1_000);
+                s.setBytes(2, bytes(consumer));
+                s.setBytes(3, bytes(id));
+                s.setBytes(4, owner);
+                return s.executeUpdate();
+            }
+        }
     }
 
     @Benchmark

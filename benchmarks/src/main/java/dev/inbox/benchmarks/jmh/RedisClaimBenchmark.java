@@ -39,7 +39,13 @@ import org.openjdk.jmh.annotations.Warmup;
  *   <li>{@code claim_*}: a fresh key — one {@code EVALSHA} of the claim script vs one {@code SET NX}.
  *   <li>{@code duplicate_*}: a COMPLETED key vs {@code SET NX} on an existing key.
  *   <li>{@code claimAll100_*}: 100 fresh keys pipelined on one connection; ops/s × 100 = keys/s.
+ *   <li>{@code claimComplete_*}: claim + complete (two scripts) vs {@code SET NX PX} + a {@code
+ *       SET XX PX} that marks it done.
+ *   <li>{@code contended_*}: all threads claim one key (meaningful with {@code -t 4}).
  * </ul>
+ *
+ * <p>There is no purge benchmark: records expire natively (TTL = expiry + grace), so {@code
+ * purge()} sends nothing.
  *
  * <pre>{@code
  * java -jar benchmarks/target/benchmarks.jar RedisClaimBenchmark -t 1 -rf json -rff benchmarks/results/redis-claims-t1.json
@@ -56,6 +62,7 @@ public class RedisClaimBenchmark {
 
     static final String URL = System.getProperty("inbox.bench.redis", "redis://127.0.0.1:6379");
     private static final Duration LEASE = Duration.ofMinutes(5);
+    private static final Duration RETENTION = Duration.ofHours(1);
     private static final String DUPLICATE_ID = "already-done";
 
     RedisClient client;
@@ -64,6 +71,8 @@ public class RedisClaimBenchmark {
     String consumer;
     final AtomicLong sequence = new AtomicLong();
     final SetArgs nxPx = SetArgs.Builder.nx().px(LEASE.toMillis());
+    final SetArgs xxPx = SetArgs.Builder.xx().px(RETENTION.toMillis());
+    private static final byte[] DONE = "C".getBytes(StandardCharsets.US_ASCII);
 
     @Setup(Level.Trial)
     public void setUp() {
@@ -73,7 +82,7 @@ public class RedisClaimBenchmark {
         consumer = "bench-" + UUID.randomUUID();
         OwnerToken owner = OwnerToken.random();
         store.claim(ClaimRequest.of(InboxKey.of(consumer, DUPLICATE_ID), owner, LEASE));
-        store.complete(InboxKey.of(consumer, DUPLICATE_ID), owner, Duration.ofHours(1));
+        store.complete(InboxKey.of(consumer, DUPLICATE_ID), owner, RETENTION);
         raw.sync().set(rawKey(DUPLICATE_ID), value(), nxPx);
     }
 
@@ -114,6 +123,32 @@ public class RedisClaimBenchmark {
     @Benchmark
     public String duplicate_raw() {
         return raw.sync().set(rawKey(DUPLICATE_ID), value(), nxPx);
+    }
+
+    /** Run with {@code -t 4}: every thread claims one hot key, as a redelivery storm of one event does. */
+    @Benchmark
+    public ClaimResult contended_store() {
+        return store.claim(ClaimRequest.of(InboxKey.of(consumer, "hot"), OwnerToken.random(), LEASE));
+    }
+
+    @Benchmark
+    public String contended_raw() {
+        return raw.sync().set(rawKey("hot"), value(), nxPx);
+    }
+
+    @Benchmark
+    public boolean claimComplete_store() {
+        InboxKey key = InboxKey.of(consumer, freshId());
+        OwnerToken owner = OwnerToken.random();
+        store.claim(ClaimRequest.of(key, owner, LEASE));
+        return store.complete(key, owner, RETENTION);
+    }
+
+    @Benchmark
+    public String claimComplete_raw() {
+        byte[] key = rawKey(freshId());
+        raw.sync().set(key, value(), nxPx);
+        return raw.sync().set(key, DONE, xxPx);
     }
 
     @Benchmark

@@ -8,10 +8,12 @@ import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Reads every JMH JSON file in {@code benchmarks/results/}, pairs each {@code <operation>_store}
@@ -30,8 +32,19 @@ public final class ResultsReport {
 
     private ResultsReport() {}
 
-    /** One store/raw pair of one operation at one thread count. */
-    record Row(String file, String benchmarkClass, String operation, int threads, Score store, Score raw) {
+    /**
+     * One store/raw pair of one operation at one thread count: throughput (or single-shot time),
+     * and, when a sample-mode run of the same operation exists, latency percentiles.
+     */
+    record Row(
+            String file,
+            String benchmarkClass,
+            String operation,
+            int threads,
+            Score store,
+            Score raw,
+            @Nullable Latency storeLatency,
+            @Nullable Latency rawLatency) {
         double ratio() {
             return raw.mode.equals("ss") ? raw.score / store.score : store.score / raw.score;
         }
@@ -41,6 +54,19 @@ public final class ResultsReport {
     record Score(double score, double error, String unit, String mode) {
         String text() {
             return String.format(Locale.ROOT, "%,.0f ± %,.0f %s", score, Double.isNaN(error) ? 0 : error, unit);
+        }
+    }
+
+    /** Percentiles of a sample-mode run. */
+    record Latency(double p50, double p99, String unit) {
+        String text() {
+            return String.format(Locale.ROOT, "%s / %s %s", number(p50), number(p99), unit.replace("/op", ""));
+        }
+
+        private static String number(double value) {
+            return value >= 100
+                    ? String.format(Locale.ROOT, "%,.0f", value)
+                    : String.format(Locale.ROOT, "%.1f", value);
         }
     }
 
@@ -60,17 +86,23 @@ public final class ResultsReport {
         System.out.println("wrote " + rows.size() + " rows to " + readme + " and results/chart.svg");
     }
 
+    /** What one JMH run says about one side (store or raw) of one operation. */
+    private record Measured(
+            String file,
+            int threads,
+            @Nullable Score score,
+            @Nullable Latency latency) {}
+
     static List<Row> read(Path results) throws IOException {
         ObjectMapper json = new ObjectMapper();
-        List<Row> rows = new ArrayList<>();
         List<Path> files = new ArrayList<>();
         try (DirectoryStream<Path> stream = Files.newDirectoryStream(results, "*.json")) {
             stream.forEach(files::add);
         }
         files.sort(null);
+        // class.operation (params) @threads -> side -> what was measured
+        Map<String, Map<String, List<Measured>>> byOperation = new TreeMap<>();
         for (Path file : files) {
-            Map<String, Map<String, Score>> byOperation = new TreeMap<>();
-            Map<String, Integer> threads = new TreeMap<>();
             for (JsonNode run : json.readTree(file.toFile())) {
                 String benchmark = run.get("benchmark").asText();
                 String method = benchmark.substring(benchmark.lastIndexOf('.') + 1);
@@ -79,34 +111,80 @@ public final class ResultsReport {
                 if (cut < 0) {
                     continue;
                 }
+                int threads = run.get("threads").asInt();
                 String operation = owner.substring(owner.lastIndexOf('.') + 1) + "." + method.substring(0, cut)
-                        + parameters(run.get("params"));
+                        + parameters(run.get("params")) + "@" + threads;
                 JsonNode metric = run.get("primaryMetric");
-                byOperation
-                        .computeIfAbsent(operation, k -> new TreeMap<>())
-                        .put(
-                                method.substring(cut + 1),
+                String mode = run.get("mode").asText();
+                Measured measured = mode.equals("sample")
+                        ? new Measured(
+                                file.getFileName().toString(),
+                                threads,
+                                null,
+                                new Latency(
+                                        metric.get("scorePercentiles")
+                                                .get("50.0")
+                                                .asDouble(),
+                                        metric.get("scorePercentiles")
+                                                .get("99.0")
+                                                .asDouble(),
+                                        metric.get("scoreUnit").asText()))
+                        : new Measured(
+                                file.getFileName().toString(),
+                                threads,
                                 new Score(
                                         metric.get("score").asDouble(),
                                         metric.get("scoreError").asDouble(Double.NaN),
                                         metric.get("scoreUnit").asText(),
-                                        run.get("mode").asText()));
-                threads.put(operation, run.get("threads").asInt());
+                                        mode),
+                                null);
+                byOperation
+                        .computeIfAbsent(operation, k -> new TreeMap<>())
+                        .computeIfAbsent(method.substring(cut + 1), k -> new ArrayList<>())
+                        .add(measured);
             }
-            byOperation.forEach((operation, scores) -> {
-                if (scores.containsKey("store") && scores.containsKey("raw")) {
-                    int dot = operation.indexOf('.');
-                    rows.add(new Row(
-                            file.getFileName().toString(),
-                            operation.substring(0, dot),
-                            operation.substring(dot + 1),
-                            threads.get(operation),
-                            scores.get("store"),
-                            scores.get("raw")));
-                }
-            });
         }
+        List<Row> rows = new ArrayList<>();
+        byOperation.forEach((operation, sides) -> {
+            Measured store = throughput(sides.get("store"));
+            Measured raw = throughput(sides.get("raw"));
+            if (store == null || raw == null) {
+                return;
+            }
+            int dot = operation.indexOf('.');
+            rows.add(new Row(
+                    store.file(),
+                    operation.substring(0, dot),
+                    operation.substring(dot + 1, operation.lastIndexOf('@')),
+                    store.threads(),
+                    store.score(),
+                    raw.score(),
+                    latency(sides.get("store")),
+                    latency(sides.get("raw"))));
+        });
+        rows.sort(Comparator.comparing(Row::file).thenComparing(Row::operation).thenComparingInt(Row::threads));
         return rows;
+    }
+
+    @Nullable
+    private static Measured throughput(@Nullable List<Measured> side) {
+        return side == null
+                ? null
+                : side.stream()
+                        .filter(m -> m.score() != null)
+                        .reduce((a, b) -> b)
+                        .orElse(null);
+    }
+
+    @Nullable
+    private static Latency latency(@Nullable List<Measured> side) {
+        return side == null
+                ? null
+                : side.stream()
+                        .map(Measured::latency)
+                        .filter(l -> l != null)
+                        .reduce((a, b) -> b)
+                        .orElse(null);
     }
 
     /** " (name=value, …)" for a parameterised benchmark, so each setting gets a row of its own. */
@@ -122,23 +200,27 @@ public final class ResultsReport {
 
     static String table(List<Row> rows) {
         StringBuilder out = new StringBuilder();
-        out.append("| benchmark | operation | threads | store | raw driver | store / raw |\n");
-        out.append("|---|---|---|---|---|---|\n");
+        out.append("| benchmark | operation | threads | store | raw driver | store / raw"
+                + " | store p50 / p99 | raw p50 / p99 |\n");
+        out.append("|---|---|---|---|---|---|---|---|\n");
         for (Row row : rows) {
             out.append(String.format(
                     Locale.ROOT,
-                    "| %s | %s | %d | %s | %s | %.2f |%n",
+                    "| %s | %s | %d | %s | %s | %.2f | %s | %s |%n",
                     row.benchmarkClass(),
                     row.operation(),
                     row.threads(),
                     row.store().text(),
                     row.raw().text(),
-                    row.ratio()));
+                    row.ratio(),
+                    row.storeLatency() == null ? "–" : row.storeLatency().text(),
+                    row.rawLatency() == null ? "–" : row.rawLatency().text()));
         }
-        out.append("\n(from `")
+        out.append("\n(throughput from `")
                 .append(String.join(
                         "`, `", rows.stream().map(Row::file).distinct().toList()))
-                .append("`; a ratio below 1 means the store is slower than the raw statement)\n");
+                .append("`, latency from the `*-latency-*.json` sample-mode runs; a ratio below 1 means the store"
+                        + " is slower than the raw statement)\n");
         return out.toString();
     }
 
