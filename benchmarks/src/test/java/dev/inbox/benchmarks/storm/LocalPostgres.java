@@ -2,14 +2,11 @@ package dev.inbox.benchmarks.storm;
 
 import java.io.File;
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 /**
@@ -18,20 +15,15 @@ import java.util.stream.Stream;
  * loopback port, so that a test may crash and restart it without disturbing the shared server.
  * PostgreSQL refuses to run as root: as root the commands run as the {@code postgres} user.
  * {@link #crash()} is an immediate shutdown — no checkpoint, WAL recovery on the next start, as
- * after a power cut. {@link #close()} stops it and deletes its files; every step is bounded.
+ * after a power cut.
  */
-final class LocalPostgres implements AutoCloseable {
+final class LocalPostgres extends LocalServer {
 
-    private static final long STEP_TIMEOUT_SECONDS = 60;
-
-    private final Path dir;
     private final Path bin;
-    private final int port;
 
-    private LocalPostgres(Path dir, Path bin, int port) {
-        this.dir = dir;
+    private LocalPostgres(Path bin) throws IOException {
+        super("inbox-local-postgres");
         this.bin = bin;
-        this.port = port;
     }
 
     /** The directory holding {@code initdb} and {@code pg_ctl}, or null when there is none. */
@@ -60,15 +52,10 @@ final class LocalPostgres implements AutoCloseable {
         if (bin == null) {
             throw new IllegalStateException("initdb and pg_ctl are not on the PATH");
         }
-        Path dir = Files.createTempDirectory("inbox-local-postgres");
-        int port;
-        try (ServerSocket probe = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            port = probe.getLocalPort();
-        }
-        LocalPostgres server = new LocalPostgres(dir, bin, port);
+        LocalPostgres server = new LocalPostgres(bin);
         try {
             if (isRoot()) {
-                run(List.of("chown", "postgres", dir.toString()));
+                run(List.of("chown", "postgres", server.dir.toString()));
             }
             server.asOwner("initdb", "-D", server.data(), "-A", "trust", "-U", "postgres", "-E", "UTF8", "--no-sync");
             server.restart();
@@ -79,16 +66,18 @@ final class LocalPostgres implements AutoCloseable {
         }
     }
 
+    @Override
     String jdbcUrl() {
         return "jdbc:postgresql://127.0.0.1:" + port + "/postgres?user=postgres&connectTimeout=2&socketTimeout=5";
     }
 
     /** Stops at once, as a crash would: no checkpoint; the next start replays the WAL. */
+    @Override
     void crash() throws IOException, InterruptedException {
         asOwner("pg_ctl", "-D", data(), "-m", "immediate", "-w", "stop");
     }
 
-    /** Starts the server (again) and waits until it accepts connections. */
+    @Override
     void restart() throws IOException, InterruptedException {
         asOwner(
                 "pg_ctl",
@@ -103,18 +92,9 @@ final class LocalPostgres implements AutoCloseable {
     }
 
     @Override
-    public void close() {
-        try {
-            if (Files.exists(dir.resolve("data/postmaster.pid"))) {
-                asOwner("pg_ctl", "-D", data(), "-m", "immediate", "-w", "stop");
-            }
-        } catch (IOException | InterruptedException | RuntimeException e) {
-            // deleting the files anyway
-        }
-        try (Stream<Path> files = Files.walk(dir)) {
-            files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        } catch (IOException ignored) {
-            // best effort: a temp directory
+    void stop() throws IOException, InterruptedException {
+        if (Files.exists(dir.resolve("data/postmaster.pid"))) {
+            crash();
         }
     }
 
@@ -130,21 +110,5 @@ final class LocalPostgres implements AutoCloseable {
         command.add(bin.resolve(binary).toString());
         command.addAll(List.of(args));
         run(command);
-    }
-
-    private static void run(List<String> command) throws IOException, InterruptedException {
-        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
-        if (!process.waitFor(STEP_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
-            process.destroyForcibly();
-            throw new IllegalStateException("timed out: " + String.join(" ", command));
-        }
-        String output = new String(process.getInputStream().readAllBytes());
-        if (process.exitValue() != 0) {
-            throw new IllegalStateException(String.join(" ", command) + " failed: " + output);
-        }
-    }
-
-    private static boolean isRoot() {
-        return "root".equals(System.getProperty("user.name"));
     }
 }

@@ -18,8 +18,9 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * Storms during which the server crashes and comes back, on servers this test starts itself: a
- * PostgreSQL cluster of its own (immediate shutdown, WAL recovery on restart) and standalone Redis
- * servers (SIGKILL) with and without an fsync'd append-only file. The run must complete once the
+ * PostgreSQL cluster of its own (immediate shutdown, WAL recovery on restart), a MariaDB server of
+ * its own (SIGKILL, InnoDB crash recovery) and standalone Redis servers (SIGKILL) with and without
+ * an fsync'd append-only file. The run must complete once the
  * server is back; what it may apply twice depends on what the server kept.
  */
 @Timeout(180)
@@ -28,7 +29,7 @@ class StormRestartFaultTest {
     private final ByteArrayOutputStream out = new ByteArrayOutputStream();
 
     /** Runs the storm; 1.5 s in, crashes the server, and 0.5 s later starts it again. */
-    private int stormWithRestart(Server server, String... args) throws Exception {
+    private int stormWithRestart(Step crash, Step restart, String... args) throws Exception {
         List<String> all = new ArrayList<>(List.of("--events", "3000", "--event-rate", "1000", "--json"));
         all.addAll(List.of(args));
         ExecutorService runner = Executors.newSingleThreadExecutor();
@@ -41,9 +42,9 @@ class StormRestartFaultTest {
             assertThat(storm.isDone())
                     .as("the storm still runs when the server crashes")
                     .isFalse();
-            server.crash();
+            crash.run();
             Thread.sleep(500);
-            server.restart();
+            restart.run();
             int code = storm.get(150, TimeUnit.SECONDS);
             System.err.println("storm with a server restart: " + out.toString(StandardCharsets.UTF_8));
             return code;
@@ -52,42 +53,44 @@ class StormRestartFaultTest {
         }
     }
 
-    private interface Server {
-        void crash() throws Exception;
-
-        void restart() throws Exception;
+    @FunctionalInterface
+    private interface Step {
+        void run() throws Exception;
     }
 
     @Test
     void postgresTransactional_serverCrashAndRestart_everyEventAppliedExactlyOnce() throws Exception {
         assumeTrue(LocalPostgres.binaries() != null || "true".equals(System.getenv("CI")), "initdb is not installed");
         try (LocalPostgres postgres = LocalPostgres.start()) {
-            int code = stormWithRestart(
-                    new Server() {
-                        @Override
-                        public void crash() throws Exception {
-                            postgres.crash();
-                        }
-
-                        @Override
-                        public void restart() throws Exception {
-                            postgres.restart();
-                        }
-                    },
-                    "--store",
-                    "postgres",
-                    "--mode",
-                    "transactional",
-                    "--jdbc-url",
-                    postgres.jdbcUrl());
-            String json = out.toString(StandardCharsets.UTF_8);
-            assertThat(code).as(json).isZero();
-            assertThat(json)
-                    .contains("\"appliedTwice\":0")
-                    .contains("\"neverApplied\":0")
-                    .contains("EXACTLY-ONCE")
-                    .doesNotContain("\"storeErrors\":0,");
+            sqlStormWithRestart(postgres, "postgres");
         }
+    }
+
+    @Test
+    void mariadbTransactional_serverKilledAndRestarted_everyEventAppliedExactlyOnce() throws Exception {
+        assumeTrue(LocalMariadb.available() || "true".equals(System.getenv("CI")), "mariadbd is not installed");
+        try (LocalMariadb mariadb = LocalMariadb.start()) {
+            sqlStormWithRestart(mariadb, "mysql");
+        }
+    }
+
+    private void sqlStormWithRestart(LocalServer server, String store) throws Exception {
+        int code = stormWithRestart(
+                server::crash,
+                server::restart,
+                "--store",
+                store,
+                "--mode",
+                "transactional",
+                "--jdbc-url",
+                server.jdbcUrl());
+        String json = out.toString(StandardCharsets.UTF_8);
+        assertThat(code).as(json).isZero();
+        assertThat(json)
+                .contains("\"appliedTwice\":0")
+                .contains("\"neverApplied\":0")
+                .contains("EXACTLY-ONCE")
+                .doesNotContain("\"storeErrors\":0,");
     }
 
     @Test
@@ -110,17 +113,8 @@ class StormRestartFaultTest {
         assumeTrue(RedisTestServers.available() || "true".equals(System.getenv("CI")), "redis-server is not installed");
         try (RedisTestServers redis = RedisTestServers.standalone(durable)) {
             int code = stormWithRestart(
-                    new Server() {
-                        @Override
-                        public void crash() throws Exception {
-                            redis.crash();
-                        }
-
-                        @Override
-                        public void restart() throws Exception {
-                            redis.restart();
-                        }
-                    },
+                    redis::crash,
+                    redis::restart,
                     "--store",
                     "redis",
                     "--redis-url",
