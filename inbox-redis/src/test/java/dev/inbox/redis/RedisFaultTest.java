@@ -21,12 +21,6 @@ class RedisFaultTest extends StoreFaultContract {
 
     @Override
     protected InboxStore createStore(String host, int port, Duration timeout) {
-        return RedisInboxStore.builder(RedisURI.builder()
-                        .withHost(host)
-                        .withPort(port)
-                        .withTimeout(timeout)
-                        .build())
-                .prefix("inbox-fault-it")
-                .build();
+        return RedisTestServers.storeAt(host, port, timeout);
     }
 }

@@ -117,12 +117,7 @@ class RedisInboxStoreTest {
     class FailureKit extends StoreFailureContract {
         @Override
         protected InboxStore createStore(String host, int port, Duration timeout) {
-            return RedisInboxStore.builder(RedisURI.builder()
-                            .withHost(host)
-                            .withPort(port)
-                            .withTimeout(timeout)
-                            .build())
-                    .build();
+            return RedisTestServers.storeAt(host, port, timeout);
         }
 
         @Override
@@ -189,12 +184,7 @@ class RedisInboxStoreTest {
     @Test
     void claimApplied_afterItsReplyWasLost_isAcquiredAgainByTheSameOwner() throws Exception {
         try (RedisTestServers server = RedisTestServers.standalone(false);
-                RedisInboxStore store = RedisInboxStore.builder(RedisURI.builder()
-                                .withHost("127.0.0.1")
-                                .withPort(Integer.parseInt(server.seed().split(":")[1]))
-                                .withTimeout(Duration.ofMillis(300))
-                                .build())
-                        .build()) {
+                RedisInboxStore store = server.store(Duration.ofMillis(300))) {
             InboxKey key = InboxKey.of(consumer, "ambiguous");
             OwnerToken owner = OwnerToken.random();
             ClaimRequest request = ClaimRequest.of(key, owner, Duration.ofMinutes(1));

@@ -8,7 +8,6 @@ import dev.inbox.ClaimStatus;
 import dev.inbox.InboxKey;
 import dev.inbox.InboxStoreException;
 import dev.inbox.OwnerToken;
-import io.lettuce.core.RedisURI;
 import java.time.Duration;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
@@ -46,12 +45,7 @@ class RedisPersistenceFaultTest {
     private static Survivors crashAfterWriting(boolean durable) throws Exception {
         String consumer = "persistence-" + UUID.randomUUID();
         try (RedisTestServers server = RedisTestServers.standalone(durable);
-                RedisInboxStore store = RedisInboxStore.builder(RedisURI.builder()
-                                .withHost("127.0.0.1")
-                                .withPort(Integer.parseInt(server.seed().split(":")[1]))
-                                .withTimeout(Duration.ofSeconds(2))
-                                .build())
-                        .build()) {
+                RedisInboxStore store = server.store(Duration.ofSeconds(2))) {
             for (int i = 0; i < COMPLETED + HELD; i++) {
                 InboxKey key = InboxKey.of(consumer, "event-" + i);
                 OwnerToken owner = OwnerToken.random();

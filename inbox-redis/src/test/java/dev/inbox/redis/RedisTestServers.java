@@ -54,6 +54,21 @@ public final class RedisTestServers implements AutoCloseable {
                 });
     }
 
+    /** A store with a client of its own on {@code host:port}, whose commands time out after {@code timeout}. */
+    public static RedisInboxStore storeAt(String host, int port, Duration timeout) {
+        return RedisInboxStore.builder(RedisURI.builder()
+                        .withHost(host)
+                        .withPort(port)
+                        .withTimeout(timeout)
+                        .build())
+                .build();
+    }
+
+    /** A store on the first server, with a client of its own whose commands time out after {@code timeout}. */
+    public RedisInboxStore store(Duration timeout) {
+        return storeAt("127.0.0.1", ports.get(0), timeout);
+    }
+
     /** True when {@code redis-server} and {@code redis-cli} are on the PATH. */
     public static boolean available() {
         return onPath("redis-server") && onPath("redis-cli");

@@ -1,7 +1,6 @@
 package dev.inbox.benchmarks.jmh;
 
 import dev.inbox.ClaimRequest;
-import dev.inbox.ClaimResult;
 import dev.inbox.InboxKey;
 import dev.inbox.OwnerToken;
 import dev.inbox.dynamodb.DynamoDbInboxStore;
@@ -10,14 +9,11 @@ import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.URI;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -64,19 +60,13 @@ import software.amazon.awssdk.services.dynamodb.model.UpdateItemResponse;
 @Measurement(iterations = 4, time = 4)
 @Fork(1)
 @State(Scope.Benchmark)
-public class DynamoDbClaimBenchmark {
+public class DynamoDbClaimBenchmark extends StoreClaimBenchmark {
 
     private static final String TABLE = "inbox_bench";
-    private static final Duration LEASE = Duration.ofMinutes(5);
-    private static final Duration RETENTION = Duration.ofHours(1);
-    private static final String DUPLICATE_ID = "already-done";
 
     Process dynalite;
     DynamoDbClient client;
     DynamoDbAsyncClient async;
-    DynamoDbInboxStore store;
-    String consumer;
-    final AtomicLong sequence = new AtomicLong();
 
     @Setup(Level.Trial)
     public void setUp() throws IOException, InterruptedException {
@@ -121,15 +111,12 @@ public class DynamoDbClaimBenchmark {
                 .region(Region.US_EAST_1)
                 .credentialsProvider(credentials)
                 .build();
-        store = DynamoDbInboxStore.builder(client)
+        DynamoDbInboxStore dynamo = DynamoDbInboxStore.builder(client)
                 .asyncClient(async)
                 .table(TABLE)
                 .build();
-        store.createTableIfMissing();
-        consumer = "bench-" + UUID.randomUUID();
-        OwnerToken owner = OwnerToken.random();
-        store.claim(ClaimRequest.of(InboxKey.of(consumer, DUPLICATE_ID), owner, LEASE));
-        store.complete(InboxKey.of(consumer, DUPLICATE_ID), owner, RETENTION);
+        dynamo.createTableIfMissing();
+        prepare(dynamo);
         client.putItem(rawPut(DUPLICATE_ID, OwnerToken.random().value()));
     }
 
@@ -142,10 +129,6 @@ public class DynamoDbClaimBenchmark {
             dynalite.destroy();
             dynalite.waitFor(5, TimeUnit.SECONDS);
         }
-    }
-
-    private String freshId() {
-        return "k-" + sequence.incrementAndGet();
     }
 
     private PutItemRequest rawPut(String id) {
@@ -167,11 +150,6 @@ public class DynamoDbClaimBenchmark {
     }
 
     @Benchmark
-    public ClaimResult claim_store() {
-        return store.claim(ClaimRequest.of(InboxKey.of(consumer, freshId()), OwnerToken.random(), LEASE));
-    }
-
-    @Benchmark
     public PutItemResponse claim_raw() {
         return client.putItem(rawPut(freshId()));
     }
@@ -187,32 +165,13 @@ public class DynamoDbClaimBenchmark {
     }
 
     @Benchmark
-    public ClaimResult duplicate_store() {
-        return store.claim(ClaimRequest.of(InboxKey.of(consumer, DUPLICATE_ID), OwnerToken.random(), LEASE));
-    }
-
-    @Benchmark
     public boolean duplicate_raw() {
         return rawPutExisting(DUPLICATE_ID);
     }
 
-    /** Run with {@code -t 4}: every thread claims one hot key, as a redelivery storm of one event does. */
-    @Benchmark
-    public ClaimResult contended_store() {
-        return store.claim(ClaimRequest.of(InboxKey.of(consumer, "hot"), OwnerToken.random(), LEASE));
-    }
-
     @Benchmark
     public boolean contended_raw() {
-        return rawPutExisting("hot");
-    }
-
-    @Benchmark
-    public boolean claimComplete_store() {
-        InboxKey key = InboxKey.of(consumer, freshId());
-        OwnerToken owner = OwnerToken.random();
-        store.claim(ClaimRequest.of(key, owner, LEASE));
-        return store.complete(key, owner, RETENTION);
+        return rawPutExisting(HOT_ID);
     }
 
     @Benchmark
@@ -234,16 +193,6 @@ public class DynamoDbClaimBenchmark {
                                         .build(),
                         ":o", AttributeValue.builder().s(owner).build()))
                 .build());
-    }
-
-    @Benchmark
-    public List<ClaimResult> claimAll100_store() {
-        OwnerToken owner = OwnerToken.random();
-        List<ClaimRequest> batch = new ArrayList<>(100);
-        for (int i = 0; i < 100; i++) {
-            batch.add(ClaimRequest.of(InboxKey.of(consumer, freshId()), owner, LEASE));
-        }
-        return store.claimAll(batch);
     }
 
     @Benchmark

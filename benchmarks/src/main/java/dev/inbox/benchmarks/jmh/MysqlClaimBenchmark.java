@@ -2,7 +2,6 @@ package dev.inbox.benchmarks.jmh;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
-import dev.inbox.ClaimRequest;
 import dev.inbox.ClaimResult;
 import dev.inbox.InboxKey;
 import dev.inbox.OwnerToken;
@@ -12,12 +11,9 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.UUID;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -57,7 +53,7 @@ import org.openjdk.jmh.annotations.Warmup;
 @Measurement(iterations = 5, time = 4)
 @Fork(1)
 @State(Scope.Benchmark)
-public class MysqlClaimBenchmark {
+public class MysqlClaimBenchmark extends StoreClaimBenchmark {
 
     static final String URL = System.getProperty(
             "inbox.bench.mysql",
@@ -66,39 +62,36 @@ public class MysqlClaimBenchmark {
     private static final String TABLE = "inbox_bench";
     private static final String RAW = "inbox_bench_raw";
     private static final String RAW_ROW = "(?, ?, ?, 0, UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND, NULL)";
-    private static final Duration LEASE = Duration.ofMinutes(5);
-    private static final Duration RETENTION = Duration.ofHours(1);
-    private static final String DUPLICATE_ID = "already-done";
 
     HikariDataSource pool;
-    MysqlInboxStore store;
-    String consumer;
-    final AtomicLong sequence = new AtomicLong();
+    MysqlInboxStore mysql;
+
+    /** A pool of {@code size} connections on {@link #URL}. */
+    static HikariDataSource pool(int size, String name) {
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl(URL);
+        config.setMaximumPoolSize(size);
+        config.setPoolName(name);
+        return new HikariDataSource(config);
+    }
 
     @Setup(Level.Trial)
     public void setUp() throws SQLException {
-        HikariConfig config = new HikariConfig();
-        config.setJdbcUrl(URL);
-        config.setMaximumPoolSize(8);
-        config.setPoolName("bench-mysql");
-        pool = new HikariDataSource(config);
+        pool = pool(8, "bench-mysql");
         try (Connection c = pool.getConnection();
                 Statement s = c.createStatement()) {
             s.execute("DROP TABLE IF EXISTS " + TABLE + ", " + RAW + ", " + TABLE + "_sequence");
         }
-        store = MysqlInboxStore.builder(pool)
+        mysql = MysqlInboxStore.builder(pool)
                 .table(TABLE)
                 .sequenceTable(TABLE + "_sequence")
                 .build();
-        store.createSchemaIfMissing();
+        mysql.createSchemaIfMissing();
         try (Connection c = pool.getConnection();
                 Statement s = c.createStatement()) {
             s.execute("CREATE TABLE " + RAW + " LIKE " + TABLE);
         }
-        consumer = "bench-" + UUID.randomUUID();
-        OwnerToken owner = OwnerToken.random();
-        store.claim(ClaimRequest.of(InboxKey.of(consumer, DUPLICATE_ID), owner, LEASE));
-        store.complete(InboxKey.of(consumer, DUPLICATE_ID), owner, RETENTION);
+        prepare(mysql);
         rawInsert(List.of(DUPLICATE_ID));
     }
 
@@ -106,10 +99,6 @@ public class MysqlClaimBenchmark {
     public void tearDown() {
         store.close();
         pool.close();
-    }
-
-    private String freshId() {
-        return "k-" + sequence.incrementAndGet();
     }
 
     private static byte[] bytes(String s) {
@@ -137,18 +126,8 @@ public class MysqlClaimBenchmark {
     }
 
     @Benchmark
-    public ClaimResult claim_store() {
-        return store.claim(ClaimRequest.of(InboxKey.of(consumer, freshId()), OwnerToken.random(), LEASE));
-    }
-
-    @Benchmark
     public int claim_raw() throws SQLException {
         return rawInsert(List.of(freshId()));
-    }
-
-    @Benchmark
-    public ClaimResult duplicate_store() {
-        return store.claim(ClaimRequest.of(InboxKey.of(consumer, DUPLICATE_ID), OwnerToken.random(), LEASE));
     }
 
     @Benchmark
@@ -156,23 +135,9 @@ public class MysqlClaimBenchmark {
         return rawInsert(List.of(DUPLICATE_ID));
     }
 
-    /** Run with {@code -t 4}: every thread claims one hot key, as a redelivery storm of one event does. */
-    @Benchmark
-    public ClaimResult contended_store() {
-        return store.claim(ClaimRequest.of(InboxKey.of(consumer, "hot"), OwnerToken.random(), LEASE));
-    }
-
     @Benchmark
     public int contended_raw() throws SQLException {
-        return rawInsert(List.of("hot"));
-    }
-
-    @Benchmark
-    public boolean claimComplete_store() {
-        InboxKey key = InboxKey.of(consumer, freshId());
-        OwnerToken owner = OwnerToken.random();
-        store.claim(ClaimRequest.of(key, owner, LEASE));
-        return store.complete(key, owner, RETENTION);
+        return rawInsert(List.of(HOT_ID));
     }
 
     @Benchmark
@@ -204,7 +169,7 @@ public class MysqlClaimBenchmark {
     public ClaimResult transactional_store() throws SQLException {
         try (Connection c = pool.getConnection()) {
             c.setAutoCommit(false);
-            ClaimResult result = store.claim(c, InboxKey.of(consumer, freshId()), RETENTION, null);
+            ClaimResult result = mysql.claim(c, InboxKey.of(consumer, freshId()), RETENTION, null);
             c.commit();
             c.setAutoCommit(true);
             return result;
@@ -228,16 +193,6 @@ public class MysqlClaimBenchmark {
             c.setAutoCommit(true);
             return rows;
         }
-    }
-
-    @Benchmark
-    public List<ClaimResult> claimAll100_store() {
-        OwnerToken owner = OwnerToken.random();
-        List<ClaimRequest> batch = new ArrayList<>(100);
-        for (int i = 0; i < 100; i++) {
-            batch.add(ClaimRequest.of(InboxKey.of(consumer, freshId()), owner, LEASE));
-        }
-        return store.claimAll(batch);
     }
 
     @Benchmark

@@ -1,6 +1,5 @@
 package dev.inbox.benchmarks.jmh;
 
-import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.inbox.mysql.MysqlInboxStore;
 import java.sql.Connection;
@@ -54,11 +53,7 @@ public class MysqlPurgeBenchmark {
 
     @Setup(Level.Trial)
     public void setUp() throws SQLException {
-        HikariConfig config = new HikariConfig();
-        config.setJdbcUrl(MysqlClaimBenchmark.URL);
-        config.setMaximumPoolSize(2);
-        config.setPoolName("bench-mysql-purge");
-        pool = new HikariDataSource(config);
+        pool = MysqlClaimBenchmark.pool(2, "bench-mysql-purge");
         try (Connection c = pool.getConnection();
                 Statement s = c.createStatement()) {
             s.execute("DROP TABLE IF EXISTS " + TABLE + ", " + RAW + ", " + TABLE + "_sequence, inbox_bench_digits");

@@ -1,7 +1,6 @@
 package dev.inbox.benchmarks.jmh;
 
 import com.zaxxer.hikari.HikariDataSource;
-import dev.inbox.ClaimRequest;
 import dev.inbox.ClaimResult;
 import dev.inbox.InboxKey;
 import dev.inbox.OwnerToken;
@@ -11,12 +10,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.UUID;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -56,7 +50,7 @@ import org.openjdk.jmh.annotations.Warmup;
 @Measurement(iterations = 4, time = 3)
 @Fork(1)
 @State(Scope.Benchmark)
-public class PostgresClaimBenchmark {
+public class PostgresClaimBenchmark extends StoreClaimBenchmark {
 
     private static final String RAW_INSERT = "INSERT INTO " + PostgresBench.RAW_TABLE
             + " (consumer, dedup_key, owner_token, state, expires_at, fingerprint)"
@@ -70,27 +64,18 @@ public class PostgresClaimBenchmark {
             + " SELECT ?, k, ?, 0, clock_timestamp() + ? * interval '1 microsecond', NULL FROM unnest(?::text[]) AS k"
             + " ON CONFLICT (consumer, dedup_key) DO NOTHING RETURNING dedup_key";
 
-    private static final Duration LEASE = Duration.ofMinutes(5);
-    private static final Duration RETENTION = Duration.ofHours(1);
-    private static final String DUPLICATE_ID = "already-done";
-
     HikariDataSource pool;
-    PostgresInboxStore store;
-    String consumer;
-    final AtomicLong sequence = new AtomicLong();
+    PostgresInboxStore postgres;
 
     @Setup(Level.Trial)
     public void setUp() throws SQLException {
         pool = PostgresBench.pool(8);
         PostgresBench.recreate(pool);
-        store = PostgresBench.store(pool);
-        consumer = "bench-" + UUID.randomUUID();
-        OwnerToken owner = OwnerToken.random();
-        store.claim(ClaimRequest.of(InboxKey.of(consumer, DUPLICATE_ID), owner, LEASE));
-        store.complete(InboxKey.of(consumer, DUPLICATE_ID), owner, RETENTION);
+        postgres = PostgresBench.store(pool);
+        prepare(postgres);
         try (Connection c = pool.getConnection();
                 PreparedStatement s = c.prepareStatement(RAW_INSERT)) {
-            bindInsert(s, DUPLICATE_ID, owner.value());
+            bindInsert(s, DUPLICATE_ID, OwnerToken.random().value());
             s.executeUpdate();
         }
     }
@@ -99,10 +84,6 @@ public class PostgresClaimBenchmark {
     public void tearDown() {
         store.close();
         pool.close();
-    }
-
-    private String freshId() {
-        return "k-" + sequence.incrementAndGet();
     }
 
     private void bindInsert(PreparedStatement s, String id, String owner) throws SQLException {
@@ -116,11 +97,6 @@ public class PostgresClaimBenchmark {
     // ------------------------------------------------------------------------------ single claim
 
     @Benchmark
-    public ClaimResult claim_store() {
-        return store.claim(ClaimRequest.of(InboxKey.of(consumer, freshId()), OwnerToken.random(), LEASE));
-    }
-
-    @Benchmark
     public int claim_raw() throws SQLException {
         try (Connection c = pool.getConnection();
                 PreparedStatement s = c.prepareStatement(RAW_INSERT)) {
@@ -130,11 +106,6 @@ public class PostgresClaimBenchmark {
     }
 
     // -------------------------------------------------------------------------------- duplicates
-
-    @Benchmark
-    public ClaimResult duplicate_store() {
-        return store.claim(ClaimRequest.of(InboxKey.of(consumer, DUPLICATE_ID), OwnerToken.random(), LEASE));
-    }
 
     @Benchmark
     public int duplicate_raw() throws SQLException {
@@ -147,30 +118,16 @@ public class PostgresClaimBenchmark {
 
     // ------------------------------------------------------------------------------- contention
 
-    /** Run with {@code -t 4}: every thread claims one hot key, as a redelivery storm of one event does. */
-    @Benchmark
-    public ClaimResult contended_store() {
-        return store.claim(ClaimRequest.of(InboxKey.of(consumer, "hot"), OwnerToken.random(), LEASE));
-    }
-
     @Benchmark
     public int contended_raw() throws SQLException {
         try (Connection c = pool.getConnection();
                 PreparedStatement s = c.prepareStatement(RAW_INSERT)) {
-            bindInsert(s, "hot", OwnerToken.random().value());
+            bindInsert(s, HOT_ID, OwnerToken.random().value());
             return s.executeUpdate();
         }
     }
 
     // ------------------------------------------------------------------------ claim and complete
-
-    @Benchmark
-    public boolean claimComplete_store() {
-        InboxKey key = InboxKey.of(consumer, freshId());
-        OwnerToken owner = OwnerToken.random();
-        store.claim(ClaimRequest.of(key, owner, LEASE));
-        return store.complete(key, owner, RETENTION);
-    }
 
     @Benchmark
     public int claimComplete_raw() throws SQLException {
@@ -197,7 +154,7 @@ public class PostgresClaimBenchmark {
     public ClaimResult transactional_store() throws SQLException {
         try (Connection c = pool.getConnection()) {
             c.setAutoCommit(false);
-            ClaimResult result = store.claim(c, InboxKey.of(consumer, freshId()), RETENTION, null);
+            ClaimResult result = postgres.claim(c, InboxKey.of(consumer, freshId()), RETENTION, null);
             c.commit();
             c.setAutoCommit(true);
             return result;
@@ -220,16 +177,6 @@ public class PostgresClaimBenchmark {
     }
 
     // ---------------------------------------------------------------------------------- batches
-
-    @Benchmark
-    public List<ClaimResult> claimAll100_store() {
-        OwnerToken owner = OwnerToken.random();
-        List<ClaimRequest> batch = new ArrayList<>(100);
-        for (int i = 0; i < 100; i++) {
-            batch.add(ClaimRequest.of(InboxKey.of(consumer, freshId()), owner, LEASE));
-        }
-        return store.claimAll(batch);
-    }
 
     @Benchmark
     public int claimAll100_raw() throws SQLException {

@@ -1,8 +1,5 @@
 package dev.inbox.benchmarks.jmh;
 
-import dev.inbox.ClaimRequest;
-import dev.inbox.ClaimResult;
-import dev.inbox.InboxKey;
 import dev.inbox.OwnerToken;
 import dev.inbox.redis.RedisInboxStore;
 import io.lettuce.core.RedisClient;
@@ -12,12 +9,9 @@ import io.lettuce.core.SetArgs;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.codec.ByteArrayCodec;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.UUID;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -58,18 +52,12 @@ import org.openjdk.jmh.annotations.Warmup;
 @Measurement(iterations = 5, time = 4)
 @Fork(1)
 @State(Scope.Benchmark)
-public class RedisClaimBenchmark {
+public class RedisClaimBenchmark extends StoreClaimBenchmark {
 
     static final String URL = System.getProperty("inbox.bench.redis", "redis://127.0.0.1:6379");
-    private static final Duration LEASE = Duration.ofMinutes(5);
-    private static final Duration RETENTION = Duration.ofHours(1);
-    private static final String DUPLICATE_ID = "already-done";
 
     RedisClient client;
     StatefulRedisConnection<byte[], byte[]> raw;
-    RedisInboxStore store;
-    String consumer;
-    final AtomicLong sequence = new AtomicLong();
     final SetArgs nxPx = SetArgs.Builder.nx().px(LEASE.toMillis());
     final SetArgs xxPx = SetArgs.Builder.xx().px(RETENTION.toMillis());
     private static final byte[] DONE = "C".getBytes(StandardCharsets.US_ASCII);
@@ -78,11 +66,7 @@ public class RedisClaimBenchmark {
     public void setUp() {
         client = RedisClient.create(RedisURI.create(URL));
         raw = client.connect(ByteArrayCodec.INSTANCE);
-        store = RedisInboxStore.builder(client).prefix("inbox-bench").build();
-        consumer = "bench-" + UUID.randomUUID();
-        OwnerToken owner = OwnerToken.random();
-        store.claim(ClaimRequest.of(InboxKey.of(consumer, DUPLICATE_ID), owner, LEASE));
-        store.complete(InboxKey.of(consumer, DUPLICATE_ID), owner, RETENTION);
+        prepare(RedisInboxStore.builder(client).prefix("inbox-bench").build());
         raw.sync().set(rawKey(DUPLICATE_ID), value(), nxPx);
     }
 
@@ -91,10 +75,6 @@ public class RedisClaimBenchmark {
         store.close();
         raw.close();
         client.shutdown();
-    }
-
-    private String freshId() {
-        return "k-" + sequence.incrementAndGet();
     }
 
     private byte[] rawKey(String id) {
@@ -106,18 +86,8 @@ public class RedisClaimBenchmark {
     }
 
     @Benchmark
-    public ClaimResult claim_store() {
-        return store.claim(ClaimRequest.of(InboxKey.of(consumer, freshId()), OwnerToken.random(), LEASE));
-    }
-
-    @Benchmark
     public String claim_raw() {
         return raw.sync().set(rawKey(freshId()), value(), nxPx);
-    }
-
-    @Benchmark
-    public ClaimResult duplicate_store() {
-        return store.claim(ClaimRequest.of(InboxKey.of(consumer, DUPLICATE_ID), OwnerToken.random(), LEASE));
     }
 
     @Benchmark
@@ -125,23 +95,9 @@ public class RedisClaimBenchmark {
         return raw.sync().set(rawKey(DUPLICATE_ID), value(), nxPx);
     }
 
-    /** Run with {@code -t 4}: every thread claims one hot key, as a redelivery storm of one event does. */
-    @Benchmark
-    public ClaimResult contended_store() {
-        return store.claim(ClaimRequest.of(InboxKey.of(consumer, "hot"), OwnerToken.random(), LEASE));
-    }
-
     @Benchmark
     public String contended_raw() {
-        return raw.sync().set(rawKey("hot"), value(), nxPx);
-    }
-
-    @Benchmark
-    public boolean claimComplete_store() {
-        InboxKey key = InboxKey.of(consumer, freshId());
-        OwnerToken owner = OwnerToken.random();
-        store.claim(ClaimRequest.of(key, owner, LEASE));
-        return store.complete(key, owner, RETENTION);
+        return raw.sync().set(rawKey(HOT_ID), value(), nxPx);
     }
 
     @Benchmark
@@ -149,16 +105,6 @@ public class RedisClaimBenchmark {
         byte[] key = rawKey(freshId());
         raw.sync().set(key, value(), nxPx);
         return raw.sync().set(key, DONE, xxPx);
-    }
-
-    @Benchmark
-    public List<ClaimResult> claimAll100_store() {
-        OwnerToken owner = OwnerToken.random();
-        List<ClaimRequest> batch = new ArrayList<>(100);
-        for (int i = 0; i < 100; i++) {
-            batch.add(ClaimRequest.of(InboxKey.of(consumer, freshId()), owner, LEASE));
-        }
-        return store.claimAll(batch);
     }
 
     @Benchmark
