@@ -29,7 +29,7 @@ class StormFaultTest {
 
     /** Runs the storm with chaos on {@code proxy}; returns the JSON report after asserting the exit code. */
     private String stormUnderChaos(FaultProxy proxy, String... args) throws Exception {
-        List<String> all = new ArrayList<>(List.of("--events", "2000", "--event-rate", "1000", "--json"));
+        List<String> all = new ArrayList<>(List.of("--events", "1500", "--event-rate", "1000", "--json"));
         all.addAll(List.of(args)); // a store's own settings win
         int code;
         String injected;
@@ -116,7 +116,7 @@ class StormFaultTest {
                 "--redis-url",
                 "redis://127.0.0.1:" + proxy.port() + "?timeout=2s",
                 "--events",
-                "6000",
+                "4500",
                 "--event-rate",
                 "1500"); // Redis is fast: a longer run, so the outages come while it runs
     }
@@ -135,9 +135,9 @@ class StormFaultTest {
                     "--consumers",
                     "4",
                     "--events",
-                    "1000",
+                    "400",
                     "--event-rate",
-                    "400");
+                    "300");
         }
     }
 }
