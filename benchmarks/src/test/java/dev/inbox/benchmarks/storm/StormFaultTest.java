@@ -31,6 +31,7 @@ class StormFaultTest {
     private String stormUnderChaos(FaultProxy proxy, String... args) throws Exception {
         List<String> all = new ArrayList<>(List.of("--events", "1500", "--event-rate", "1000", "--json"));
         all.addAll(List.of(args)); // a store's own settings win
+        WarmUp.storm(args); // through the proxy, before any fault
         int code;
         String injected;
         try (proxy;

@@ -28,8 +28,13 @@ class StormRestartFaultTest {
 
     private final ByteArrayOutputStream out = new ByteArrayOutputStream();
 
-    /** Runs the storm (2,500 events at 1,000/s); 1.5 s in, crashes the server, and 0.5 s later starts it again. */
+    /**
+     * Runs the storm (2,500 events at 1,000/s); 1.5 s in, crashes the server, and 0.5 s later starts
+     * it again. A small storm first warms the client up (class loading, the first connection), so
+     * that on a busy machine the crash comes while events flow, not while the store connects.
+     */
     private int stormWithRestart(Step crash, Step restart, String... args) throws Exception {
+        WarmUp.storm(args);
         List<String> all = new ArrayList<>(List.of("--events", "2500", "--event-rate", "1000", "--json"));
         all.addAll(List.of(args));
         ExecutorService runner = Executors.newSingleThreadExecutor();
