@@ -1,7 +1,6 @@
 package dev.inbox.tck;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.catchThrowable;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import dev.inbox.ClaimRequest;
@@ -126,17 +125,6 @@ public abstract class StoreFailureContract {
     }
 
     private void assertFails(InboxStore store, String operation, Consumer<InboxStore> call) {
-        assertTimeoutPreemptively(
-                bound(),
-                () -> {
-                    Throwable thrown = catchThrowable(() -> call.accept(store));
-                    assertThat(thrown)
-                            .as("%s on a store whose server cannot answer", operation)
-                            .isInstanceOf(InboxStoreException.class);
-                    assertThat(thrown.getMessage())
-                            .as("the message of %s's failure", operation)
-                            .isNotBlank();
-                },
-                operation + " did not fail within the bound");
+        TckSupport.assertStoreFailure(bound(), operation, () -> call.accept(store));
     }
 }

@@ -209,18 +209,7 @@ public abstract class StoreFaultContract {
     }
 
     private void assertFails(String operation, Supplier<?> call) {
-        assertTimeoutPreemptively(
-                bound(),
-                () -> {
-                    Throwable thrown = catchThrowable(call::get);
-                    assertThat(thrown)
-                            .as("%s while the server cannot answer", operation)
-                            .isInstanceOf(InboxStoreException.class);
-                    assertThat(thrown.getMessage())
-                            .as("the message of %s's failure", operation)
-                            .isNotBlank();
-                },
-                operation + " did not fail within the bound");
+        TckSupport.assertStoreFailure(bound(), operation, call::get);
     }
 
     /** Runs {@code call} until it stops failing with {@link InboxStoreException}, within the bound. */

@@ -1,8 +1,11 @@
 package dev.inbox.tck;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import dev.inbox.ClaimResult;
+import dev.inbox.InboxStoreException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -15,6 +18,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.IntFunction;
+import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 
 /** Helpers shared by the contract classes. */
 final class TckSupport {
@@ -89,6 +93,25 @@ final class TckSupport {
             out.add(List.of(row));
         }
         return out;
+    }
+
+    /**
+     * Asserts that {@code call} fails with {@link InboxStoreException}, with a message, within
+     * {@code bound}: what every operation must do while its server cannot answer.
+     */
+    static void assertStoreFailure(Duration bound, String operation, ThrowingCallable call) {
+        assertTimeoutPreemptively(
+                bound,
+                () -> {
+                    Throwable thrown = catchThrowable(call);
+                    assertThat(thrown)
+                            .as("%s while the server cannot answer", operation)
+                            .isInstanceOf(InboxStoreException.class);
+                    assertThat(thrown.getMessage())
+                            .as("the message of %s's failure", operation)
+                            .isNotBlank();
+                },
+                operation + " did not fail within the bound");
     }
 
     static long count(List<ClaimResult> results, ClaimResult wanted) {

@@ -11,6 +11,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -106,20 +107,25 @@ public class MysqlClaimBenchmark extends StoreClaimBenchmark {
     }
 
     private int rawInsert(List<String> ids) throws SQLException {
+        try (Connection c = pool.getConnection()) {
+            return rawInsert(c, ids, bytes(OwnerToken.random().value()), LEASE);
+        }
+    }
+
+    /** One {@code INSERT IGNORE} of {@code ids}, held by {@code owner} for {@code expiry}, on {@code c}. */
+    private int rawInsert(Connection c, List<String> ids, byte[] owner, Duration expiry) throws SQLException {
         StringBuilder sql = new StringBuilder("INSERT IGNORE INTO " + RAW
                 + " (consumer, dedup_key, owner_token, state, expires_at, fingerprint) VALUES " + RAW_ROW);
         for (int i = 1; i < ids.size(); i++) {
             sql.append(", ").append(RAW_ROW);
         }
-        try (Connection c = pool.getConnection();
-                PreparedStatement s = c.prepareStatement(sql.toString())) {
+        try (PreparedStatement s = c.prepareStatement(sql.toString())) {
             int p = 1;
-            byte[] owner = bytes(OwnerToken.random().value());
             for (String id : ids) {
                 s.setBytes(p++, bytes(consumer));
                 s.setBytes(p++, bytes(id));
                 s.setBytes(p++, owner);
-                s.setLong(p++, LEASE.toNanos() / 1_000);
+                s.setLong(p++, expiry.toNanos() / 1_000);
             }
             return s.executeUpdate();
         }
@@ -145,14 +151,7 @@ public class MysqlClaimBenchmark extends StoreClaimBenchmark {
         String id = freshId();
         byte[] owner = bytes(OwnerToken.random().value());
         try (Connection c = pool.getConnection()) {
-            try (PreparedStatement s = c.prepareStatement("INSERT IGNORE INTO " + RAW
-                    + " (consumer, dedup_key, owner_token, state, expires_at, fingerprint) VALUES " + RAW_ROW)) {
-                s.setBytes(1, bytes(consumer));
-                s.setBytes(2, bytes(id));
-                s.setBytes(3, owner);
-                s.setLong(4, LEASE.toNanos() / 1_000);
-                s.executeUpdate();
-            }
+            rawInsert(c, List.of(id), owner, LEASE);
             try (PreparedStatement s = c.prepareStatement("UPDATE " + RAW
                     + " SET state = 1, expires_at = UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND"
                     + " WHERE consumer = ? AND dedup_key = ? AND owner_token = ?")) {
@@ -180,15 +179,8 @@ public class MysqlClaimBenchmark extends StoreClaimBenchmark {
     public int transactional_raw() throws SQLException {
         try (Connection c = pool.getConnection()) {
             c.setAutoCommit(false);
-            int rows;
-            try (PreparedStatement s = c.prepareStatement("INSERT IGNORE INTO " + RAW
-                    + " (consumer, dedup_key, owner_token, state, expires_at, fingerprint) VALUES " + RAW_ROW)) {
-                s.setBytes(1, bytes(consumer));
-                s.setBytes(2, bytes(freshId()));
-                s.setBytes(3, bytes(OwnerToken.random().value()));
-                s.setLong(4, RETENTION.toNanos() / 1_000);
-                rows = s.executeUpdate();
-            }
+            int rows =
+                    rawInsert(c, List.of(freshId()), bytes(OwnerToken.random().value()), RETENTION);
             c.commit();
             c.setAutoCommit(true);
             return rows;

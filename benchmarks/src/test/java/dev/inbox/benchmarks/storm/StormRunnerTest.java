@@ -8,6 +8,7 @@ import dev.inbox.InboxKey;
 import dev.inbox.InboxStore;
 import dev.inbox.OwnerToken;
 import dev.inbox.caffeine.CaffeineInboxStore;
+import dev.inbox.dynamodb.DynaliteServer;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -117,44 +118,12 @@ class StormRunnerTest {
 
     @Test
     void storm_onDynalite_appliesEveryEventExactlyOnce() throws Exception {
-        java.nio.file.Path cli =
-                java.nio.file.Path.of("../inbox-dynamodb/src/test/dynalite/node_modules/dynalite/cli.js");
-        dev.inbox.tck.TestEndpoint.resolve(
-                "dynalite", "INBOX_TEST_DYNAMODB_URL", cli.toString(), "http://host:8000", path -> {
-                    if (!java.nio.file.Files.isRegularFile(cli)) {
-                        throw new IllegalStateException("run `npm ci` in inbox-dynamodb/src/test/dynalite");
-                    }
-                });
-        int port;
-        try (java.net.ServerSocket probe = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
-            port = probe.getLocalPort();
-        }
-        Process dynalite = new ProcessBuilder(
-                        "node",
-                        cli.toString(),
-                        "--host",
-                        "127.0.0.1",
-                        "--port",
-                        Integer.toString(port),
-                        "--createTableMs",
-                        "0")
-                .redirectOutput(ProcessBuilder.Redirect.DISCARD)
-                .redirectErrorStream(true)
-                .start();
-        try {
-            for (int i = 0; ; i++) {
-                try (java.net.Socket ignored = new java.net.Socket(java.net.InetAddress.getLoopbackAddress(), port)) {
-                    break;
-                } catch (java.io.IOException notYet) {
-                    assertThat(i).as("dynalite started").isLessThan(200);
-                    Thread.sleep(50);
-                }
-            }
+        try (DynaliteServer dynalite = DynaliteServer.forTests()) {
             int code = run(
                     "--store",
                     "dynamodb",
                     "--dynamodb-url",
-                    "http://127.0.0.1:" + port,
+                    dynalite.endpoint(),
                     "--events",
                     "300",
                     "--consumers",
@@ -163,9 +132,6 @@ class StormRunnerTest {
             String json = out.toString(StandardCharsets.UTF_8);
             assertThat(code).as(json + err).isZero();
             assertThat(json).contains("\"appliedTwice\":0").contains("\"neverApplied\":0");
-        } finally {
-            dynalite.destroy();
-            dynalite.waitFor(5, java.util.concurrent.TimeUnit.SECONDS);
         }
     }
 
