@@ -46,6 +46,7 @@ public final class FaultProxy implements AutoCloseable {
     private final AtomicLong replies = new AtomicLong();
     private volatile int loseEvery;
     private volatile ServerSocket listener;
+    private volatile Thread acceptor;
     private boolean stalled; // guarded by gate
     private volatile boolean closed;
 
@@ -53,7 +54,7 @@ public final class FaultProxy implements AutoCloseable {
         this.server = server;
         this.listener = listener;
         this.port = listener.getLocalPort();
-        startAcceptor(listener);
+        this.acceptor = startAcceptor(listener);
     }
 
     /**
@@ -97,6 +98,13 @@ public final class FaultProxy implements AutoCloseable {
         listener = null;
         if (current != null) {
             current.close();
+            // The JDK releases a listening socket only when the thread blocked in accept() has
+            // left it; until then the kernel would still complete new connections.
+            try {
+                acceptor.join(5_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
         }
         cutConnections();
     }
@@ -106,7 +114,7 @@ public final class FaultProxy implements AutoCloseable {
         if (listener == null && !closed) {
             ServerSocket socket = bind(port);
             listener = socket;
-            startAcceptor(socket);
+            acceptor = startAcceptor(socket);
         }
     }
 
@@ -178,8 +186,8 @@ public final class FaultProxy implements AutoCloseable {
         return socket;
     }
 
-    private void startAcceptor(ServerSocket socket) {
-        daemon("fault-proxy-accept-" + port, () -> {
+    private Thread startAcceptor(ServerSocket socket) {
+        return daemon("fault-proxy-accept-" + port, () -> {
             while (!socket.isClosed()) {
                 Socket client;
                 try {
@@ -223,10 +231,11 @@ public final class FaultProxy implements AutoCloseable {
         }
     }
 
-    private static void daemon(String name, Runnable body) {
+    private static Thread daemon(String name, Runnable body) {
         Thread thread = new Thread(body, name);
         thread.setDaemon(true);
         thread.start();
+        return thread;
     }
 
     private static void closeQuietly(Socket socket) {
