@@ -2,6 +2,7 @@ package dev.inbox.dynamodb;
 
 import dev.inbox.InboxStore;
 import dev.inbox.tck.StoreFaultContract;
+import dev.inbox.testing.Dynalite;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.time.Duration;
@@ -16,13 +17,13 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 class DynamoDbFaultTest extends StoreFaultContract {
 
     private static final String TABLE = "inbox_fault_it";
-    private static DynaliteServer dynalite;
+    private static Dynalite dynalite;
 
     @Override
     protected InetSocketAddress server() throws Exception {
         synchronized (DynamoDbFaultTest.class) {
             if (dynalite == null) {
-                dynalite = DynaliteServer.forTests();
+                dynalite = Dynalite.forTests();
                 try (DynamoDbClient direct =
                         DynamoDbInboxStoreTest.client(dynalite.endpoint(), Duration.ofSeconds(10))) {
                     DynamoDbInboxStore.builder(direct).table(TABLE).build().createTableIfMissing();

@@ -13,6 +13,7 @@ import dev.inbox.SequenceGuard;
 import dev.inbox.tck.InboxStoreContract;
 import dev.inbox.tck.SequenceGuardContract;
 import dev.inbox.tck.StoreFailureContract;
+import dev.inbox.testing.Dynalite;
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -32,13 +33,13 @@ class DynamoDbInboxStoreTest {
 
     static final String TABLE = "inbox_it";
 
-    static DynaliteServer dynalite;
+    static Dynalite dynalite;
     static DynamoDbClient client;
     static DynamoDbAsyncClient asyncClient;
 
     @BeforeAll
     static void start() throws Exception {
-        dynalite = DynaliteServer.forTests();
+        dynalite = Dynalite.forTests();
         String endpoint = dynalite.endpoint();
         client = client(endpoint, Duration.ofSeconds(10));
         asyncClient = DynamoDbAsyncClient.builder()

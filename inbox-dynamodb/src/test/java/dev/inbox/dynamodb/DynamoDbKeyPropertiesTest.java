@@ -2,6 +2,7 @@ package dev.inbox.dynamodb;
 
 import dev.inbox.InboxStore;
 import dev.inbox.tck.KeyExactnessProperties;
+import dev.inbox.testing.Dynalite;
 import java.time.Duration;
 import net.jqwik.api.lifecycle.AfterContainer;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
@@ -9,14 +10,14 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 /** Generated keys against dynalite: rejected before I/O, or stored and compared exactly. */
 class DynamoDbKeyPropertiesTest extends KeyExactnessProperties {
 
-    private static DynaliteServer dynalite;
+    private static Dynalite dynalite;
     private static DynamoDbClient client;
 
     @Override
     protected InboxStore createStore() throws Exception {
         synchronized (DynamoDbKeyPropertiesTest.class) {
             if (dynalite == null) {
-                dynalite = DynaliteServer.forTests();
+                dynalite = Dynalite.forTests();
                 client = DynamoDbInboxStoreTest.client(dynalite.endpoint(), Duration.ofSeconds(10));
             }
         }

@@ -2,39 +2,33 @@ package dev.inbox.postgres;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
-import dev.inbox.tck.TestEndpoint;
+import dev.inbox.testing.Endpoints;
+import dev.inbox.testing.TestServers;
 import java.net.InetSocketAddress;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
-import java.util.Properties;
-import java.util.regex.Pattern;
-import org.postgresql.Driver;
 
-/**
- * The PostgreSQL server the tests use: {@code INBOX_TEST_POSTGRES_URL} (a JDBC URL with user and
- * password) when set, else 127.0.0.1:5432 (database {@code test}, user {@code postgres}, trust
- * auth); see {@link TestEndpoint} for what happens when neither answers.
- */
+/** The PostgreSQL server the tests use, as {@link TestServers#postgres()} finds it. */
 final class PostgresTestDatabase {
 
     private PostgresTestDatabase() {}
 
     static String url() {
-        return TestEndpoint.resolve(
-                "PostgreSQL",
-                "INBOX_TEST_POSTGRES_URL",
-                "jdbc:postgresql://127.0.0.1:5432/test?user=postgres&connectTimeout=3",
-                "jdbc:postgresql://host:5432/db?user=u&password=p",
-                url -> DriverManager.getConnection(url).close());
+        return TestServers.postgres();
     }
 
     /** A pool on the server, in auto-commit mode unless told otherwise. */
     static HikariDataSource pool(int size, boolean autoCommit) {
+        return pool(url(), size, autoCommit);
+    }
+
+    /** A pool on the server at {@code url}, in auto-commit mode unless told otherwise. */
+    static HikariDataSource pool(String url, int size, boolean autoCommit) {
         HikariConfig config = new HikariConfig();
-        config.setJdbcUrl(url());
+        config.setJdbcUrl(url);
         config.setMaximumPoolSize(size);
         config.setAutoCommit(autoCommit);
         config.setPoolName("inbox-test-" + (autoCommit ? "auto" : "manual"));
@@ -42,26 +36,17 @@ final class PostgresTestDatabase {
     }
 
     /** The server's address, from the URL. */
-    static InetSocketAddress server() throws SQLException {
-        Properties parsed = Driver.parseURL(url(), null);
-        if (parsed == null) {
-            throw new IllegalStateException("not a PostgreSQL JDBC URL: " + url());
-        }
-        return new InetSocketAddress(
-                parsed.getProperty("PGHOST").split(",")[0],
-                Integer.parseInt(parsed.getProperty("PGPORT").split(",")[0]));
+    static InetSocketAddress server() {
+        return Endpoints.address(url());
     }
 
     /**
      * A small auto-commit pool on the same database reached at {@code host:port} (a fault proxy),
      * with connect and socket timeouts of {@code timeout}, that starts without a server.
      */
-    static HikariDataSource poolVia(String host, int port, Duration timeout) throws SQLException {
-        InetSocketAddress server = server();
+    static HikariDataSource poolVia(String host, int port, Duration timeout) {
         HikariConfig config = new HikariConfig();
-        config.setJdbcUrl(url().replaceFirst(
-                        "//" + Pattern.quote(server.getHostString()) + "(:" + server.getPort() + ")?/",
-                        "//" + host + ":" + port + "/"));
+        config.setJdbcUrl(Endpoints.via(url(), host, port));
         int seconds = (int) Math.max(1, timeout.toSeconds());
         config.addDataSourceProperty("connectTimeout", Integer.toString(seconds));
         config.addDataSourceProperty("socketTimeout", Integer.toString(seconds));

@@ -2,6 +2,7 @@ package dev.inbox.redis;
 
 import dev.inbox.InboxStore;
 import dev.inbox.tck.StoreFaultContract;
+import dev.inbox.testing.TestServers;
 import io.lettuce.core.RedisURI;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -15,12 +16,12 @@ class RedisFaultTest extends StoreFaultContract {
 
     @Override
     protected InetSocketAddress server() {
-        RedisURI uri = RedisURI.create(RedisTestServers.sharedUrl());
+        RedisURI uri = RedisURI.create(TestServers.redis());
         return new InetSocketAddress(uri.getHost(), uri.getPort());
     }
 
     @Override
     protected InboxStore createStore(String host, int port, Duration timeout) {
-        return RedisTestServers.storeAt(host, port, timeout);
+        return RedisTestStores.storeAt(host, port, timeout);
     }
 }

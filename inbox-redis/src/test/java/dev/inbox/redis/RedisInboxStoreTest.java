@@ -12,7 +12,8 @@ import dev.inbox.SequenceGuard;
 import dev.inbox.tck.InboxStoreContract;
 import dev.inbox.tck.SequenceGuardContract;
 import dev.inbox.tck.StoreFailureContract;
-import dev.inbox.tck.TestEndpoint;
+import dev.inbox.testing.RedisProcesses;
+import dev.inbox.testing.TestServers;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.cluster.RedisClusterClient;
@@ -28,25 +29,14 @@ import org.junit.jupiter.api.Test;
 class RedisInboxStoreTest {
 
     static RedisClient standalone;
-    static RedisTestServers clusterProcess;
+    static RedisProcesses clusterProcess;
     static RedisClusterClient cluster;
 
     @BeforeAll
     static void connect() throws Exception {
-        String url = RedisTestServers.sharedUrl();
-        standalone = RedisClient.create(RedisURI.create(url));
-        if (!RedisTestServers.available()) {
-            TestEndpoint.resolve(
-                    "Redis Cluster", "INBOX_TEST_REDIS_CLUSTER_URL", "redis-server on PATH", "redis://host:7000", x -> {
-                        throw new IllegalStateException("redis-server and redis-cli are not on the PATH");
-                    });
-        }
-        String clusterUrl = System.getenv("INBOX_TEST_REDIS_CLUSTER_URL");
-        if (clusterUrl == null) {
-            clusterProcess = RedisTestServers.start();
-            clusterUrl = "redis://" + clusterProcess.seed();
-        }
-        cluster = RedisClusterClient.create(clusterUrl);
+        standalone = RedisClient.create(RedisURI.create(TestServers.redis()));
+        clusterProcess = RedisProcesses.clusterForTests();
+        cluster = RedisClusterClient.create(clusterProcess.uri());
     }
 
     @AfterAll
@@ -117,7 +107,7 @@ class RedisInboxStoreTest {
     class FailureKit extends StoreFailureContract {
         @Override
         protected InboxStore createStore(String host, int port, Duration timeout) {
-            return RedisTestServers.storeAt(host, port, timeout);
+            return RedisTestStores.storeAt(host, port, timeout);
         }
 
         @Override
@@ -183,8 +173,8 @@ class RedisInboxStoreTest {
      */
     @Test
     void claimApplied_afterItsReplyWasLost_isAcquiredAgainByTheSameOwner() throws Exception {
-        try (RedisTestServers server = RedisTestServers.standalone(false);
-                RedisInboxStore store = server.store(Duration.ofMillis(300))) {
+        try (RedisProcesses server = RedisProcesses.standalone(false);
+                RedisInboxStore store = RedisTestStores.storeOn(server, Duration.ofMillis(300))) {
             InboxKey key = InboxKey.of(consumer, "ambiguous");
             OwnerToken owner = OwnerToken.random();
             ClaimRequest request = ClaimRequest.of(key, owner, Duration.ofMinutes(1));

@@ -2,6 +2,7 @@ package dev.inbox.redis;
 
 import dev.inbox.InboxStore;
 import dev.inbox.tck.KeyExactnessProperties;
+import dev.inbox.testing.TestServers;
 import io.lettuce.core.RedisURI;
 
 /**
@@ -12,7 +13,7 @@ class RedisKeyPropertiesTest extends KeyExactnessProperties {
 
     @Override
     protected InboxStore createStore() {
-        return RedisInboxStore.builder(RedisURI.create(RedisTestServers.sharedUrl()))
+        return RedisInboxStore.builder(RedisURI.create(TestServers.redis()))
                 .prefix("inbox-keys-it")
                 .build();
     }

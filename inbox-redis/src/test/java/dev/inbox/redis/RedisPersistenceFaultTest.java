@@ -8,6 +8,7 @@ import dev.inbox.ClaimStatus;
 import dev.inbox.InboxKey;
 import dev.inbox.InboxStoreException;
 import dev.inbox.OwnerToken;
+import dev.inbox.testing.RedisProcesses;
 import java.time.Duration;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
@@ -44,8 +45,8 @@ class RedisPersistenceFaultTest {
 
     private static Survivors crashAfterWriting(boolean durable) throws Exception {
         String consumer = "persistence-" + UUID.randomUUID();
-        try (RedisTestServers server = RedisTestServers.standalone(durable);
-                RedisInboxStore store = server.store(Duration.ofSeconds(2))) {
+        try (RedisProcesses server = RedisProcesses.standalone(durable);
+                RedisInboxStore store = RedisTestStores.storeOn(server, Duration.ofSeconds(2))) {
             for (int i = 0; i < COMPLETED + HELD; i++) {
                 InboxKey key = InboxKey.of(consumer, "event-" + i);
                 OwnerToken owner = OwnerToken.random();

@@ -52,7 +52,8 @@ record StormConfig(
             "consumers; work throws at fail-rate; a consumer crashes after claiming (before or after the work)",
             "at the crash rates, so its lease must expire. Exit code 0 when every event was applied exactly",
             "once (or, with crashes after work, at most once more per such crash: the lease-mode window);",
-            "1 when an effect was lost or doubled beyond that; 2 on a usage error.",
+            "1 when an effect was lost or doubled beyond that; 2 on a usage error; 3 when the store cannot be",
+            "reached at the start (the endpoint is named; connections time out after a few seconds).",
             "",
             "--store postgres uses --jdbc-url (default " + DEFAULT_JDBC_URL + ");",
             "--store mysql uses --jdbc-url (default " + DEFAULT_MYSQL_URL + ");",
@@ -92,6 +93,15 @@ record StormConfig(
                 false);
     }
 
+    /** {@code --help}: the usage goes to standard output and the exit code is 0. */
+    static final class HelpRequested extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        HelpRequested() {
+            super("help requested", null, false, false);
+        }
+    }
+
     static StormConfig parse(String[] args) {
         Map<String, String> values = new LinkedHashMap<>();
         boolean json = false;
@@ -100,7 +110,7 @@ record StormConfig(
             if (arg.equals("--json")) {
                 json = true;
             } else if (arg.equals("--help") || arg.equals("-h")) {
-                throw new IllegalArgumentException("");
+                throw new HelpRequested();
             } else if (arg.startsWith("--") && i + 1 < args.length) {
                 values.put(arg.substring(2), args[++i]);
             } else {

@@ -55,19 +55,46 @@ public final class StormRunner {
         StormConfig config;
         try {
             config = StormConfig.parse(args);
+        } catch (StormConfig.HelpRequested help) {
+            out.println(StormConfig.USAGE);
+            return 0;
         } catch (IllegalArgumentException e) {
-            if (!e.getMessage().isEmpty()) {
-                err.println("storm: " + e.getMessage());
-            }
+            err.println("storm: " + e.getMessage());
             err.println(StormConfig.USAGE);
             return 2;
         }
         Storm storm = new Storm(config);
         String consumer = "storm-" + UUID.randomUUID();
-        HikariDataSource pool = null;
         List<Runnable> resources = new ArrayList<>();
         try {
             StormTarget target;
+            try {
+                target = target(config, storm, consumer, resources);
+            } catch (IllegalArgumentException e) {
+                throw e;
+            } catch (RuntimeException | java.sql.SQLException e) {
+                err.println("storm: cannot reach the " + config.store() + " store at " + Endpoint.of(config) + ": "
+                        + Endpoint.rootCause(e));
+                return 3;
+            }
+            try (StormTarget t = target) {
+                StormReport report = storm.run(t, err::println);
+                out.println(config.json() ? report.toJson() : report.toText());
+                return report.passed() ? 0 : 1;
+            }
+        } catch (IllegalArgumentException e) {
+            err.println("storm: " + e.getMessage());
+            return 2;
+        } finally {
+            resources.forEach(Runnable::run);
+        }
+    }
+
+    /** Connects to the store and prepares it (schema, table); throws when it cannot be reached. */
+    private static StormTarget target(StormConfig config, Storm storm, String consumer, List<Runnable> resources)
+            throws java.sql.SQLException {
+        StormTarget target;
+        {
             switch (config.store()) {
                 case "caffeine" -> {
                     if (config.mode().equals("transactional")) {
@@ -77,7 +104,7 @@ public final class StormRunner {
                     target = new LeaseTarget("caffeine", store, consumer, config, storm.metrics(), store::size);
                 }
                 case "postgres" -> {
-                    pool = pool(config.jdbcUrl(), config);
+                    HikariDataSource pool = pool(config.jdbcUrl(), "3", config, resources);
                     PostgresInboxStore store = PostgresInboxStore.builder(pool)
                             .grace(config.grace())
                             .build();
@@ -86,7 +113,8 @@ public final class StormRunner {
                 }
                 case "mysql" -> {
                     boolean defaultUrl = config.jdbcUrl().equals(StormConfig.DEFAULT_JDBC_URL);
-                    pool = pool(defaultUrl ? StormConfig.DEFAULT_MYSQL_URL : config.jdbcUrl(), config);
+                    HikariDataSource pool = pool(
+                            defaultUrl ? StormConfig.DEFAULT_MYSQL_URL : config.jdbcUrl(), "3000", config, resources);
                     MysqlInboxStore store =
                             MysqlInboxStore.builder(pool).grace(config.grace()).build();
                     store.createSchemaIfMissing();
@@ -117,20 +145,8 @@ public final class StormRunner {
                     throw new IllegalArgumentException("unknown store '" + config.store()
                             + "'; this build has: caffeine, postgres, mysql, redis, redis-cluster, dynamodb");
             }
-            try (StormTarget t = target) {
-                StormReport report = storm.run(t, err::println);
-                out.println(config.json() ? report.toJson() : report.toText());
-                return report.passed() ? 0 : 1;
-            }
-        } catch (IllegalArgumentException e) {
-            err.println("storm: " + e.getMessage());
-            return 2;
-        } finally {
-            if (pool != null) {
-                pool.close();
-            }
-            resources.forEach(Runnable::run);
         }
+        return target;
     }
 
     /** A store on --dynamodb-url (or AWS's defaults), with its table created; clients closed after the run. */
@@ -210,11 +226,22 @@ public final class StormRunner {
                 : new LeaseTarget(name, store, consumer, config, metrics, () -> SqlRecords.count(pool, consumer));
     }
 
-    private static HikariDataSource pool(String jdbcUrl, StormConfig config) {
+    /**
+     * A pool on {@code jdbcUrl}, closed after the run; {@code connectTimeout} (in the driver's unit)
+     * bounds each connection attempt unless the URL sets its own, so an unreachable server is
+     * reported within seconds.
+     */
+    private static HikariDataSource pool(
+            String jdbcUrl, String connectTimeout, StormConfig config, List<Runnable> resources) {
         HikariConfig hikari = new HikariConfig();
         hikari.setJdbcUrl(jdbcUrl);
+        if (!jdbcUrl.contains("connectTimeout=")) {
+            hikari.addDataSourceProperty("connectTimeout", connectTimeout);
+        }
         hikari.setMaximumPoolSize(config.consumers() + 2);
         hikari.setPoolName("storm");
-        return new HikariDataSource(hikari);
+        HikariDataSource pool = new HikariDataSource(hikari);
+        resources.add(0, pool::close);
+        return pool;
     }
 }

@@ -2,12 +2,13 @@ package dev.inbox.benchmarks.storm;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.inbox.dynamodb.DynaliteServer;
-import dev.inbox.redis.RedisTestServers;
 import dev.inbox.tck.FaultProxy;
-import io.lettuce.core.RedisURI;
+import dev.inbox.testing.Dynalite;
+import dev.inbox.testing.Endpoints;
+import dev.inbox.testing.TestServers;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
+import java.net.InetSocketAddress;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -77,9 +78,18 @@ class StormFaultTest {
         }
     }
 
+    private static FaultProxy proxyTo(String endpoint) throws java.io.IOException {
+        InetSocketAddress server = Endpoints.address(endpoint);
+        return FaultProxy.start(server.getHostString(), server.getPort());
+    }
+
+    private static String viaProxy(String endpoint, FaultProxy proxy) {
+        return Endpoints.via(endpoint, proxy.host(), proxy.port());
+    }
+
     @Test
     void postgresTransactional_underNetworkFaults_appliesEveryEventExactlyOnce() throws Exception {
-        FaultProxy proxy = FaultProxy.start("127.0.0.1", 5432);
+        FaultProxy proxy = proxyTo(TestServers.postgres());
         String json = stormUnderChaos(
                 proxy,
                 "--store",
@@ -87,13 +97,13 @@ class StormFaultTest {
                 "--mode",
                 "transactional",
                 "--jdbc-url",
-                "jdbc:postgresql://127.0.0.1:" + proxy.port() + "/test?user=postgres&connectTimeout=2&socketTimeout=5");
+                Endpoints.withParameter(viaProxy(TestServers.postgres(), proxy), "socketTimeout", "5"));
         assertThat(json).contains("\"appliedTwice\":0").contains("EXACTLY-ONCE");
     }
 
     @Test
     void mysqlTransactional_underNetworkFaults_appliesEveryEventExactlyOnce() throws Exception {
-        FaultProxy proxy = FaultProxy.start("127.0.0.1", 3306);
+        FaultProxy proxy = proxyTo(TestServers.mysql());
         String json = stormUnderChaos(
                 proxy,
                 "--store",
@@ -101,21 +111,19 @@ class StormFaultTest {
                 "--mode",
                 "transactional",
                 "--jdbc-url",
-                "jdbc:mysql://127.0.0.1:" + proxy.port() + "/test?user=root&password=&sslMode=DISABLED"
-                        + "&allowPublicKeyRetrieval=true&connectTimeout=2000&socketTimeout=5000");
+                Endpoints.withParameter(viaProxy(TestServers.mysql(), proxy), "socketTimeout", "5000"));
         assertThat(json).contains("\"appliedTwice\":0").contains("EXACTLY-ONCE");
     }
 
     @Test
     void redis_underNetworkFaults_losesNothing_andExplainsEveryExtraApplication() throws Exception {
-        RedisURI shared = RedisURI.create(RedisTestServers.sharedUrl());
-        FaultProxy proxy = FaultProxy.start(shared.getHost(), shared.getPort());
+        FaultProxy proxy = proxyTo(TestServers.redis());
         stormUnderChaos(
                 proxy,
                 "--store",
                 "redis",
                 "--redis-url",
-                "redis://127.0.0.1:" + proxy.port() + "?timeout=2s",
+                Endpoints.withParameter(viaProxy(TestServers.redis(), proxy), "timeout", "2s"),
                 "--events",
                 "4500",
                 "--event-rate",
@@ -124,7 +132,7 @@ class StormFaultTest {
 
     @Test
     void dynamodb_underNetworkFaults_losesNothing_andExplainsEveryExtraApplication() throws Exception {
-        try (DynaliteServer dynalite = DynaliteServer.forTests()) {
+        try (Dynalite dynalite = Dynalite.forTests()) {
             URI endpoint = URI.create(dynalite.endpoint());
             FaultProxy proxy = FaultProxy.start(endpoint.getHost(), endpoint.getPort());
             stormUnderChaos(

@@ -1,9 +1,12 @@
 package dev.inbox.benchmarks.storm;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import dev.inbox.redis.RedisTestServers;
+import dev.inbox.testing.Endpoints;
+import dev.inbox.testing.LocalMariadb;
+import dev.inbox.testing.LocalPostgres;
+import dev.inbox.testing.LocalServer;
+import dev.inbox.testing.RedisProcesses;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -65,7 +68,6 @@ class StormRestartFaultTest {
 
     @Test
     void postgresTransactional_serverCrashAndRestart_everyEventAppliedExactlyOnce() throws Exception {
-        assumeTrue(LocalPostgres.binaries() != null || "true".equals(System.getenv("CI")), "initdb is not installed");
         try (LocalPostgres postgres = LocalPostgres.start()) {
             sqlStormWithRestart(postgres, "postgres");
         }
@@ -73,7 +75,6 @@ class StormRestartFaultTest {
 
     @Test
     void mariadbTransactional_serverKilledAndRestarted_everyEventAppliedExactlyOnce() throws Exception {
-        assumeTrue(LocalMariadb.available() || "true".equals(System.getenv("CI")), "mariadbd is not installed");
         try (LocalMariadb mariadb = LocalMariadb.start()) {
             sqlStormWithRestart(mariadb, "mysql");
         }
@@ -115,15 +116,14 @@ class StormRestartFaultTest {
     }
 
     private String redisStorm(boolean durable, int expectedCode) throws Exception {
-        assumeTrue(RedisTestServers.available() || "true".equals(System.getenv("CI")), "redis-server is not installed");
-        try (RedisTestServers redis = RedisTestServers.standalone(durable)) {
+        try (RedisProcesses redis = RedisProcesses.standalone(durable)) {
             int code = stormWithRestart(
                     redis::crash,
                     redis::restart,
                     "--store",
                     "redis",
                     "--redis-url",
-                    "redis://" + redis.seed() + "?timeout=2s",
+                    Endpoints.withParameter(redis.uri(), "timeout", "2s"),
                     // Redeliveries up to 3 s late, so many arrive after the restart.
                     "--max-redelivery-delay-ms",
                     "3000");

@@ -8,7 +8,8 @@ import dev.inbox.InboxKey;
 import dev.inbox.InboxStore;
 import dev.inbox.OwnerToken;
 import dev.inbox.caffeine.CaffeineInboxStore;
-import dev.inbox.dynamodb.DynaliteServer;
+import dev.inbox.testing.Dynalite;
+import dev.inbox.testing.TestServers;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -67,6 +68,8 @@ class StormRunnerTest {
         int code = run(
                 "--store",
                 "postgres",
+                "--jdbc-url",
+                TestServers.postgres(),
                 "--mode",
                 "transactional",
                 "--events",
@@ -90,6 +93,8 @@ class StormRunnerTest {
         int code = run(
                 "--store",
                 "mysql",
+                "--jdbc-url",
+                TestServers.mysql(),
                 "--mode",
                 "transactional",
                 "--events",
@@ -107,7 +112,7 @@ class StormRunnerTest {
 
     @Test
     void storm_onRedis_appliesEveryEventExactlyOnce() throws Exception {
-        int code = run("--store", "redis", "--events", "1500", "--json");
+        int code = run("--store", "redis", "--redis-url", TestServers.redis(), "--events", "1500", "--json");
         String json = out.toString(StandardCharsets.UTF_8);
         assertThat(code).as(json + err).isZero();
         assertThat(json)
@@ -118,7 +123,7 @@ class StormRunnerTest {
 
     @Test
     void storm_onDynalite_appliesEveryEventExactlyOnce() throws Exception {
-        try (DynaliteServer dynalite = DynaliteServer.forTests()) {
+        try (Dynalite dynalite = Dynalite.forTests()) {
             int code = run(
                     "--store",
                     "dynamodb",
@@ -137,10 +142,36 @@ class StormRunnerTest {
 
     @Test
     void storm_onPostgres_leaseMode_appliesEveryEventExactlyOnce() throws Exception {
-        int code = run("--store", "postgres", "--events", "1500", "--json");
+        int code = run("--store", "postgres", "--jdbc-url", TestServers.postgres(), "--events", "1500", "--json");
         String json = out.toString(StandardCharsets.UTF_8);
         assertThat(code).as(json + err).isZero();
         assertThat(json).contains("\"appliedTwice\":0").contains("\"neverApplied\":0");
+    }
+
+    @Test
+    void help_printsTheUsageToStandardOutput_andExitsWith0() throws Exception {
+        assertThat(run("--help")).isZero();
+        assertThat(out.toString(StandardCharsets.UTF_8)).startsWith("usage: storm");
+        assertThat(err.toString(StandardCharsets.UTF_8)).isEmpty();
+    }
+
+    @Test
+    void anUnreachableStore_exitsWith3_inOneLineNamingTheEndpoint_withoutItsPassword() throws Exception {
+        int dead;
+        try (java.net.ServerSocket socket = new java.net.ServerSocket(0)) {
+            dead = socket.getLocalPort();
+        }
+        String url = "jdbc:postgresql://127.0.0.1:" + dead + "/test?user=postgres&password=secret";
+        assertThat(run("--store", "postgres", "--jdbc-url", url)).isEqualTo(3);
+        String message = err.toString(StandardCharsets.UTF_8).strip();
+        assertThat(message)
+                .startsWith("storm: cannot reach the postgres store at jdbc:postgresql://127.0.0.1:" + dead)
+                .contains("password=***")
+                .doesNotContain("secret")
+                .contains("Connection refused")
+                .doesNotContain("\n");
+        assertThat(run("--store", "redis", "--redis-url", "redis://127.0.0.1:" + dead))
+                .isEqualTo(3);
     }
 
     @Test

@@ -1,4 +1,4 @@
-package dev.inbox.benchmarks.storm;
+package dev.inbox.testing;
 
 import java.io.IOException;
 import java.net.InetAddress;
@@ -12,7 +12,7 @@ import java.util.concurrent.TimeUnit;
  * {@code mariadbd}, ignoring the machine's option files. {@link #crash()} is SIGKILL: InnoDB
  * recovers from its redo log on the next start.
  */
-final class LocalMariadb extends LocalServer {
+public final class LocalMariadb extends LocalServer {
 
     private Process server;
 
@@ -20,14 +20,21 @@ final class LocalMariadb extends LocalServer {
         super("inbox-local-mariadb");
     }
 
-    static boolean available() {
-        return onPath("mariadb-install-db")
-                && (onPath("mariadbd")
+    private static boolean available() {
+        return Processes.onPath("mariadb-install-db")
+                && (Processes.onPath("mariadbd")
                         || java.nio.file.Files.isExecutable(java.nio.file.Path.of("/usr/sbin/mariadbd")));
     }
 
     /** Creates a data directory and starts the server on it (about 3 s). */
-    static LocalMariadb start() throws IOException, InterruptedException {
+    public static LocalMariadb start() throws IOException, InterruptedException {
+        if (!available()) {
+            throw new NoTestServerException(
+                    "This test starts and crashes a MariaDB server of its own: mariadb-install-db and"
+                            + " mariadbd are not installed. Install MariaDB's server (Debian: apt-get"
+                            + " install mariadb-server).",
+                    null);
+        }
         LocalMariadb db = new LocalMariadb();
         try {
             List<String> install = new ArrayList<>(List.of(
@@ -36,7 +43,7 @@ final class LocalMariadb extends LocalServer {
                     "--datadir=" + db.dir.resolve("data"),
                     "--auth-root-authentication-method=normal",
                     "--skip-test-db"));
-            if (isRoot()) {
+            if (Processes.isRoot()) {
                 install.add("--user=root");
             }
             run(install);
@@ -57,13 +64,13 @@ final class LocalMariadb extends LocalServer {
     }
 
     @Override
-    String jdbcUrl() {
+    public String jdbcUrl() {
         return "jdbc:mysql://127.0.0.1:" + port + "/inbox?user=root&password=&sslMode=DISABLED"
                 + "&allowPublicKeyRetrieval=true&connectTimeout=2000&socketTimeout=5000";
     }
 
     @Override
-    void crash() throws InterruptedException {
+    public void crash() throws InterruptedException {
         server.destroyForcibly(); // SIGKILL
         if (!server.waitFor(STEP_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
             throw new IllegalStateException("mariadbd did not die");
@@ -71,9 +78,9 @@ final class LocalMariadb extends LocalServer {
     }
 
     @Override
-    void restart() throws IOException, InterruptedException {
+    public void restart() throws IOException, InterruptedException {
         List<String> command = new ArrayList<>(List.of(
-                onPath("mariadbd") ? "mariadbd" : "/usr/sbin/mariadbd",
+                Processes.onPath("mariadbd") ? "mariadbd" : "/usr/sbin/mariadbd",
                 "--no-defaults",
                 "--datadir=" + dir.resolve("data"),
                 "--port=" + port,
@@ -82,7 +89,7 @@ final class LocalMariadb extends LocalServer {
                 "--pid-file=" + dir.resolve("mariadb.pid"),
                 "--log-error=" + dir.resolve("error.log"),
                 "--innodb-buffer-pool-size=64M"));
-        if (isRoot()) {
+        if (Processes.isRoot()) {
             command.add("--user=root");
         }
         server = new ProcessBuilder(command)

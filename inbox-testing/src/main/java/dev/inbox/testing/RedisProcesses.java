@@ -1,81 +1,67 @@
-package dev.inbox.redis;
+package dev.inbox.testing;
 
-import dev.inbox.tck.TestEndpoint;
-import io.lettuce.core.RedisClient;
-import io.lettuce.core.RedisURI;
-import java.io.File;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Redis servers the tests start themselves from the local {@code redis-server}, on free loopback
  * ports: a 3-master Redis Cluster ({@link #start()}, about 2–3 s, no persistence) or one standalone
  * server ({@link #standalone(boolean)}) that a test may pause, crash and restart, with or without
  * an append-only file synced on every write. {@link #close()} stops the processes and deletes
- * their files; start-up is bounded.
+ * their files; start-up is bounded. Only {@code redis-server} and {@code redis-cli} are needed:
+ * no Redis client library.
  */
-public final class RedisTestServers implements AutoCloseable {
+public final class RedisProcesses implements AutoCloseable {
 
     private static final long START_TIMEOUT_MS = 30_000;
 
-    private final Path dir;
+    private final @Nullable Path dir; // null for a server the tests were given
     private final boolean durable;
+    private final @Nullable String givenUri;
     private final List<Process> servers = new ArrayList<>();
     private final List<Integer> ports = new ArrayList<>();
 
-    private RedisTestServers(Path dir, boolean durable) {
+    private RedisProcesses(@Nullable Path dir, boolean durable, @Nullable String givenUri) {
         this.dir = dir;
         this.durable = durable;
+        this.givenUri = givenUri;
+    }
+
+    private static void requireBinaries() {
+        if (!Processes.onPath("redis-server") || !Processes.onPath("redis-cli")) {
+            throw new NoTestServerException(
+                    "This test starts Redis servers of its own: redis-server and redis-cli are not on the"
+                            + " PATH. Install Redis (Debian: apt-get install redis-server), or for a"
+                            + " Cluster set INBOX_TEST_REDIS_CLUSTER_URL=redis://host:7000.",
+                    null);
+        }
     }
 
     /**
-     * The standalone server most tests share, not started by them: {@code INBOX_TEST_REDIS_URL}
-     * when set, else redis://127.0.0.1:6379; see {@link TestEndpoint} for what happens when it
-     * does not answer.
+     * The Redis Cluster a test uses: {@code INBOX_TEST_REDIS_CLUSTER_URL} when set (a seed node's
+     * {@code redis://} URI; closing the result then stops nothing), else a 3-primary Cluster
+     * started here from {@code redis-server}.
      */
-    public static String sharedUrl() {
-        return TestEndpoint.resolve(
-                "Redis", "INBOX_TEST_REDIS_URL", "redis://127.0.0.1:6379", "redis://host:6379", uri -> {
-                    RedisClient probe = RedisClient.create(RedisURI.create(uri));
-                    try {
-                        probe.connect().close();
-                    } finally {
-                        probe.shutdown(Duration.ZERO, Duration.ofSeconds(1));
-                    }
-                });
+    public static RedisProcesses clusterForTests() throws IOException, InterruptedException {
+        String configured = Settings.get("inbox.test.redis.cluster.url", "INBOX_TEST_REDIS_CLUSTER_URL");
+        if (configured != null) {
+            return new RedisProcesses(null, false, configured);
+        }
+        return start();
     }
 
-    /** A store with a client of its own on {@code host:port}, whose commands time out after {@code timeout}. */
-    public static RedisInboxStore storeAt(String host, int port, Duration timeout) {
-        return RedisInboxStore.builder(RedisURI.builder()
-                        .withHost(host)
-                        .withPort(port)
-                        .withTimeout(timeout)
-                        .build())
-                .build();
-    }
-
-    /** A store on the first server, with a client of its own whose commands time out after {@code timeout}. */
-    public RedisInboxStore store(Duration timeout) {
-        return storeAt("127.0.0.1", ports.get(0), timeout);
-    }
-
-    /** True when {@code redis-server} and {@code redis-cli} are on the PATH. */
-    public static boolean available() {
-        return onPath("redis-server") && onPath("redis-cli");
-    }
-
-    public static RedisTestServers start() throws IOException, InterruptedException {
-        RedisTestServers cluster = new RedisTestServers(Files.createTempDirectory("inbox-redis-cluster"), false);
+    /** A 3-primary Redis Cluster, no persistence, on free loopback ports (about 2–3 s). */
+    public static RedisProcesses start() throws IOException, InterruptedException {
+        requireBinaries();
+        RedisProcesses cluster = new RedisProcesses(Files.createTempDirectory("inbox-redis-cluster"), false, null);
         try {
             cluster.launch();
             return cluster;
@@ -89,8 +75,9 @@ public final class RedisTestServers implements AutoCloseable {
      * One standalone server; {@code durable} turns on {@code appendonly yes} with {@code
      * appendfsync always}, so every acknowledged write is on disk before the reply.
      */
-    public static RedisTestServers standalone(boolean durable) throws IOException, InterruptedException {
-        RedisTestServers server = new RedisTestServers(Files.createTempDirectory("inbox-redis-server"), durable);
+    public static RedisProcesses standalone(boolean durable) throws IOException, InterruptedException {
+        requireBinaries();
+        RedisProcesses server = new RedisProcesses(Files.createTempDirectory("inbox-redis-server"), durable, null);
         try {
             server.ports.add(freePort());
             server.restart();
@@ -131,16 +118,17 @@ public final class RedisTestServers implements AutoCloseable {
     }
 
     private void signal(String signal) throws IOException, InterruptedException {
-        Process kill =
-                new ProcessBuilder("kill", signal, Long.toString(servers.get(0).pid())).start();
-        if (!kill.waitFor(5, TimeUnit.SECONDS) || kill.exitValue() != 0) {
-            throw new IllegalStateException("kill " + signal + " failed");
-        }
+        Processes.signal(servers.get(0), signal);
     }
 
-    /** The seed node, as {@code host:port}. */
-    public String seed() {
-        return "127.0.0.1:" + ports.get(0);
+    /** The {@code redis://} URI of the first server (the seed node of a Cluster). */
+    public String uri() {
+        return givenUri != null ? givenUri : "redis://127.0.0.1:" + ports.get(0);
+    }
+
+    /** The port of the first server (the seed node of a Cluster). */
+    public int port() {
+        return ports.get(0);
     }
 
     private void launch() throws IOException, InterruptedException {
@@ -165,7 +153,7 @@ public final class RedisTestServers implements AutoCloseable {
     }
 
     private Process startNode(int port, boolean clustered) throws IOException {
-        Path nodeDir = Files.createDirectories(dir.resolve("node-" + port));
+        Path nodeDir = Files.createDirectories(Objects.requireNonNull(dir).resolve("node-" + port));
         return new ProcessBuilder(
                         "redis-server",
                         "--port",
@@ -237,37 +225,19 @@ public final class RedisTestServers implements AutoCloseable {
         throw new IOException("no free port pair for a Redis Cluster node");
     }
 
-    private static boolean onPath(String binary) {
-        String path = System.getenv("PATH");
-        return path != null
-                && Stream.of(path.split(File.pathSeparator)).anyMatch(p -> Files.isExecutable(Path.of(p, binary)));
-    }
-
     @Override
     public void close() {
         for (Process server : servers) {
             try {
-                new ProcessBuilder("kill", "-CONT", Long.toString(server.pid()))
-                        .start()
-                        .waitFor(5, TimeUnit.SECONDS);
-            } catch (IOException | InterruptedException ignored) {
+                Processes.signal(server, "-CONT");
+            } catch (IOException | InterruptedException | RuntimeException ignored) {
                 // it was not paused, or is gone already
             }
             server.destroy();
         }
-        for (Process server : servers) {
-            try {
-                if (!server.waitFor(5, TimeUnit.SECONDS)) {
-                    server.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
-        try (Stream<Path> files = Files.walk(dir)) {
-            files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        } catch (IOException ignored) {
-            // best effort: a temp directory
+        servers.forEach(Processes::stop);
+        if (dir != null) {
+            Processes.deleteTree(dir);
         }
     }
 }

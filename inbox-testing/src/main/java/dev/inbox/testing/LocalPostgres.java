@@ -1,4 +1,4 @@
-package dev.inbox.benchmarks.storm;
+package dev.inbox.testing;
 
 import java.io.File;
 import java.io.IOException;
@@ -17,7 +17,7 @@ import java.util.stream.Stream;
  * {@link #crash()} is an immediate shutdown — no checkpoint, WAL recovery on the next start, as
  * after a power cut.
  */
-final class LocalPostgres extends LocalServer {
+public final class LocalPostgres extends LocalServer {
 
     private final Path bin;
 
@@ -47,14 +47,18 @@ final class LocalPostgres extends LocalServer {
     }
 
     /** Creates a cluster and starts it (about 2 s). */
-    static LocalPostgres start() throws IOException, InterruptedException {
+    public static LocalPostgres start() throws IOException, InterruptedException {
         Path bin = binaries();
         if (bin == null) {
-            throw new IllegalStateException("initdb and pg_ctl are not on the PATH");
+            throw new NoTestServerException(
+                    "This test starts and crashes a PostgreSQL server of its own: initdb and pg_ctl are"
+                            + " neither on the PATH nor under /usr/lib/postgresql/<version>/bin. Install"
+                            + " PostgreSQL's server binaries (Debian: apt-get install postgresql).",
+                    null);
         }
         LocalPostgres server = new LocalPostgres(bin);
         try {
-            if (isRoot()) {
+            if (Processes.isRoot()) {
                 run(List.of("chown", "postgres", server.dir.toString()));
             }
             server.asOwner("initdb", "-D", server.data(), "-A", "trust", "-U", "postgres", "-E", "UTF8", "--no-sync");
@@ -67,18 +71,18 @@ final class LocalPostgres extends LocalServer {
     }
 
     @Override
-    String jdbcUrl() {
+    public String jdbcUrl() {
         return "jdbc:postgresql://127.0.0.1:" + port + "/postgres?user=postgres&connectTimeout=2&socketTimeout=5";
     }
 
     /** Stops at once, as a crash would: no checkpoint; the next start replays the WAL. */
     @Override
-    void crash() throws IOException, InterruptedException {
+    public void crash() throws IOException, InterruptedException {
         asOwner("pg_ctl", "-D", data(), "-m", "immediate", "-w", "stop");
     }
 
     @Override
-    void restart() throws IOException, InterruptedException {
+    public void restart() throws IOException, InterruptedException {
         asOwner(
                 "pg_ctl",
                 "-D",
@@ -104,7 +108,7 @@ final class LocalPostgres extends LocalServer {
 
     private void asOwner(String binary, String... args) throws IOException, InterruptedException {
         List<String> command = new ArrayList<>();
-        if (isRoot()) {
+        if (Processes.isRoot()) {
             command.addAll(List.of("runuser", "-u", "postgres", "--"));
         }
         command.add(bin.resolve(binary).toString());
