@@ -1,5 +1,9 @@
 package dev.inbox;
 
+import dev.inbox.spi.ClaimResult;
+import dev.inbox.spi.FingerprintCheck;
+import dev.inbox.spi.InboxArguments;
+
 /**
  * What {@link Inbox#handle} did, with the details an operator wants to hear about.
  *

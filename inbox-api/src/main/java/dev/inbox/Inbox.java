@@ -1,9 +1,13 @@
 package dev.inbox;
 
-import static dev.inbox.InboxArguments.requireArgument;
-import static dev.inbox.InboxArguments.requireNonNull;
-import static dev.inbox.InboxArguments.requirePositive;
+import static dev.inbox.spi.InboxArguments.requireArgument;
+import static dev.inbox.spi.InboxArguments.requireNonNull;
+import static dev.inbox.spi.InboxArguments.requirePositive;
 
+import dev.inbox.spi.ClaimRequest;
+import dev.inbox.spi.ClaimResult;
+import dev.inbox.spi.InboxStore;
+import dev.inbox.spi.OwnerToken;
 import java.time.Duration;
 import org.jspecify.annotations.Nullable;
 

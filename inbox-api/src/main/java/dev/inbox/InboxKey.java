@@ -1,6 +1,6 @@
 package dev.inbox;
 
-import static dev.inbox.InboxArguments.requireNonNull;
+import static dev.inbox.spi.InboxArguments.requireNonNull;
 
 import java.nio.charset.StandardCharsets;
 import org.jspecify.annotations.Nullable;

@@ -1,11 +1,13 @@
 package dev.inbox;
 
+import dev.inbox.spi.ClaimResult;
+
 /**
  * Receives what an {@link Inbox} observes, named after the signals an operator alerts on:
  * duplicate hit rate, store error rate, late duplicates, claim latency and purge counts.
  *
  * <p>Every method has an empty default, so an implementation overrides only what it records.
- * {@link dev.inbox.micrometer.MicrometerInboxMetrics} publishes them to a Micrometer registry.
+ * {@code MicrometerInboxMetrics}, in the {@code inbox-micrometer} module, publishes them to a Micrometer registry.
  * Implementations must be thread-safe and must not throw.
  */
 public interface InboxMetrics {

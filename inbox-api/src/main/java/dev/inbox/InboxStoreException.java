@@ -1,5 +1,6 @@
 package dev.inbox;
 
+import dev.inbox.spi.OwnerToken;
 import org.jspecify.annotations.Nullable;
 
 /**

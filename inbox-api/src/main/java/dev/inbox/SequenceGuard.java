@@ -1,5 +1,7 @@
 package dev.inbox;
 
+import dev.inbox.spi.InboxArguments;
+
 /**
  * Enforces per-entity ordering: an event is applied only when its sequence number is the next one
  * expected for its entity.

@@ -1,5 +1,7 @@
 package dev.inbox;
 
+import dev.inbox.spi.InboxArguments;
+
 /**
  * The decision of {@link SequenceGuard#advance(InboxKey, long)} and the sequence number the guard
  * expected, so that a caller that sees a {@link SequenceStatus#GAP} can buffer or wait.

@@ -1,7 +1,7 @@
 package dev.inbox.keys;
 
-import static dev.inbox.InboxArguments.requireArgument;
-import static dev.inbox.InboxArguments.requireNonNull;
+import static dev.inbox.spi.InboxArguments.requireArgument;
+import static dev.inbox.spi.InboxArguments.requireNonNull;
 
 import dev.inbox.InboxKey;
 import java.nio.charset.StandardCharsets;

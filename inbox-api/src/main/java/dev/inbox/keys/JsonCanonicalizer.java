@@ -1,6 +1,6 @@
 package dev.inbox.keys;
 
-import dev.inbox.InboxArguments;
+import dev.inbox.spi.InboxArguments;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;

@@ -1,23 +1,23 @@
 package dev.inbox.caffeine;
 
-import static dev.inbox.InboxArguments.requireArgument;
-import static dev.inbox.InboxArguments.requireNonNegative;
-import static dev.inbox.InboxArguments.requireNonNull;
-import static dev.inbox.InboxArguments.requirePositive;
+import static dev.inbox.spi.InboxArguments.requireArgument;
+import static dev.inbox.spi.InboxArguments.requireNonNegative;
+import static dev.inbox.spi.InboxArguments.requireNonNull;
+import static dev.inbox.spi.InboxArguments.requirePositive;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.Expiry;
 import com.github.benmanes.caffeine.cache.RemovalCause;
 import com.github.benmanes.caffeine.cache.Ticker;
-import dev.inbox.ClaimRequest;
-import dev.inbox.ClaimResult;
-import dev.inbox.FingerprintCheck;
 import dev.inbox.InboxKey;
-import dev.inbox.InboxStore;
-import dev.inbox.OwnerToken;
 import dev.inbox.caffeine.MemoryRecord.Done;
 import dev.inbox.caffeine.MemoryRecord.Held;
+import dev.inbox.spi.ClaimRequest;
+import dev.inbox.spi.ClaimResult;
+import dev.inbox.spi.FingerprintCheck;
+import dev.inbox.spi.InboxStore;
+import dev.inbox.spi.OwnerToken;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.util.Map;
@@ -27,7 +27,7 @@ import java.util.concurrent.atomic.LongAdder;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A bounded in-memory {@link dev.inbox.InboxStore} on Caffeine: the embedded default for tests,
+ * A bounded in-memory {@link dev.inbox.spi.InboxStore} on Caffeine: the embedded default for tests,
  * demos and single-instance applications. Records live in this JVM only, so they are lost on
  * restart and not shared between instances: use a database-backed store for a fleet.
  *

@@ -1,6 +1,6 @@
 package dev.inbox.caffeine;
 
-import static dev.inbox.InboxArguments.requireArgument;
+import static dev.inbox.spi.InboxArguments.requireArgument;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;

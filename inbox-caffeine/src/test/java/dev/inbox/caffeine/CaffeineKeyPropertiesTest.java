@@ -1,6 +1,6 @@
 package dev.inbox.caffeine;
 
-import dev.inbox.InboxStore;
+import dev.inbox.spi.InboxStore;
 import dev.inbox.tck.KeyExactnessProperties;
 
 /** Generated keys: rejected before the store sees them, or stored and compared exactly. */

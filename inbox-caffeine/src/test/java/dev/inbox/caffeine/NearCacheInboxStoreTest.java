@@ -2,12 +2,12 @@ package dev.inbox.caffeine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.inbox.ClaimRequest;
-import dev.inbox.ClaimResult;
-import dev.inbox.FingerprintCheck;
 import dev.inbox.InboxKey;
-import dev.inbox.InboxStore;
-import dev.inbox.OwnerToken;
+import dev.inbox.spi.ClaimRequest;
+import dev.inbox.spi.ClaimResult;
+import dev.inbox.spi.FingerprintCheck;
+import dev.inbox.spi.InboxStore;
+import dev.inbox.spi.OwnerToken;
 import dev.inbox.tck.InboxStoreContract;
 import java.time.Duration;
 import java.util.List;

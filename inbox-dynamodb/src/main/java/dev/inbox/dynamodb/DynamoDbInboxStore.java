@@ -1,18 +1,18 @@
 package dev.inbox.dynamodb;
 
-import static dev.inbox.InboxArguments.requireArgument;
-import static dev.inbox.InboxArguments.requireNonNegative;
-import static dev.inbox.InboxArguments.requireNonNull;
-import static dev.inbox.InboxArguments.requirePositive;
+import static dev.inbox.spi.InboxArguments.requireArgument;
+import static dev.inbox.spi.InboxArguments.requireNonNegative;
+import static dev.inbox.spi.InboxArguments.requireNonNull;
+import static dev.inbox.spi.InboxArguments.requirePositive;
 
-import dev.inbox.BatchClaims;
-import dev.inbox.ClaimRequest;
-import dev.inbox.ClaimResult;
 import dev.inbox.InboxKey;
-import dev.inbox.InboxStore;
 import dev.inbox.InboxStoreException;
-import dev.inbox.OwnerToken;
-import dev.inbox.StoredRecord;
+import dev.inbox.spi.BatchClaims;
+import dev.inbox.spi.ClaimRequest;
+import dev.inbox.spi.ClaimResult;
+import dev.inbox.spi.InboxStore;
+import dev.inbox.spi.OwnerToken;
+import dev.inbox.spi.StoredRecord;
 import java.lang.System.Logger.Level;
 import java.time.Clock;
 import java.time.Duration;

@@ -3,13 +3,13 @@ package dev.inbox.dynamodb;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.inbox.ClaimRequest;
-import dev.inbox.ClaimResult;
 import dev.inbox.InboxKey;
-import dev.inbox.InboxStore;
 import dev.inbox.InboxStoreException;
-import dev.inbox.OwnerToken;
 import dev.inbox.SequenceGuard;
+import dev.inbox.spi.ClaimRequest;
+import dev.inbox.spi.ClaimResult;
+import dev.inbox.spi.InboxStore;
+import dev.inbox.spi.OwnerToken;
 import dev.inbox.tck.InboxStoreContract;
 import dev.inbox.tck.SequenceGuardContract;
 import dev.inbox.tck.StoreFailureContract;

@@ -1,6 +1,6 @@
 package dev.inbox.dynamodb;
 
-import dev.inbox.InboxStore;
+import dev.inbox.spi.InboxStore;
 import dev.inbox.tck.KeyExactnessProperties;
 import dev.inbox.testing.Dynalite;
 import java.time.Duration;

@@ -1,22 +1,22 @@
 package dev.inbox.mysql;
 
-import static dev.inbox.InboxArguments.requireNonNull;
-import static dev.inbox.InboxArguments.requirePositive;
+import static dev.inbox.spi.InboxArguments.requireNonNull;
+import static dev.inbox.spi.InboxArguments.requirePositive;
 
 import com.mysql.cj.jdbc.StatementImpl;
-import dev.inbox.BatchClaims;
-import dev.inbox.ClaimRequest;
-import dev.inbox.ClaimResult;
-import dev.inbox.FingerprintCheck;
 import dev.inbox.InboxKey;
 import dev.inbox.InboxStoreException;
-import dev.inbox.OwnerToken;
-import dev.inbox.StoredRecord;
 import dev.inbox.jdbc.JdbcExecutor;
 import dev.inbox.jdbc.JdbcStoreBuilder;
 import dev.inbox.jdbc.Micros;
 import dev.inbox.jdbc.SqlFunction;
 import dev.inbox.jdbc.TransactionalInboxStore;
+import dev.inbox.spi.BatchClaims;
+import dev.inbox.spi.ClaimRequest;
+import dev.inbox.spi.ClaimResult;
+import dev.inbox.spi.FingerprintCheck;
+import dev.inbox.spi.OwnerToken;
+import dev.inbox.spi.StoredRecord;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -32,7 +32,7 @@ import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The MySQL 8.0+ / MariaDB 10.6+ {@link dev.inbox.InboxStore} on Connector/J, in lease mode and
+ * The MySQL 8.0+ / MariaDB 10.6+ {@link dev.inbox.spi.InboxStore} on Connector/J, in lease mode and
  * in transactional mode.
  *
  * <pre>{@code
@@ -132,7 +132,8 @@ public final class MysqlInboxStore implements TransactionalInboxStore {
     }
 
     @Override
-    public ClaimResult claim(Connection connection, InboxKey key, Duration retention, @Nullable String fingerprint) {
+    public ClaimResult claimInTransaction(
+            Connection connection, InboxKey key, Duration retention, @Nullable String fingerprint) {
         ClaimRequest request = TransactionalInboxStore.transactionalRequest(connection, key, retention, fingerprint);
         long retentionMicros = Micros.of(request.lease());
         return jdbc.executeIn(

@@ -1,12 +1,12 @@
 package dev.inbox.mysql;
 
 import com.mysql.cj.jdbc.StatementImpl;
-import dev.inbox.InboxArguments;
 import dev.inbox.InboxKey;
 import dev.inbox.SequenceGuard;
 import dev.inbox.SequenceResult;
 import dev.inbox.SequenceStatus;
 import dev.inbox.jdbc.JdbcExecutor;
+import dev.inbox.spi.InboxArguments;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;

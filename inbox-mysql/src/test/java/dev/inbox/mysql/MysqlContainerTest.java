@@ -1,9 +1,9 @@
 package dev.inbox.mysql;
 
 import com.zaxxer.hikari.HikariDataSource;
-import dev.inbox.InboxStore;
 import dev.inbox.SequenceGuard;
 import dev.inbox.jdbc.TransactionalInboxStore;
+import dev.inbox.spi.InboxStore;
 import dev.inbox.tck.InboxStoreContract;
 import dev.inbox.tck.SequenceGuardContract;
 import dev.inbox.tck.TransactionalStoreContract;

@@ -5,17 +5,17 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.mysql.cj.jdbc.MysqlDataSource;
 import com.zaxxer.hikari.HikariDataSource;
-import dev.inbox.ClaimRequest;
-import dev.inbox.ClaimResult;
-import dev.inbox.FingerprintCheck;
 import dev.inbox.HandleOutcome;
 import dev.inbox.InboxKey;
-import dev.inbox.InboxStore;
 import dev.inbox.InboxStoreException;
-import dev.inbox.OwnerToken;
 import dev.inbox.SequenceGuard;
 import dev.inbox.jdbc.TransactionalInbox;
 import dev.inbox.jdbc.TransactionalInboxStore;
+import dev.inbox.spi.ClaimRequest;
+import dev.inbox.spi.ClaimResult;
+import dev.inbox.spi.FingerprintCheck;
+import dev.inbox.spi.InboxStore;
+import dev.inbox.spi.OwnerToken;
 import dev.inbox.tck.InboxStoreContract;
 import dev.inbox.tck.SequenceGuardContract;
 import dev.inbox.tck.StoreFailureContract;
@@ -283,7 +283,7 @@ class MysqlInboxStoreTest {
                     .isTrue();
             assertThat(store.claim(ClaimRequest.of(key("rows"), OwnerToken.random(), Duration.ofMinutes(1)))
                             .status())
-                    .isEqualTo(dev.inbox.ClaimStatus.DUPLICATE);
+                    .isEqualTo(dev.inbox.spi.ClaimStatus.DUPLICATE);
         }
     }
 
@@ -301,7 +301,7 @@ class MysqlInboxStoreTest {
             for (int i = 0; i < 5; i++) {
                 assertThat(store.claim(ClaimRequest.of(key("leak"), OwnerToken.random(), Duration.ofMinutes(1)))
                                 .status())
-                        .isEqualTo(dev.inbox.ClaimStatus.DUPLICATE);
+                        .isEqualTo(dev.inbox.spi.ClaimStatus.DUPLICATE);
                 assertThat(store.claim(ClaimRequest.of(key("fresh-" + i), OwnerToken.random(), Duration.ofMinutes(1))))
                         .as("a new key right after a conflict on the same connection")
                         .isEqualTo(ClaimResult.acquired());

@@ -1,7 +1,7 @@
 package dev.inbox.mysql;
 
 import com.zaxxer.hikari.HikariDataSource;
-import dev.inbox.InboxStore;
+import dev.inbox.spi.InboxStore;
 import dev.inbox.tck.KeyExactnessProperties;
 import net.jqwik.api.lifecycle.AfterContainer;
 

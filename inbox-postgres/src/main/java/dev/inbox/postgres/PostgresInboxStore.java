@@ -1,19 +1,19 @@
 package dev.inbox.postgres;
 
-import static dev.inbox.InboxArguments.requireNonNull;
-import static dev.inbox.InboxArguments.requirePositive;
+import static dev.inbox.spi.InboxArguments.requireNonNull;
+import static dev.inbox.spi.InboxArguments.requirePositive;
 
-import dev.inbox.BatchClaims;
-import dev.inbox.ClaimRequest;
-import dev.inbox.ClaimResult;
 import dev.inbox.InboxKey;
 import dev.inbox.InboxStoreException;
-import dev.inbox.OwnerToken;
-import dev.inbox.StoredRecord;
 import dev.inbox.jdbc.JdbcExecutor;
 import dev.inbox.jdbc.JdbcStoreBuilder;
 import dev.inbox.jdbc.Micros;
 import dev.inbox.jdbc.TransactionalInboxStore;
+import dev.inbox.spi.BatchClaims;
+import dev.inbox.spi.ClaimRequest;
+import dev.inbox.spi.ClaimResult;
+import dev.inbox.spi.OwnerToken;
+import dev.inbox.spi.StoredRecord;
 import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -26,7 +26,7 @@ import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The PostgreSQL {@link dev.inbox.InboxStore}, in lease mode and in transactional mode.
+ * The PostgreSQL {@link dev.inbox.spi.InboxStore}, in lease mode and in transactional mode.
  *
  * <pre>{@code
  * PostgresInboxStore store = PostgresInboxStore.builder(dataSource).build(); // your pool
@@ -59,7 +59,7 @@ import org.jspecify.annotations.Nullable;
  * <p><b>Time.</b> Expiry is decided by the database's {@code clock_timestamp()}, never by the JVM's
  * clock: a fleet whose clocks disagree still agrees on who holds a lease.
  *
- * <p><b>Transactional mode.</b> {@link #claim(Connection, InboxKey, Duration, String)} runs the same
+ * <p><b>Transactional mode.</b> {@link #claimInTransaction(Connection, InboxKey, Duration, String)} runs the same
  * statement inside the caller's transaction and writes a COMPLETED record directly. {@code ON
  * CONFLICT} never raises a unique violation, so the transaction stays usable whatever the answer.
  * A concurrent transaction on the same key waits on the row lock and then sees DUPLICATE (after
@@ -142,7 +142,8 @@ public final class PostgresInboxStore implements TransactionalInboxStore {
     }
 
     @Override
-    public ClaimResult claim(Connection connection, InboxKey key, Duration retention, @Nullable String fingerprint) {
+    public ClaimResult claimInTransaction(
+            Connection connection, InboxKey key, Duration retention, @Nullable String fingerprint) {
         ClaimRequest request = TransactionalInboxStore.transactionalRequest(connection, key, retention, fingerprint);
         long retentionMicros = Micros.of(request.lease());
         return jdbc.executeIn(

@@ -1,7 +1,7 @@
 package dev.inbox.postgres;
 
 import com.zaxxer.hikari.HikariDataSource;
-import dev.inbox.InboxStore;
+import dev.inbox.spi.InboxStore;
 import dev.inbox.tck.StoreFaultContract;
 import java.net.InetSocketAddress;
 import java.sql.SQLException;

@@ -1,17 +1,17 @@
 package dev.inbox.redis;
 
-import static dev.inbox.InboxArguments.requireNonNegative;
-import static dev.inbox.InboxArguments.requireNonNull;
-import static dev.inbox.InboxArguments.requirePositive;
+import static dev.inbox.spi.InboxArguments.requireNonNegative;
+import static dev.inbox.spi.InboxArguments.requireNonNull;
+import static dev.inbox.spi.InboxArguments.requirePositive;
 
-import dev.inbox.BatchClaims;
-import dev.inbox.ClaimRequest;
-import dev.inbox.ClaimResult;
-import dev.inbox.FingerprintCheck;
 import dev.inbox.InboxKey;
-import dev.inbox.InboxStore;
 import dev.inbox.InboxStoreException;
-import dev.inbox.OwnerToken;
+import dev.inbox.spi.BatchClaims;
+import dev.inbox.spi.ClaimRequest;
+import dev.inbox.spi.ClaimResult;
+import dev.inbox.spi.FingerprintCheck;
+import dev.inbox.spi.InboxStore;
+import dev.inbox.spi.OwnerToken;
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisCommandExecutionException;

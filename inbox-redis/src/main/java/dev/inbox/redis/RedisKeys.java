@@ -32,7 +32,7 @@ final class RedisKeys {
      * @throws IllegalArgumentException if the prefix is not 1 to 64 of {@code A-Z a-z 0-9 _ . : -}
      */
     static RedisKeys of(String prefix) {
-        dev.inbox.InboxArguments.requireNonNull(prefix, "prefix");
+        dev.inbox.spi.InboxArguments.requireNonNull(prefix, "prefix");
         if (!PREFIX.matcher(prefix).matches()) {
             throw new IllegalArgumentException(
                     "prefix must be 1 to 64 of A-Z a-z 0-9 _ . : - (no braces), but was \"" + prefix + "\"");

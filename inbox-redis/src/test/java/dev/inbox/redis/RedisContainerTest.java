@@ -1,7 +1,7 @@
 package dev.inbox.redis;
 
-import dev.inbox.InboxStore;
 import dev.inbox.SequenceGuard;
+import dev.inbox.spi.InboxStore;
 import dev.inbox.tck.InboxStoreContract;
 import dev.inbox.tck.SequenceGuardContract;
 import dev.inbox.testing.TestServers;

@@ -1,6 +1,6 @@
 package dev.inbox.redis;
 
-import dev.inbox.InboxStore;
+import dev.inbox.spi.InboxStore;
 import dev.inbox.tck.StoreFaultContract;
 import dev.inbox.testing.TestServers;
 import io.lettuce.core.RedisURI;

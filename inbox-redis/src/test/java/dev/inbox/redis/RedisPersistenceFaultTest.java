@@ -2,12 +2,12 @@ package dev.inbox.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.inbox.ClaimRequest;
-import dev.inbox.ClaimResult;
-import dev.inbox.ClaimStatus;
 import dev.inbox.InboxKey;
 import dev.inbox.InboxStoreException;
-import dev.inbox.OwnerToken;
+import dev.inbox.spi.ClaimRequest;
+import dev.inbox.spi.ClaimResult;
+import dev.inbox.spi.ClaimStatus;
+import dev.inbox.spi.OwnerToken;
 import dev.inbox.testing.RedisProcesses;
 import java.time.Duration;
 import java.util.UUID;

@@ -6,12 +6,12 @@ import static dev.inbox.tck.TckSupport.race;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.inbox.ClaimRequest;
-import dev.inbox.ClaimResult;
-import dev.inbox.FingerprintCheck;
 import dev.inbox.InboxKey;
-import dev.inbox.InboxStore;
-import dev.inbox.OwnerToken;
+import dev.inbox.spi.ClaimRequest;
+import dev.inbox.spi.ClaimResult;
+import dev.inbox.spi.FingerprintCheck;
+import dev.inbox.spi.InboxStore;
+import dev.inbox.spi.OwnerToken;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -229,7 +229,7 @@ public abstract class InboxStoreContract {
         assertThat(store.claim(request("shared-id", OwnerToken.random(), long_()))
                         .status())
                 .as("the first consumer's record is untouched")
-                .isEqualTo(dev.inbox.ClaimStatus.DUPLICATE);
+                .isEqualTo(dev.inbox.spi.ClaimStatus.DUPLICATE);
     }
 
     /** Ids that a careless store would fold, normalise, truncate or mis-escape into one another. */
@@ -374,7 +374,7 @@ public abstract class InboxStoreContract {
                     ClaimResult result = all.get(r).get(t).get(index);
                     assertThat(result.status())
                             .as("%s for thread %d", id, t)
-                            .isIn(dev.inbox.ClaimStatus.ACQUIRED, dev.inbox.ClaimStatus.BUSY);
+                            .isIn(dev.inbox.spi.ClaimStatus.ACQUIRED, dev.inbox.spi.ClaimStatus.BUSY);
                     if (result.isAcquired()) {
                         acquired++;
                     }
@@ -440,10 +440,10 @@ public abstract class InboxStoreContract {
                 .as("completing again is harmless")
                 .isTrue();
         assertThat(store.claim(request("p1", OwnerToken.random(), long_())).status())
-                .isEqualTo(dev.inbox.ClaimStatus.DUPLICATE);
+                .isEqualTo(dev.inbox.spi.ClaimStatus.DUPLICATE);
         assertThat(store.claim(request("p1", owner, long_())).status())
                 .as("even the owner's own claim after completion")
-                .isEqualTo(dev.inbox.ClaimStatus.DUPLICATE);
+                .isEqualTo(dev.inbox.spi.ClaimStatus.DUPLICATE);
     }
 
     @Test
@@ -493,13 +493,23 @@ public abstract class InboxStoreContract {
                 .isFalse();
         assertThat(store.claim(request("p4", OwnerToken.random(), long_())).status())
                 .as("the completed record still suppresses duplicates")
-                .isEqualTo(dev.inbox.ClaimStatus.DUPLICATE);
+                .isEqualTo(dev.inbox.spi.ClaimStatus.DUPLICATE);
         assertThat(store.release(key("p4-absent"), owner))
                 .as("release of an absent key")
                 .isFalse();
     }
 
     // -------------------------------------------------------------------------------- retention
+
+    @Test
+    @DisplayName("D1 every held record, expiry, owner and fingerprint gets the answer of the decision table")
+    void d1_decisionTable() throws Exception {
+        InboxStore pastGrace = storeWithGrace(timeUnit());
+        List<String> wrong = DecisionTable.mismatches(store, pastGrace, consumer, timeUnit());
+        assertThat(wrong)
+                .as("claims whose answer differs from the decision table (held, claimant, fingerprints)")
+                .isEmpty();
+    }
 
     @Test
     @DisplayName("R1 past retention but before removal, a claim is DUPLICATE flagged late")
@@ -564,7 +574,7 @@ public abstract class InboxStoreContract {
                         .claim(request("r2-kept-done", OwnerToken.random(), long_()))
                         .status())
                 .as("a record within retention is kept")
-                .isEqualTo(dev.inbox.ClaimStatus.DUPLICATE);
+                .isEqualTo(dev.inbox.spi.ClaimStatus.DUPLICATE);
         assertThat(shortGrace.claim(request("r2-kept-lease", OwnerToken.random(), long_())))
                 .as("a live lease is kept")
                 .isEqualTo(ClaimResult.busy());
@@ -640,7 +650,7 @@ public abstract class InboxStoreContract {
         for (int i = 0; i < size; i++) {
             assertThat(second.get(i).status())
                     .as("second batch, key %d", i)
-                    .isEqualTo(i % 97 == 0 ? dev.inbox.ClaimStatus.DUPLICATE : dev.inbox.ClaimStatus.BUSY);
+                    .isEqualTo(i % 97 == 0 ? dev.inbox.spi.ClaimStatus.DUPLICATE : dev.inbox.spi.ClaimStatus.BUSY);
         }
     }
 
@@ -716,7 +726,7 @@ public abstract class InboxStoreContract {
         createSchema(store);
         createSchema(store);
         assertThat(store.claim(request("l1-kept", OwnerToken.random(), long_())).status())
-                .isEqualTo(dev.inbox.ClaimStatus.DUPLICATE);
+                .isEqualTo(dev.inbox.spi.ClaimStatus.DUPLICATE);
         assertThat(store.claim(request("l1-new", OwnerToken.random(), long_()))).isEqualTo(ClaimResult.acquired());
     }
 

@@ -3,12 +3,12 @@ package dev.inbox.tck;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
-import dev.inbox.ClaimRequest;
-import dev.inbox.ClaimResult;
-import dev.inbox.ClaimStatus;
 import dev.inbox.InboxKey;
-import dev.inbox.InboxStore;
-import dev.inbox.OwnerToken;
+import dev.inbox.spi.ClaimRequest;
+import dev.inbox.spi.ClaimResult;
+import dev.inbox.spi.ClaimStatus;
+import dev.inbox.spi.InboxStore;
+import dev.inbox.spi.OwnerToken;
 import java.nio.charset.StandardCharsets;
 import java.text.Normalizer;
 import java.time.Duration;

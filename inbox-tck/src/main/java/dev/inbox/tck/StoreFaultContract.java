@@ -4,13 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
-import dev.inbox.ClaimRequest;
-import dev.inbox.ClaimResult;
-import dev.inbox.ClaimStatus;
 import dev.inbox.InboxKey;
-import dev.inbox.InboxStore;
 import dev.inbox.InboxStoreException;
-import dev.inbox.OwnerToken;
+import dev.inbox.spi.ClaimRequest;
+import dev.inbox.spi.ClaimResult;
+import dev.inbox.spi.ClaimStatus;
+import dev.inbox.spi.InboxStore;
+import dev.inbox.spi.OwnerToken;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -15,6 +15,9 @@ public enum TckRule {
             + " backslash, emoji are all distinct and none is truncated."),
     C8("Threads racing to claim one fresh key: exactly one ACQUIRED per round, also through overlapping"
             + " claimAll batches."),
+    D1("Every combination of held record (none, IN_PROGRESS, COMPLETED), expiry (live, past expiry within"
+            + " grace, past grace), claimant (the owner, another) and fingerprints (none, equal, different) gets"
+            + " the answer of the decision table."),
     F1("A DUPLICATE reports whether the stored payload fingerprint matches the new one."),
     P1("complete by the current owner succeeds and later claims are DUPLICATE."),
     P2("complete by another owner, or of an absent key, fails and changes nothing."),

@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
-import dev.inbox.ClaimResult;
 import dev.inbox.InboxStoreException;
+import dev.inbox.spi.ClaimResult;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

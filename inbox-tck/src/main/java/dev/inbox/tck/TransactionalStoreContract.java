@@ -3,13 +3,13 @@ package dev.inbox.tck;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.inbox.ClaimRequest;
-import dev.inbox.ClaimResult;
-import dev.inbox.ClaimStatus;
-import dev.inbox.FingerprintCheck;
 import dev.inbox.InboxKey;
-import dev.inbox.OwnerToken;
 import dev.inbox.jdbc.TransactionalInboxStore;
+import dev.inbox.spi.ClaimRequest;
+import dev.inbox.spi.ClaimResult;
+import dev.inbox.spi.ClaimStatus;
+import dev.inbox.spi.FingerprintCheck;
+import dev.inbox.spi.OwnerToken;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -78,7 +78,7 @@ public abstract class TransactionalStoreContract {
     @DisplayName("T1 a rolled-back transactional claim leaves no record")
     void t1_rollbackLeavesNoRecord() throws Exception {
         try (Connection c = transaction()) {
-            assertThat(store.claim(c, key("t1"), long_(), null)).isEqualTo(ClaimResult.acquired());
+            assertThat(store.claimInTransaction(c, key("t1"), long_(), null)).isEqualTo(ClaimResult.acquired());
             c.rollback();
         }
         assertThat(store.claim(ClaimRequest.of(key("t1"), OwnerToken.random(), long_())))
@@ -90,14 +90,15 @@ public abstract class TransactionalStoreContract {
     @DisplayName("T1 a committed transactional claim suppresses duplicates in both modes")
     void t1_commitSuppressesDuplicates() throws Exception {
         try (Connection c = transaction()) {
-            assertThat(store.claim(c, key("t1-commit"), long_(), "fp")).isEqualTo(ClaimResult.acquired());
+            assertThat(store.claimInTransaction(c, key("t1-commit"), long_(), "fp"))
+                    .isEqualTo(ClaimResult.acquired());
             c.commit();
         }
         assertThat(store.claim(ClaimRequest.of(key("t1-commit"), OwnerToken.random(), long_())
                         .withFingerprint("fp")))
                 .isEqualTo(ClaimResult.duplicate(false, FingerprintCheck.MATCH));
         try (Connection c = transaction()) {
-            assertThat(store.claim(c, key("t1-commit"), long_(), "other"))
+            assertThat(store.claimInTransaction(c, key("t1-commit"), long_(), "other"))
                     .isEqualTo(ClaimResult.duplicate(false, FingerprintCheck.MISMATCH));
             c.rollback();
         }
@@ -124,7 +125,7 @@ public abstract class TransactionalStoreContract {
                 raceRounds(),
                 (round, thread) -> {
                     try (Connection c = transaction()) {
-                        ClaimResult result = store.claim(c, key("t2-race-" + round), long_(), null);
+                        ClaimResult result = store.claimInTransaction(c, key("t2-race-" + round), long_(), null);
                         if (result.isAcquired()) {
                             insertBusinessRow(c, consumer + "/t2-race-" + round + "/" + thread);
                         }
@@ -145,7 +146,7 @@ public abstract class TransactionalStoreContract {
     @DisplayName("T3 the claim and the business write commit together")
     void t3_claimAndBusinessWriteCommitTogether() throws Exception {
         try (Connection c = transaction()) {
-            assertThat(store.claim(c, key("t3"), long_(), null)).isEqualTo(ClaimResult.acquired());
+            assertThat(store.claimInTransaction(c, key("t3"), long_(), null)).isEqualTo(ClaimResult.acquired());
             insertBusinessRow(c, consumer + "/t3");
             c.commit();
         }
@@ -155,7 +156,8 @@ public abstract class TransactionalStoreContract {
                 .isEqualTo(ClaimStatus.DUPLICATE);
 
         try (Connection c = transaction()) {
-            assertThat(store.claim(c, key("t3-rolled-back"), long_(), null)).isEqualTo(ClaimResult.acquired());
+            assertThat(store.claimInTransaction(c, key("t3-rolled-back"), long_(), null))
+                    .isEqualTo(ClaimResult.acquired());
             insertBusinessRow(c, consumer + "/t3-rolled-back");
             c.rollback();
         }
@@ -168,12 +170,14 @@ public abstract class TransactionalStoreContract {
     @DisplayName("T3 the transaction stays usable after a DUPLICATE answer")
     void t3_transactionUsableAfterDuplicate() throws Exception {
         try (Connection c = transaction()) {
-            assertThat(store.claim(c, key("t3-dup"), long_(), null)).isEqualTo(ClaimResult.acquired());
+            assertThat(store.claimInTransaction(c, key("t3-dup"), long_(), null))
+                    .isEqualTo(ClaimResult.acquired());
             c.commit();
         }
         try (Connection c = transaction()) {
             insertBusinessRow(c, consumer + "/t3-before");
-            assertThat(store.claim(c, key("t3-dup"), long_(), null).status()).isEqualTo(ClaimStatus.DUPLICATE);
+            assertThat(store.claimInTransaction(c, key("t3-dup"), long_(), null).status())
+                    .isEqualTo(ClaimStatus.DUPLICATE);
             insertBusinessRow(c, consumer + "/t3-after");
             c.commit();
         }
@@ -189,7 +193,8 @@ public abstract class TransactionalStoreContract {
         assertThat(store.claim(ClaimRequest.of(key("t3-lease"), OwnerToken.random(), long_())))
                 .isEqualTo(ClaimResult.acquired());
         try (Connection c = transaction()) {
-            assertThat(store.claim(c, key("t3-lease"), long_(), null)).isEqualTo(ClaimResult.busy());
+            assertThat(store.claimInTransaction(c, key("t3-lease"), long_(), null))
+                    .isEqualTo(ClaimResult.busy());
             c.rollback();
         }
     }
@@ -198,16 +203,17 @@ public abstract class TransactionalStoreContract {
     @DisplayName("E1 the transactional claim rejects bad input and auto-commit connections")
     void e1_transactionalBadInput() throws Exception {
         try (Connection c = transaction()) {
-            assertThatThrownBy(() -> store.claim(null, key("e1"), long_(), null))
+            assertThatThrownBy(() -> store.claimInTransaction(null, key("e1"), long_(), null))
                     .isInstanceOf(IllegalArgumentException.class);
-            assertThatThrownBy(() -> store.claim(c, null, long_(), null)).isInstanceOf(IllegalArgumentException.class);
-            assertThatThrownBy(() -> store.claim(c, key("e1"), Duration.ZERO, null))
+            assertThatThrownBy(() -> store.claimInTransaction(c, null, long_(), null))
+                    .isInstanceOf(IllegalArgumentException.class);
+            assertThatThrownBy(() -> store.claimInTransaction(c, key("e1"), Duration.ZERO, null))
                     .isInstanceOf(IllegalArgumentException.class);
             c.rollback();
         }
         try (Connection c = dataSource().getConnection()) {
             c.setAutoCommit(true);
-            assertThatThrownBy(() -> store.claim(c, key("e1"), long_(), null))
+            assertThatThrownBy(() -> store.claimInTransaction(c, key("e1"), long_(), null))
                     .as("a claim outside a transaction would commit on its own")
                     .isInstanceOf(IllegalArgumentException.class);
         }
@@ -215,10 +221,11 @@ public abstract class TransactionalStoreContract {
 
     private ClaimResult secondTransactionAfter(boolean commitFirst) throws Exception {
         try (Connection first = transaction()) {
-            assertThat(store.claim(first, key("t2"), long_(), null)).isEqualTo(ClaimResult.acquired());
+            assertThat(store.claimInTransaction(first, key("t2"), long_(), null))
+                    .isEqualTo(ClaimResult.acquired());
             CompletableFuture<ClaimResult> second = CompletableFuture.supplyAsync(() -> {
                 try (Connection c = transaction()) {
-                    ClaimResult result = store.claim(c, key("t2"), long_(), null);
+                    ClaimResult result = store.claimInTransaction(c, key("t2"), long_(), null);
                     c.commit();
                     return result;
                 } catch (SQLException e) {

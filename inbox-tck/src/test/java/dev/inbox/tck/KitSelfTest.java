@@ -3,12 +3,12 @@ package dev.inbox.tck;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass;
 
-import dev.inbox.ClaimRequest;
-import dev.inbox.ClaimResult;
 import dev.inbox.InboxKey;
-import dev.inbox.InboxStore;
 import dev.inbox.SequenceGuard;
 import dev.inbox.SequenceResult;
+import dev.inbox.spi.ClaimRequest;
+import dev.inbox.spi.ClaimResult;
+import dev.inbox.spi.InboxStore;
 import java.io.IOException;
 import java.lang.reflect.Method;
 import java.nio.file.Files;
@@ -117,6 +117,28 @@ class KitSelfTest {
                 @Override
                 String mapKey(InboxKey key) {
                     return key.id();
+                }
+            };
+        }
+    }
+
+    /** Treats a record past expiry as absent at once: the grace window is ignored when claiming. */
+    static class GraceBlindKit extends BrokenKit {
+        @Override
+        protected InboxStore createStore(Duration grace) {
+            return new ReferenceStore(Duration.ZERO);
+        }
+    }
+
+    /** Reports a takeover of an expired lease as a plain acquisition (the takeover metric undercounts). */
+    static class SilentTakeoverKit extends BrokenKit {
+        @Override
+        protected InboxStore createStore(Duration grace) {
+            return new ReferenceStore(grace) {
+                @Override
+                public ClaimResult claim(ClaimRequest request) {
+                    ClaimResult result = super.claim(request);
+                    return result.isTakeover() ? ClaimResult.acquired() : result;
                 }
             };
         }
@@ -237,6 +259,16 @@ class KitSelfTest {
     @Test
     void unscopedStore_failsConsumerScoping() {
         assertThat(failedRules(run(UnscopedKit.class))).contains("C6");
+    }
+
+    @Test
+    void d1_catchesAStoreThatIgnoresGraceWhenClaiming() {
+        assertThat(failedRules(run(GraceBlindKit.class))).contains("D1");
+    }
+
+    @Test
+    void d1_catchesAStoreThatHidesTakeovers() {
+        assertThat(failedRules(run(SilentTakeoverKit.class))).contains("D1");
     }
 
     @Test

@@ -1,9 +1,9 @@
 package dev.inbox.benchmarks.jmh;
 
-import dev.inbox.ClaimRequest;
 import dev.inbox.InboxKey;
-import dev.inbox.OwnerToken;
 import dev.inbox.dynamodb.DynamoDbInboxStore;
+import dev.inbox.spi.ClaimRequest;
+import dev.inbox.spi.OwnerToken;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;

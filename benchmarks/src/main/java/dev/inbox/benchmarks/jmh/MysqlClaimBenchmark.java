@@ -2,10 +2,10 @@ package dev.inbox.benchmarks.jmh;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
-import dev.inbox.ClaimResult;
 import dev.inbox.InboxKey;
-import dev.inbox.OwnerToken;
 import dev.inbox.mysql.MysqlInboxStore;
+import dev.inbox.spi.ClaimResult;
+import dev.inbox.spi.OwnerToken;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -168,7 +168,7 @@ public class MysqlClaimBenchmark extends StoreClaimBenchmark {
     public ClaimResult transactional_store() throws SQLException {
         try (Connection c = pool.getConnection()) {
             c.setAutoCommit(false);
-            ClaimResult result = mysql.claim(c, InboxKey.of(consumer, freshId()), RETENTION, null);
+            ClaimResult result = mysql.claimInTransaction(c, InboxKey.of(consumer, freshId()), RETENTION, null);
             c.commit();
             c.setAutoCommit(true);
             return result;

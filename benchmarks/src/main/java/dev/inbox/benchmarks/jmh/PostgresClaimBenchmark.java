@@ -1,10 +1,10 @@
 package dev.inbox.benchmarks.jmh;
 
 import com.zaxxer.hikari.HikariDataSource;
-import dev.inbox.ClaimResult;
 import dev.inbox.InboxKey;
-import dev.inbox.OwnerToken;
 import dev.inbox.postgres.PostgresInboxStore;
+import dev.inbox.spi.ClaimResult;
+import dev.inbox.spi.OwnerToken;
 import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -154,7 +154,7 @@ public class PostgresClaimBenchmark extends StoreClaimBenchmark {
     public ClaimResult transactional_store() throws SQLException {
         try (Connection c = pool.getConnection()) {
             c.setAutoCommit(false);
-            ClaimResult result = postgres.claim(c, InboxKey.of(consumer, freshId()), RETENTION, null);
+            ClaimResult result = postgres.claimInTransaction(c, InboxKey.of(consumer, freshId()), RETENTION, null);
             c.commit();
             c.setAutoCommit(true);
             return result;

@@ -1,7 +1,7 @@
 package dev.inbox.benchmarks.jmh;
 
-import dev.inbox.OwnerToken;
 import dev.inbox.redis.RedisInboxStore;
+import dev.inbox.spi.OwnerToken;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisURI;

@@ -1,9 +1,9 @@
 package dev.inbox.benchmarks.memory;
 
-import dev.inbox.ClaimRequest;
 import dev.inbox.InboxKey;
-import dev.inbox.OwnerToken;
 import dev.inbox.caffeine.CaffeineInboxStore;
+import dev.inbox.spi.ClaimRequest;
+import dev.inbox.spi.OwnerToken;
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.Locale;

@@ -1,14 +1,14 @@
 package dev.inbox.benchmarks.storm;
 
-import dev.inbox.ClaimRequest;
-import dev.inbox.ClaimResult;
 import dev.inbox.HandleResult;
 import dev.inbox.Inbox;
 import dev.inbox.InboxKey;
 import dev.inbox.InboxMetrics;
-import dev.inbox.InboxStore;
 import dev.inbox.InboxStoreException;
-import dev.inbox.OwnerToken;
+import dev.inbox.spi.ClaimRequest;
+import dev.inbox.spi.ClaimResult;
+import dev.inbox.spi.InboxStore;
+import dev.inbox.spi.OwnerToken;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.function.LongSupplier;

@@ -1,8 +1,8 @@
 package dev.inbox.benchmarks.storm;
 
-import dev.inbox.ClaimResult;
 import dev.inbox.InboxMetrics;
 import dev.inbox.keys.DedupKeys;
+import dev.inbox.spi.ClaimResult;
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -1,10 +1,10 @@
 package dev.inbox.benchmarks.storm;
 
-import dev.inbox.ClaimResult;
 import dev.inbox.InboxKey;
 import dev.inbox.InboxMetrics;
 import dev.inbox.jdbc.TransactionalInbox;
 import dev.inbox.jdbc.TransactionalInboxStore;
+import dev.inbox.spi.ClaimResult;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -96,10 +96,10 @@ final class TransactionalTarget implements StormTarget {
             connection.setAutoCommit(false);
             try {
                 long start = System.nanoTime();
-                ClaimResult claim = store.claim(connection, InboxKey.of(consumer, id), retention, null);
+                ClaimResult claim = store.claimInTransaction(connection, InboxKey.of(consumer, id), retention, null);
                 metrics.claimed(consumer, claim, System.nanoTime() - start);
                 if (!claim.isAcquired()) {
-                    return claim.status() == dev.inbox.ClaimStatus.DUPLICATE ? Outcome.DUPLICATE : Outcome.BUSY;
+                    return claim.status() == dev.inbox.spi.ClaimStatus.DUPLICATE ? Outcome.DUPLICATE : Outcome.BUSY;
                 }
                 if (afterWork) {
                     record(connection, event);

@@ -2,12 +2,12 @@ package dev.inbox.benchmarks.storm;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.inbox.ClaimRequest;
-import dev.inbox.ClaimResult;
 import dev.inbox.InboxKey;
-import dev.inbox.InboxStore;
-import dev.inbox.OwnerToken;
 import dev.inbox.caffeine.CaffeineInboxStore;
+import dev.inbox.spi.ClaimRequest;
+import dev.inbox.spi.ClaimResult;
+import dev.inbox.spi.InboxStore;
+import dev.inbox.spi.OwnerToken;
 import dev.inbox.testing.Dynalite;
 import dev.inbox.testing.TestServers;
 import java.io.ByteArrayOutputStream;

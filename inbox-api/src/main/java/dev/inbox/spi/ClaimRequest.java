@@ -1,8 +1,9 @@
-package dev.inbox;
+package dev.inbox.spi;
 
-import static dev.inbox.InboxArguments.requireNonNull;
-import static dev.inbox.InboxArguments.requirePositive;
+import static dev.inbox.spi.InboxArguments.requireNonNull;
+import static dev.inbox.spi.InboxArguments.requirePositive;
 
+import dev.inbox.InboxKey;
 import java.time.Duration;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;

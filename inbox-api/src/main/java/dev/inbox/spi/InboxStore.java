@@ -1,5 +1,7 @@
-package dev.inbox;
+package dev.inbox.spi;
 
+import dev.inbox.InboxKey;
+import dev.inbox.InboxStoreException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;

@@ -1,11 +1,11 @@
 package dev.inbox.jdbc;
 
-import dev.inbox.ClaimRequest;
-import dev.inbox.ClaimResult;
-import dev.inbox.InboxArguments;
 import dev.inbox.InboxKey;
-import dev.inbox.InboxStore;
-import dev.inbox.OwnerToken;
+import dev.inbox.spi.ClaimRequest;
+import dev.inbox.spi.ClaimResult;
+import dev.inbox.spi.InboxArguments;
+import dev.inbox.spi.InboxStore;
+import dev.inbox.spi.OwnerToken;
 import java.sql.Connection;
 import java.time.Duration;
 import org.jspecify.annotations.Nullable;
@@ -14,7 +14,7 @@ import org.jspecify.annotations.Nullable;
  * A store whose records live in the same database as the business data, so that a claim can join
  * the caller's transaction: the canonical inbox-table pattern.
  *
- * <p>{@link #claim(Connection, InboxKey, Duration, String)} writes a COMPLETED record directly,
+ * <p>{@link #claimInTransaction(Connection, InboxKey, Duration, String)} writes a COMPLETED record directly,
  * inside the transaction of {@code connection}. If the caller commits, the record and the
  * business write are durable together; if it rolls back, both are gone and a redelivery claims the
  * key again. There is no window in which the work is applied but the record missing, or the
@@ -40,14 +40,15 @@ public interface TransactionalInboxStore extends InboxStore {
      *     or {@code connection} is in auto-commit mode
      * @throws dev.inbox.InboxStoreException if the database could not answer
      */
-    ClaimResult claim(Connection connection, InboxKey key, Duration retention, @Nullable String fingerprint);
+    ClaimResult claimInTransaction(
+            Connection connection, InboxKey key, Duration retention, @Nullable String fingerprint);
 
     /**
-     * Checks the arguments of {@link #claim(Connection, InboxKey, Duration, String)} and returns
+     * Checks the arguments of {@link #claimInTransaction(Connection, InboxKey, Duration, String)} and returns
      * them as a request with an owner of its own (a transactional record is COMPLETED at once, so
      * no caller ever completes or releases it); for implementations.
      *
-     * @throws IllegalArgumentException as {@link #claim(Connection, InboxKey, Duration, String)}
+     * @throws IllegalArgumentException as {@link #claimInTransaction(Connection, InboxKey, Duration, String)}
      *     documents, except the auto-commit check, which needs the connection
      */
     static ClaimRequest transactionalRequest(

@@ -1,7 +1,7 @@
 package dev.inbox.jdbc;
 
-import static dev.inbox.InboxArguments.requireArgument;
-import static dev.inbox.InboxArguments.requireNonNegative;
+import static dev.inbox.spi.InboxArguments.requireArgument;
+import static dev.inbox.spi.InboxArguments.requireNonNegative;
 
 import java.time.Duration;
 import javax.sql.DataSource;

@@ -1,4 +1,4 @@
-package dev.inbox;
+package dev.inbox.spi;
 
 /** How a duplicate's payload fingerprint compared with the one the record keeps. */
 public enum FingerprintCheck {

@@ -1,5 +1,6 @@
-package dev.inbox;
+package dev.inbox.spi;
 
+import dev.inbox.InboxKey;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
@@ -28,7 +29,7 @@ public final class BatchClaims {
     private BatchClaims() {}
 
     /**
-     * Claims {@code requests} as {@link dev.inbox.InboxStore#claimAll(List)} specifies.
+     * Claims {@code requests} as {@link dev.inbox.spi.InboxStore#claimAll(List)} specifies.
      *
      * @throws IllegalArgumentException if {@code requests} or an element is null
      */

@@ -1,14 +1,14 @@
 package dev.inbox.jdbc;
 
-import static dev.inbox.InboxArguments.requireNonNull;
-import static dev.inbox.InboxArguments.requirePositive;
+import static dev.inbox.spi.InboxArguments.requireNonNull;
+import static dev.inbox.spi.InboxArguments.requirePositive;
 
-import dev.inbox.ClaimResult;
 import dev.inbox.HandleOutcome;
 import dev.inbox.HandleResult;
 import dev.inbox.InboxKey;
 import dev.inbox.InboxMetrics;
 import dev.inbox.InboxStoreException;
+import dev.inbox.spi.ClaimResult;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -41,7 +41,7 @@ import org.jspecify.annotations.Nullable;
  * with a serialization failure, surfaced as a retryable {@link InboxStoreException}.
  *
  * <p>Spring and other frameworks that manage the transaction should call {@link
- * TransactionalInboxStore#claim(Connection, InboxKey, Duration, String)} on the transaction's
+ * TransactionalInboxStore#claimInTransaction(Connection, InboxKey, Duration, String)} on the transaction's
  * connection instead.
  */
 public final class TransactionalInbox {
@@ -88,7 +88,7 @@ public final class TransactionalInbox {
     public <E extends Exception> HandleResult handle(String id, @Nullable String fingerprint, TransactionalWork<E> work)
             throws E {
         InboxKey key = InboxKey.of(consumer, id);
-        dev.inbox.ClaimRequest.validateFingerprint(fingerprint);
+        dev.inbox.spi.ClaimRequest.validateFingerprint(fingerprint);
         requireNonNull(work, "work");
         try (Connection connection = dataSource.getConnection()) {
             boolean autoCommit = connection.getAutoCommit();
@@ -115,7 +115,7 @@ public final class TransactionalInbox {
         ClaimResult claim;
         long start = System.nanoTime();
         try {
-            claim = store.claim(connection, key, retention, fingerprint);
+            claim = store.claimInTransaction(connection, key, retention, fingerprint);
             metrics.claimed(consumer, claim, System.nanoTime() - start);
         } catch (RuntimeException e) {
             if (e instanceof InboxStoreException storeFailure) {
@@ -127,7 +127,9 @@ public final class TransactionalInbox {
         if (!claim.isAcquired()) {
             connection.rollback();
             return new HandleResult(
-                    claim.status() == dev.inbox.ClaimStatus.DUPLICATE ? HandleOutcome.DUPLICATE : HandleOutcome.BUSY,
+                    claim.status() == dev.inbox.spi.ClaimStatus.DUPLICATE
+                            ? HandleOutcome.DUPLICATE
+                            : HandleOutcome.BUSY,
                     claim,
                     false);
         }

@@ -1,4 +1,4 @@
-package dev.inbox;
+package dev.inbox.spi;
 
 /** What a claim found. */
 public enum ClaimStatus {

@@ -1,10 +1,10 @@
 package dev.inbox.micrometer;
 
-import dev.inbox.ClaimResult;
-import dev.inbox.FingerprintCheck;
-import dev.inbox.InboxArguments;
 import dev.inbox.InboxMetrics;
 import dev.inbox.InboxStoreException;
+import dev.inbox.spi.ClaimResult;
+import dev.inbox.spi.FingerprintCheck;
+import dev.inbox.spi.InboxArguments;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;

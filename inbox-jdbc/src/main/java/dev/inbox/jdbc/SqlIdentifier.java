@@ -1,6 +1,6 @@
 package dev.inbox.jdbc;
 
-import dev.inbox.InboxArguments;
+import dev.inbox.spi.InboxArguments;
 import java.util.regex.Pattern;
 
 /**

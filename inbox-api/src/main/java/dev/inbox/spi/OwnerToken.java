@@ -1,6 +1,6 @@
-package dev.inbox;
+package dev.inbox.spi;
 
-import static dev.inbox.InboxArguments.requireNonNull;
+import static dev.inbox.spi.InboxArguments.requireNonNull;
 
 import java.security.SecureRandom;
 import java.util.Base64;

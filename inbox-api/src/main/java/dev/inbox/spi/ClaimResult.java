@@ -1,4 +1,4 @@
-package dev.inbox;
+package dev.inbox.spi;
 
 import org.jspecify.annotations.Nullable;
 
