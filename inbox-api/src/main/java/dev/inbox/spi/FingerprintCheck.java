@@ -12,6 +12,25 @@ public enum FingerprintCheck {
     /** The claim or the record had no fingerprint, or the result is not a duplicate. */
     NOT_COMPARED;
 
+    /**
+     * The check a store computed server-side and reported as a number: 0 not compared, 1 match, 2
+     * mismatch (the MySQL statement's code, the Redis script's reply).
+     *
+     * @throws IllegalArgumentException for any other number
+     */
+    public static FingerprintCheck fromCode(long code) {
+        if (code == 0) {
+            return NOT_COMPARED;
+        }
+        if (code == 1) {
+            return MATCH;
+        }
+        if (code == 2) {
+            return MISMATCH;
+        }
+        throw new IllegalArgumentException("not a fingerprint check code: " + code);
+    }
+
     /** Compares a stored fingerprint with a new one; either may be null. */
     public static FingerprintCheck compare(
             @org.jspecify.annotations.Nullable String stored, @org.jspecify.annotations.Nullable String offered) {

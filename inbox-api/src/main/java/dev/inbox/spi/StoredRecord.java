@@ -32,15 +32,10 @@ public record StoredRecord(
      * @return the answer, or null when {@code record} cannot explain {@code taken}: retry the claim
      */
     public static @Nullable ClaimResult answer(@Nullable StoredRecord record, boolean taken, ClaimRequest request) {
-        if (taken) {
-            boolean takeover = record != null
-                    && !record.gone
-                    && !record.completed
-                    && record.expired
-                    && !record.owner.equals(request.owner().value());
-            return takeover ? ClaimResult.takenOver() : ClaimResult.acquired();
+        if (record == null) {
+            return taken ? ClaimResult.acquired() : null;
         }
-        return record == null ? null : record.answer(false, request);
+        return record.answer(taken, request);
     }
 
     /**
@@ -48,16 +43,46 @@ public record StoredRecord(
      * ClaimRequest)}.
      */
     public @Nullable ClaimResult answer(boolean taken, ClaimRequest request) {
+        return decide(
+                taken,
+                completed,
+                expired,
+                gone,
+                owner.equals(request.owner().value()),
+                FingerprintCheck.compare(fingerprint, request.fingerprint()));
+    }
+
+    /**
+     * The one claim decision, over what a store saw of the record it met, for stores that decide
+     * in Java and for those that compute these facts server-side and report them (MySQL's
+     * statement code). Kit rule D1 holds every store, whatever decides, to the same table.
+     *
+     * @param taken the store's atomic write took the key for the request
+     * @param completed the record is COMPLETED (else IN_PROGRESS)
+     * @param expired its lease or retention has ended
+     * @param gone it is past expiry + grace and counts as absent
+     * @param sameOwner it is held by the request's owner
+     * @param fingerprint the stored fingerprint compared with the request's
+     * @return the answer, or null when these facts cannot explain {@code taken}: retry the claim
+     */
+    public static @Nullable ClaimResult decide(
+            boolean taken,
+            boolean completed,
+            boolean expired,
+            boolean gone,
+            boolean sameOwner,
+            FingerprintCheck fingerprint) {
         if (taken) {
-            return answer(this, true, request);
+            boolean takeover = !gone && !completed && expired && !sameOwner;
+            return takeover ? ClaimResult.takenOver() : ClaimResult.acquired();
         }
         if (gone) {
             return null; // the write should have taken it
         }
         if (completed) {
-            return ClaimResult.duplicate(expired, FingerprintCheck.compare(fingerprint, request.fingerprint()));
+            return ClaimResult.duplicate(expired, fingerprint);
         }
-        if (!expired && !owner.equals(request.owner().value())) {
+        if (!expired && !sameOwner) {
             return ClaimResult.busy();
         }
         return null; // an expired lease or our own: the write should have taken it

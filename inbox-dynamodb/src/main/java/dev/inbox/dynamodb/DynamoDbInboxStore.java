@@ -24,7 +24,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.Supplier;
 import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 import software.amazon.awssdk.core.exception.SdkException;
@@ -39,7 +38,6 @@ import software.amazon.awssdk.services.dynamodb.model.KeyType;
 import software.amazon.awssdk.services.dynamodb.model.PutItemRequest;
 import software.amazon.awssdk.services.dynamodb.model.PutItemResponse;
 import software.amazon.awssdk.services.dynamodb.model.ResourceInUseException;
-import software.amazon.awssdk.services.dynamodb.model.ResourceNotFoundException;
 import software.amazon.awssdk.services.dynamodb.model.ReturnValue;
 import software.amazon.awssdk.services.dynamodb.model.ReturnValuesOnConditionCheckFailure;
 import software.amazon.awssdk.services.dynamodb.model.ScalarAttributeType;
@@ -86,7 +84,6 @@ public final class DynamoDbInboxStore implements InboxStore {
 
     private static final System.Logger LOG = System.getLogger(DynamoDbInboxStore.class.getName());
     private static final Pattern TABLE = Pattern.compile("[A-Za-z0-9_.-]{3,255}");
-    private static final long MAX_MILLIS = Duration.ofDays(36_525).toMillis();
     private static final int MAX_ATTEMPTS = 8;
     private static final String CLAIM_CONDITION =
             "attribute_not_exists(pk) OR rm <= :now OR (st = :held AND (ow = :owner OR ex <= :now))";
@@ -103,7 +100,7 @@ public final class DynamoDbInboxStore implements InboxStore {
         this.client = builder.client;
         this.asyncClient = builder.asyncClient;
         this.table = builder.table;
-        this.graceMillis = millis(builder.grace);
+        this.graceMillis = DynamoDbItems.millis(builder.grace);
         this.batchConcurrency = builder.batchConcurrency;
         this.clock = builder.clock;
     }
@@ -126,7 +123,7 @@ public final class DynamoDbInboxStore implements InboxStore {
      */
     public void createTableIfMissing() {
         ensureOpen();
-        call("create table " + table, () -> {
+        DynamoDbItems.call("create table " + table, () -> {
             try {
                 client.createTable(b -> b.tableName(table)
                         .billingMode(BillingMode.PAY_PER_REQUEST)
@@ -168,11 +165,12 @@ public final class DynamoDbInboxStore implements InboxStore {
         for (int attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
             long now = clock.millis();
             try {
-                PutItemResponse response = call("claim of " + request.key(), () -> client.putItem(put(request, now)));
-                return StoredRecord.answer(record(response.attributes(), now), true, request);
-            } catch (ConditionalFailure failure) {
+                PutItemResponse response =
+                        DynamoDbItems.call("claim of " + request.key(), () -> client.putItem(put(request, now)));
+                return StoredRecord.answer(DynamoDbItems.record(response.attributes(), now), true, request);
+            } catch (DynamoDbItems.ConditionalFailure failure) {
                 Map<String, AttributeValue> item = failure.item != null ? failure.item : read(request.key());
-                ClaimResult answer = StoredRecord.answer(record(item, clock.millis()), false, request);
+                ClaimResult answer = StoredRecord.answer(DynamoDbItems.record(item, clock.millis()), false, request);
                 if (answer != null) {
                     return answer;
                 }
@@ -204,10 +202,10 @@ public final class DynamoDbInboxStore implements InboxStore {
         for (int i = 0; i < answers.length; i++) {
             try {
                 PutItemResponse response = puts.get(i).join();
-                answers[i] = StoredRecord.answer(record(response.attributes(), now), true, chunk.get(i));
+                answers[i] = StoredRecord.answer(DynamoDbItems.record(response.attributes(), now), true, chunk.get(i));
             } catch (CompletionException e) {
                 if (!(e.getCause() instanceof ConditionalCheckFailedException)) {
-                    throw failure("claimAll of " + chunk.size() + " keys", e.getCause());
+                    throw DynamoDbItems.failure("claimAll of " + chunk.size() + " keys", e.getCause());
                 }
             }
         }
@@ -215,16 +213,16 @@ public final class DynamoDbInboxStore implements InboxStore {
     }
 
     private PutItemRequest put(ClaimRequest request, long now) {
-        long expires = now + millis(request.lease());
+        long expires = now + DynamoDbItems.millis(request.lease());
         Map<String, AttributeValue> item = new HashMap<>();
-        item.put("pk", s(recordKey(request.key())));
-        item.put("ow", s(request.owner().value()));
-        item.put("st", s("I"));
-        item.put("ex", n(expires));
-        item.put("rm", n(expires + graceMillis));
-        item.put("ttl", n((expires + graceMillis) / 1000 + 1));
+        item.put("pk", DynamoDbItems.s(DynamoDbItems.recordKey(request.key())));
+        item.put("ow", DynamoDbItems.s(request.owner().value()));
+        item.put("st", DynamoDbItems.s("I"));
+        item.put("ex", DynamoDbItems.n(expires));
+        item.put("rm", DynamoDbItems.n(expires + graceMillis));
+        item.put("ttl", DynamoDbItems.n((expires + graceMillis) / 1000 + 1));
         if (request.fingerprint() != null) {
-            item.put("fp", s(request.fingerprint()));
+            item.put("fp", DynamoDbItems.s(request.fingerprint()));
         }
         return PutItemRequest.builder()
                 .tableName(table)
@@ -232,11 +230,11 @@ public final class DynamoDbInboxStore implements InboxStore {
                 .conditionExpression(CLAIM_CONDITION)
                 .expressionAttributeValues(Map.of(
                         ":now",
-                        n(now),
+                        DynamoDbItems.n(now),
                         ":held",
-                        s("I"),
+                        DynamoDbItems.s("I"),
                         ":owner",
-                        s(request.owner().value())))
+                        DynamoDbItems.s(request.owner().value())))
                 .returnValues(ReturnValue.ALL_OLD)
                 .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD)
                 .build();
@@ -246,30 +244,30 @@ public final class DynamoDbInboxStore implements InboxStore {
     public boolean complete(InboxKey key, OwnerToken owner, Duration retention) {
         requireNonNull(key, "key");
         requireNonNull(owner, "owner");
-        long keep = millis(requirePositive(retention, "retention"));
+        long keep = DynamoDbItems.millis(requirePositive(retention, "retention"));
         ensureOpen();
         long now = clock.millis();
         long expires = now + keep;
         try {
-            call(
+            DynamoDbItems.call(
                     "complete of " + key,
                     () -> client.updateItem(b -> b.tableName(table)
-                            .key(Map.of("pk", s(recordKey(key))))
+                            .key(Map.of("pk", DynamoDbItems.s(DynamoDbItems.recordKey(key))))
                             .updateExpression("SET st = :done, ex = :ex, rm = :rm, #ttl = :ttl")
                             .conditionExpression("ow = :owner AND st = :held AND rm > :now")
                             .expressionAttributeNames(Map.of("#ttl", "ttl"))
                             .expressionAttributeValues(Map.of(
-                                    ":done", s("C"),
-                                    ":held", s("I"),
-                                    ":owner", s(owner.value()),
-                                    ":now", n(now),
-                                    ":ex", n(expires),
-                                    ":rm", n(expires + graceMillis),
-                                    ":ttl", n((expires + graceMillis) / 1000 + 1)))));
+                                    ":done", DynamoDbItems.s("C"),
+                                    ":held", DynamoDbItems.s("I"),
+                                    ":owner", DynamoDbItems.s(owner.value()),
+                                    ":now", DynamoDbItems.n(now),
+                                    ":ex", DynamoDbItems.n(expires),
+                                    ":rm", DynamoDbItems.n(expires + graceMillis),
+                                    ":ttl", DynamoDbItems.n((expires + graceMillis) / 1000 + 1)))));
             return true;
-        } catch (ConditionalFailure failure) {
+        } catch (DynamoDbItems.ConditionalFailure failure) {
             // Not an IN_PROGRESS record of this owner: a repeat of a completion it made is still true.
-            StoredRecord record = record(read(key), clock.millis());
+            StoredRecord record = DynamoDbItems.record(read(key), clock.millis());
             return record != null
                     && record.completed()
                     && !record.gone()
@@ -283,15 +281,20 @@ public final class DynamoDbInboxStore implements InboxStore {
         requireNonNull(owner, "owner");
         ensureOpen();
         try {
-            call(
+            DynamoDbItems.call(
                     "release of " + key,
                     () -> client.deleteItem(b -> b.tableName(table)
-                            .key(Map.of("pk", s(recordKey(key))))
+                            .key(Map.of("pk", DynamoDbItems.s(DynamoDbItems.recordKey(key))))
                             .conditionExpression("ow = :owner AND st = :held AND rm > :now")
-                            .expressionAttributeValues(
-                                    Map.of(":owner", s(owner.value()), ":held", s("I"), ":now", n(clock.millis())))));
+                            .expressionAttributeValues(Map.of(
+                                    ":owner",
+                                    DynamoDbItems.s(owner.value()),
+                                    ":held",
+                                    DynamoDbItems.s("I"),
+                                    ":now",
+                                    DynamoDbItems.n(clock.millis())))));
             return true;
-        } catch (ConditionalFailure failure) {
+        } catch (DynamoDbItems.ConditionalFailure failure) {
             return false;
         }
     }
@@ -338,73 +341,12 @@ public final class DynamoDbInboxStore implements InboxStore {
     }
 
     private Map<String, AttributeValue> read(InboxKey key) {
-        return call(
+        return DynamoDbItems.call(
                         "read of " + key,
                         () -> client.getItem(b -> b.tableName(table)
-                                .key(Map.of("pk", s(recordKey(key))))
+                                .key(Map.of("pk", DynamoDbItems.s(DynamoDbItems.recordKey(key))))
                                 .consistentRead(true)))
                 .item();
-    }
-
-    private static @Nullable StoredRecord record(@Nullable Map<String, AttributeValue> item, long now) {
-        if (item == null || item.isEmpty() || !item.containsKey("ow")) {
-            return null;
-        }
-        AttributeValue fp = item.get("fp");
-        return new StoredRecord(
-                item.get("ow").s(),
-                "C".equals(item.get("st").s()),
-                Long.parseLong(item.get("ex").n()) <= now,
-                Long.parseLong(item.get("rm").n()) <= now,
-                fp == null ? null : fp.s());
-    }
-
-    static String recordKey(InboxKey key) {
-        return "r:" + key.consumer().length() + ":" + key.consumer() + key.id();
-    }
-
-    static String sequenceKey(InboxKey entity) {
-        return "s:" + entity.consumer().length() + ":" + entity.consumer() + entity.id();
-    }
-
-    static AttributeValue s(String value) {
-        return AttributeValue.builder().s(value).build();
-    }
-
-    static AttributeValue n(long value) {
-        return AttributeValue.builder().n(Long.toString(value)).build();
-    }
-
-    private static long millis(Duration duration) {
-        return duration.compareTo(Duration.ofMillis(MAX_MILLIS)) >= 0 ? MAX_MILLIS : Math.max(1, duration.toMillis());
-    }
-
-    /** A conditional write whose condition failed, with the item when the service returned it. */
-    static final class ConditionalFailure extends RuntimeException {
-        private static final long serialVersionUID = 1L;
-        final transient @Nullable Map<String, AttributeValue> item;
-
-        ConditionalFailure(@Nullable Map<String, AttributeValue> item) {
-            super(null, null, false, false);
-            this.item = item;
-        }
-    }
-
-    /** Runs an SDK call: a failed condition becomes {@link ConditionalFailure}, any other failure {@link InboxStoreException}. */
-    static <T> T call(String operation, Supplier<T> call) {
-        try {
-            return call.get();
-        } catch (ConditionalCheckFailedException e) {
-            throw new ConditionalFailure(e.hasItem() ? e.item() : null);
-        } catch (SdkException e) {
-            throw failure(operation, e);
-        }
-    }
-
-    static InboxStoreException failure(String operation, Throwable cause) {
-        // A missing table stays missing; timeouts, throttling and lost connections may pass.
-        boolean retryable = !(cause instanceof ResourceNotFoundException);
-        return new InboxStoreException(operation + " failed: " + cause.getMessage(), cause, retryable);
     }
 
     private static void sleep(long millis) {

@@ -32,18 +32,18 @@ public final class DynamoDbSequenceGuard implements SequenceGuard {
             throw new IllegalStateException("the sequence guard is closed");
         }
         store.ensureOpen();
-        AttributeValue pk = DynamoDbInboxStore.s(DynamoDbInboxStore.sequenceKey(entity));
+        AttributeValue pk = DynamoDbItems.s(DynamoDbItems.sequenceKey(entity));
         while (true) {
             try {
                 if (seq == FIRST_SEQUENCE) {
-                    DynamoDbInboxStore.call(
+                    DynamoDbItems.call(
                             "advance of " + entity,
                             () -> store.client()
                                     .putItem(b -> b.tableName(store.table())
-                                            .item(Map.of("pk", pk, "last", DynamoDbInboxStore.n(seq)))
+                                            .item(Map.of("pk", pk, "last", DynamoDbItems.n(seq)))
                                             .conditionExpression("attribute_not_exists(pk)")));
                 } else {
-                    DynamoDbInboxStore.call(
+                    DynamoDbItems.call(
                             "advance of " + entity,
                             () -> store.client()
                                     .updateItem(b -> b.tableName(store.table())
@@ -53,13 +53,13 @@ public final class DynamoDbSequenceGuard implements SequenceGuard {
                                             .expressionAttributeNames(Map.of("#last", "last"))
                                             .expressionAttributeValues(Map.of(
                                                     ":seq",
-                                                    DynamoDbInboxStore.n(seq),
+                                                    DynamoDbItems.n(seq),
                                                     ":previous",
-                                                    DynamoDbInboxStore.n(seq - 1)))));
+                                                    DynamoDbItems.n(seq - 1)))));
                 }
                 return new SequenceResult(SequenceStatus.APPLIED, seq);
-            } catch (DynamoDbInboxStore.ConditionalFailure failure) {
-                Map<String, AttributeValue> item = DynamoDbInboxStore.call(
+            } catch (DynamoDbItems.ConditionalFailure failure) {
+                Map<String, AttributeValue> item = DynamoDbItems.call(
                                 "read of " + entity,
                                 () -> store.client()
                                         .getItem(b -> b.tableName(store.table())

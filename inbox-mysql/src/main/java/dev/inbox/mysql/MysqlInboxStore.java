@@ -3,21 +3,18 @@ package dev.inbox.mysql;
 import static dev.inbox.spi.InboxArguments.requireNonNull;
 import static dev.inbox.spi.InboxArguments.requirePositive;
 
-import com.mysql.cj.jdbc.StatementImpl;
 import dev.inbox.InboxKey;
 import dev.inbox.InboxStoreException;
 import dev.inbox.jdbc.JdbcExecutor;
 import dev.inbox.jdbc.JdbcStoreBuilder;
 import dev.inbox.jdbc.Micros;
-import dev.inbox.jdbc.SqlFunction;
+import dev.inbox.jdbc.SqlParams;
 import dev.inbox.jdbc.TransactionalInboxStore;
 import dev.inbox.spi.BatchClaims;
 import dev.inbox.spi.ClaimRequest;
 import dev.inbox.spi.ClaimResult;
-import dev.inbox.spi.FingerprintCheck;
 import dev.inbox.spi.OwnerToken;
 import dev.inbox.spi.StoredRecord;
-import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -81,8 +78,6 @@ public final class MysqlInboxStore implements TransactionalInboxStore {
     /** The most keys sent in one {@code claimAll} statement. */
     public static final int BATCH_CHUNK = 500;
 
-    private static final int DEADLOCK_RETRIES = 5;
-
     private final DataSource dataSource;
     private final JdbcExecutor jdbc;
     private final MysqlStatements sql;
@@ -128,7 +123,8 @@ public final class MysqlInboxStore implements TransactionalInboxStore {
         requireNonNull(request, "request");
         return jdbc.execute(
                 "claim of " + request.key(),
-                connection -> retryingDeadlocks(connection, c -> claimOn(c, request, 0, Micros.of(request.lease()))));
+                connection ->
+                        MysqlDeadlocks.retrying(connection, c -> claimOn(c, request, 0, Micros.of(request.lease()))));
     }
 
     @Override
@@ -142,50 +138,22 @@ public final class MysqlInboxStore implements TransactionalInboxStore {
 
     private ClaimResult claimOn(Connection connection, ClaimRequest request, int state, long durationMicros)
             throws SQLException {
-        try (PreparedStatement statement = connection.prepareStatement(sql.claim(1))) {
-            int next = bindRow(statement, 1, request, state, durationMicros);
-            statement.setLong(next, graceMicros);
-            statement.setLong(next + 1, graceMicros);
+        SqlParams params = SqlParams.create().bigint("grace_us", graceMicros);
+        bindRow(params, 0, request, state, durationMicros);
+        try (PreparedStatement statement = sql.claim(1).prepare(connection, params)) {
             statement.executeUpdate();
-            // The OK packet's last insert id, not getGeneratedKeys(): Connector/J sizes the
-            // generated keys by the update count, which is 0 for an unchanged row under
-            // useAffectedRows=true and would hide the code.
-            return decode(statement.unwrap(StatementImpl.class).getLastInsertID());
+            return MysqlCodec.decode(MysqlCodec.lastInsertId(statement));
         }
     }
 
-    /** The claim's answer from the code its statement reported (see {@link MysqlStatements}). */
-    static ClaimResult decode(long code) {
-        if (code == 0) {
-            return ClaimResult.acquired(); // a new row
-        }
-        boolean completed = (code & MysqlStatements.COMPLETED) != 0;
-        boolean expired = (code & MysqlStatements.EXPIRED) != 0;
-        boolean gone = (code & MysqlStatements.GONE) != 0;
-        boolean sameOwner = (code & MysqlStatements.SAME_OWNER) != 0;
-        if ((code & MysqlStatements.TAKE) != 0) {
-            return !gone && !completed && expired && !sameOwner ? ClaimResult.takenOver() : ClaimResult.acquired();
-        }
-        if (completed) {
-            int fingerprint = (int) ((code >> MysqlStatements.FINGERPRINT_SHIFT) & 3);
-            return ClaimResult.duplicate(
-                    expired,
-                    fingerprint == 1
-                            ? FingerprintCheck.MATCH
-                            : fingerprint == 2 ? FingerprintCheck.MISMATCH : FingerprintCheck.NOT_COMPARED);
-        }
-        return ClaimResult.busy();
-    }
-
-    private static int bindRow(PreparedStatement statement, int first, ClaimRequest request, int state, long micros)
-            throws SQLException {
-        statement.setBytes(first, bytes(request.key().consumer()));
-        statement.setBytes(first + 1, request.key().idBytes());
-        statement.setBytes(first + 2, bytes(request.owner().value()));
-        statement.setInt(first + 3, state);
-        statement.setLong(first + 4, micros);
-        statement.setBytes(first + 5, request.fingerprint() == null ? null : bytes(request.fingerprint()));
-        return first + 6;
+    /** The parameters of row {@code i} of {@link MysqlStatements#claim(int)}. */
+    private static void bindRow(SqlParams params, int i, ClaimRequest request, int state, long micros) {
+        params.bytes("consumer_" + i, MysqlCodec.bytes(request.key().consumer()))
+                .bytes("key_" + i, request.key().idBytes())
+                .bytes("owner_" + i, MysqlCodec.bytes(request.owner().value()))
+                .integer("state_" + i, state)
+                .bigint("duration_us_" + i, micros)
+                .bytes("fingerprint_" + i, MysqlCodec.bytesOrNull(request.fingerprint()));
     }
 
     @Override
@@ -196,18 +164,16 @@ public final class MysqlInboxStore implements TransactionalInboxStore {
                 BATCH_CHUNK,
                 chunk -> jdbc.execute(
                         "claimAll of " + chunk.size() + " keys",
-                        connection -> retryingDeadlocks(connection, c -> claimChunk(c, chunk))),
+                        connection -> MysqlDeadlocks.retrying(connection, c -> claimChunk(c, chunk))),
                 this::claim);
     }
 
     private ClaimResult[] claimChunk(Connection connection, List<ClaimRequest> chunk) throws SQLException {
-        try (PreparedStatement statement = connection.prepareStatement(sql.claim(chunk.size()))) {
-            int next = 1;
-            for (ClaimRequest request : chunk) {
-                next = bindRow(statement, next, request, 0, Micros.of(request.lease()));
-            }
-            statement.setLong(next, graceMicros);
-            statement.setLong(next + 1, graceMicros);
+        SqlParams params = SqlParams.create().bigint("grace_us", graceMicros);
+        for (int i = 0; i < chunk.size(); i++) {
+            bindRow(params, i, chunk.get(i), 0, Micros.of(chunk.get(i).lease()));
+        }
+        try (PreparedStatement statement = sql.claim(chunk.size()).prepare(connection, params)) {
             statement.executeUpdate();
         }
         if (!connection.getAutoCommit()) {
@@ -245,24 +211,15 @@ public final class MysqlInboxStore implements TransactionalInboxStore {
     private Map<String, StoredRecord> readBack(Connection connection, String consumer, List<String> ids)
             throws SQLException {
         Map<String, StoredRecord> records = new HashMap<>();
-        try (PreparedStatement statement = connection.prepareStatement(sql.readBack(ids.size()))) {
-            statement.setLong(1, graceMicros);
-            statement.setBytes(2, bytes(consumer));
-            for (int i = 0; i < ids.size(); i++) {
-                statement.setBytes(3 + i, bytes(ids.get(i)));
-            }
-            try (ResultSet rows = statement.executeQuery()) {
-                while (rows.next()) {
-                    byte[] fingerprint = rows.getBytes(6);
-                    records.put(
-                            new String(rows.getBytes(1), StandardCharsets.UTF_8),
-                            new StoredRecord(
-                                    new String(rows.getBytes(2), StandardCharsets.UTF_8),
-                                    rows.getInt(3) == 1,
-                                    rows.getBoolean(4),
-                                    rows.getBoolean(5),
-                                    fingerprint == null ? null : new String(fingerprint, StandardCharsets.UTF_8)));
-                }
+        SqlParams params =
+                SqlParams.create().bigint("grace_us", graceMicros).bytes("consumer", MysqlCodec.bytes(consumer));
+        for (int i = 0; i < ids.size(); i++) {
+            params.bytes("key_" + i, MysqlCodec.bytes(ids.get(i)));
+        }
+        try (PreparedStatement statement = sql.readBack(ids.size()).prepare(connection, params);
+                ResultSet rows = statement.executeQuery()) {
+            while (rows.next()) {
+                records.put(MysqlCodec.text(rows.getBytes(1)), MysqlCodec.record(rows));
             }
         }
         return records;
@@ -275,26 +232,19 @@ public final class MysqlInboxStore implements TransactionalInboxStore {
         long retentionMicros = Micros.of(requirePositive(retention, "retention"));
         return jdbc.execute(
                 "complete of " + key,
-                connection -> retryingDeadlocks(connection, c -> {
-                    try (PreparedStatement statement = c.prepareStatement(sql.complete())) {
-                        statement.setLong(1, retentionMicros);
-                        statement.setBytes(2, bytes(key.consumer()));
-                        statement.setBytes(3, key.idBytes());
-                        statement.setBytes(4, bytes(owner.value()));
-                        statement.setLong(5, graceMicros);
+                connection -> MysqlDeadlocks.retrying(connection, c -> {
+                    SqlParams params = MysqlCodec.keyAndOwner(key, owner)
+                            .bigint("grace_us", graceMicros)
+                            .bigint("retention_us", retentionMicros);
+                    try (PreparedStatement statement = sql.complete().prepare(c, params)) {
                         if (statement.executeUpdate() == 1) {
                             return true;
                         }
                     }
                     // No row counted: a stranger, or (under useAffectedRows=true) a repeat that changed nothing.
-                    try (PreparedStatement statement = c.prepareStatement(sql.completedBy())) {
-                        statement.setBytes(1, bytes(key.consumer()));
-                        statement.setBytes(2, key.idBytes());
-                        statement.setBytes(3, bytes(owner.value()));
-                        statement.setLong(4, graceMicros);
-                        try (ResultSet row = statement.executeQuery()) {
-                            return row.next();
-                        }
+                    try (PreparedStatement statement = sql.completedBy().prepare(c, params);
+                            ResultSet row = statement.executeQuery()) {
+                        return row.next();
                     }
                 }));
     }
@@ -305,12 +255,9 @@ public final class MysqlInboxStore implements TransactionalInboxStore {
         requireNonNull(owner, "owner");
         return jdbc.execute(
                 "release of " + key,
-                connection -> retryingDeadlocks(connection, c -> {
-                    try (PreparedStatement statement = c.prepareStatement(sql.release())) {
-                        statement.setBytes(1, bytes(key.consumer()));
-                        statement.setBytes(2, key.idBytes());
-                        statement.setBytes(3, bytes(owner.value()));
-                        statement.setLong(4, graceMicros);
+                connection -> MysqlDeadlocks.retrying(connection, c -> {
+                    SqlParams params = MysqlCodec.keyAndOwner(key, owner).bigint("grace_us", graceMicros);
+                    try (PreparedStatement statement = sql.release().prepare(c, params)) {
                         return statement.executeUpdate() == 1;
                     }
                 }));
@@ -325,10 +272,10 @@ public final class MysqlInboxStore implements TransactionalInboxStore {
         return jdbc.executeInBatches(
                 "purge of " + sql.inboxTable(),
                 purgeBatchSize,
-                connection -> retryingDeadlocks(connection, c -> {
-                    try (PreparedStatement statement = c.prepareStatement(sql.purgeBatch())) {
-                        statement.setLong(1, graceMicros);
-                        statement.setInt(2, purgeBatchSize);
+                connection -> MysqlDeadlocks.retrying(connection, c -> {
+                    SqlParams params =
+                            SqlParams.create().bigint("grace_us", graceMicros).integer("batch_size", purgeBatchSize);
+                    try (PreparedStatement statement = sql.purgeBatch().prepare(c, params)) {
                         return statement.executeUpdate();
                     }
                 }));
@@ -352,34 +299,6 @@ public final class MysqlInboxStore implements TransactionalInboxStore {
     @Override
     public String toString() {
         return "MysqlInboxStore[" + sql.inboxTable() + "]";
-    }
-
-    /**
-     * Runs {@code step}, again when InnoDB chose it as a deadlock victim: on a connection of the
-     * store's own, the victim's transaction held nothing but this step, so running it again is
-     * what the caller would do.
-     */
-    static <T> T retryingDeadlocks(Connection connection, SqlFunction<T> step) throws SQLException {
-        for (int attempt = 1; ; attempt++) {
-            try {
-                return step.apply(connection);
-            } catch (SQLException e) {
-                if (!isDeadlock(e) || attempt >= DEADLOCK_RETRIES) {
-                    throw e;
-                }
-                if (!connection.getAutoCommit()) {
-                    connection.rollback();
-                }
-            }
-        }
-    }
-
-    static boolean isDeadlock(SQLException e) {
-        return "40001".equals(e.getSQLState()) || e.getErrorCode() == 1213 || e.getErrorCode() == 1205;
-    }
-
-    static byte[] bytes(String text) {
-        return text.getBytes(StandardCharsets.UTF_8);
     }
 
     /** Configures a {@link MysqlInboxStore}; each setter checks its argument at once. */

@@ -1,11 +1,11 @@
 package dev.inbox.mysql;
 
-import com.mysql.cj.jdbc.StatementImpl;
 import dev.inbox.InboxKey;
 import dev.inbox.SequenceGuard;
 import dev.inbox.SequenceResult;
 import dev.inbox.SequenceStatus;
 import dev.inbox.jdbc.JdbcExecutor;
+import dev.inbox.jdbc.SqlParams;
 import dev.inbox.spi.InboxArguments;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -39,7 +39,7 @@ public final class MysqlSequenceGuard implements SequenceGuard {
         SequenceGuard.validate(entity, seq);
         return jdbc.execute(
                 "advance of " + entity,
-                connection -> MysqlInboxStore.retryingDeadlocks(connection, c -> advanceOn(c, entity, seq)));
+                connection -> MysqlDeadlocks.retrying(connection, c -> advanceOn(c, entity, seq)));
     }
 
     /**
@@ -55,39 +55,32 @@ public final class MysqlSequenceGuard implements SequenceGuard {
     }
 
     private SequenceResult advanceOn(Connection connection, InboxKey entity, long seq) throws SQLException {
-        byte[] consumer = MysqlInboxStore.bytes(entity.consumer());
-        byte[] id = entity.idBytes();
+        SqlParams params = SqlParams.create()
+                .bytes("consumer", MysqlCodec.bytes(entity.consumer()))
+                .bytes("entity", entity.idBytes())
+                .bigint("seq", seq);
         if (seq == FIRST_SEQUENCE) {
-            try (PreparedStatement statement = connection.prepareStatement(sql.advanceFirst())) {
-                statement.setBytes(1, consumer);
-                statement.setBytes(2, id);
+            try (PreparedStatement statement = sql.advanceFirst().prepare(connection, params)) {
                 statement.executeUpdate();
-                long expected = statement.unwrap(StatementImpl.class).getLastInsertID();
+                long expected = MysqlCodec.lastInsertId(statement);
                 return expected == 0
                         ? new SequenceResult(SequenceStatus.APPLIED, seq)
                         : SequenceResult.decide(seq, expected);
             }
         }
         while (true) {
-            try (PreparedStatement statement = connection.prepareStatement(sql.advanceNext())) {
-                statement.setLong(1, seq);
-                statement.setBytes(2, consumer);
-                statement.setBytes(3, id);
-                statement.setLong(4, seq);
+            try (PreparedStatement statement = sql.advanceNext().prepare(connection, params)) {
                 if (statement.executeUpdate() == 1) {
                     return new SequenceResult(SequenceStatus.APPLIED, seq);
                 }
             }
-            try (PreparedStatement statement = connection.prepareStatement(sql.lastApplied())) {
-                statement.setBytes(1, consumer);
-                statement.setBytes(2, id);
-                try (ResultSet row = statement.executeQuery()) {
-                    long expected = row.next() ? row.getLong(1) + 1 : FIRST_SEQUENCE;
-                    if (expected != seq) {
-                        return SequenceResult.decide(seq, expected);
-                    }
-                    // The entity reached seq - 1 between the update and the read: try again.
+            try (PreparedStatement statement = sql.lastApplied().prepare(connection, params);
+                    ResultSet row = statement.executeQuery()) {
+                long expected = row.next() ? row.getLong(1) + 1 : FIRST_SEQUENCE;
+                if (expected != seq) {
+                    return SequenceResult.decide(seq, expected);
                 }
+                // The entity reached seq - 1 between the update and the read: try again.
             }
         }
     }

@@ -341,20 +341,20 @@ class MysqlInboxStoreTest {
 
     @Test
     void decode_readsEveryBitOfTheServersDecision() {
-        assertThat(MysqlInboxStore.decode(0)).isEqualTo(ClaimResult.acquired());
-        assertThat(MysqlInboxStore.decode(2 + 1 + 8))
+        assertThat(MysqlCodec.decode(0)).isEqualTo(ClaimResult.acquired());
+        assertThat(MysqlCodec.decode(2 + 1 + 8))
                 .as("taken: expired lease of another")
                 .isEqualTo(ClaimResult.takenOver());
-        assertThat(MysqlInboxStore.decode(2 + 1 + 8 + 32))
+        assertThat(MysqlCodec.decode(2 + 1 + 8 + 32))
                 .as("taken: own expired lease")
                 .isEqualTo(ClaimResult.acquired());
-        assertThat(MysqlInboxStore.decode(2 + 1 + 4 + 8 + 16))
+        assertThat(MysqlCodec.decode(2 + 1 + 4 + 8 + 16))
                 .as("taken: past grace")
                 .isEqualTo(ClaimResult.acquired());
-        assertThat(MysqlInboxStore.decode(2 + 4 + 64)).isEqualTo(ClaimResult.duplicate(false, FingerprintCheck.MATCH));
-        assertThat(MysqlInboxStore.decode(2 + 4 + 8 + 128))
+        assertThat(MysqlCodec.decode(2 + 4 + 64)).isEqualTo(ClaimResult.duplicate(false, FingerprintCheck.MATCH));
+        assertThat(MysqlCodec.decode(2 + 4 + 8 + 128))
                 .isEqualTo(ClaimResult.duplicate(true, FingerprintCheck.MISMATCH));
-        assertThat(MysqlInboxStore.decode(2)).isEqualTo(ClaimResult.busy());
+        assertThat(MysqlCodec.decode(2)).isEqualTo(ClaimResult.busy());
     }
 
     private static void sleep(long millis) {

@@ -8,13 +8,13 @@ import dev.inbox.InboxStoreException;
 import dev.inbox.jdbc.JdbcExecutor;
 import dev.inbox.jdbc.JdbcStoreBuilder;
 import dev.inbox.jdbc.Micros;
+import dev.inbox.jdbc.SqlParams;
 import dev.inbox.jdbc.TransactionalInboxStore;
 import dev.inbox.spi.BatchClaims;
 import dev.inbox.spi.ClaimRequest;
 import dev.inbox.spi.ClaimResult;
 import dev.inbox.spi.OwnerToken;
 import dev.inbox.spi.StoredRecord;
-import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -116,9 +116,11 @@ public final class PostgresInboxStore implements TransactionalInboxStore {
         jdbc.execute("create schema for " + sql.inboxTable(), connection -> {
             boolean autoCommit = connection.getAutoCommit();
             connection.setAutoCommit(false);
-            try (PreparedStatement lock = connection.prepareStatement(sql.schemaLock());
+            try (PreparedStatement lock = sql.schemaLock()
+                            .prepare(
+                                    connection,
+                                    SqlParams.create().text("lock", "dev.inbox.schema:" + sql.inboxTable()));
                     Statement ddl = connection.createStatement()) {
-                lock.setString(1, "dev.inbox.schema:" + sql.inboxTable());
                 lock.execute();
                 for (String statement : sql.schemaDdl()) {
                     ddl.execute(statement);
@@ -152,20 +154,18 @@ public final class PostgresInboxStore implements TransactionalInboxStore {
 
     private ClaimResult claimOn(Connection connection, ClaimRequest request, int state, long durationMicros)
             throws SQLException {
-        InboxKey key = request.key();
+        SqlParams params = SqlParams.create()
+                .text("consumer", request.key().consumer())
+                .text("key", request.key().id())
+                .text("owner", request.owner().value())
+                .integer("state", state)
+                .bigint("duration_us", durationMicros)
+                .text("fingerprint", request.fingerprint())
+                .bigint("grace_us", graceMicros);
         // Fast path: a new key is inserted, a duplicate or a busy key is answered from the row as
         // read, and neither locks nor writes anything.
-        try (PreparedStatement statement = connection.prepareStatement(sql.claimIfAbsent())) {
+        try (PreparedStatement statement = sql.claimIfAbsent().prepare(connection, params)) {
             setTimeout(statement);
-            statement.setString(1, key.consumer());
-            statement.setString(2, key.id());
-            statement.setString(3, request.owner().value());
-            statement.setInt(4, state);
-            statement.setLong(5, durationMicros);
-            statement.setString(6, request.fingerprint());
-            statement.setLong(7, graceMicros);
-            statement.setString(8, key.consumer());
-            statement.setString(9, key.id());
             try (ResultSet row = statement.executeQuery()) {
                 if (row.next()) {
                     ClaimResult answer = StoredRecord.answer(record(row, 2), row.getBoolean(1), request);
@@ -177,18 +177,8 @@ public final class PostgresInboxStore implements TransactionalInboxStore {
         }
         // The record may be taken over (or was inserted by a transaction the snapshot cannot see):
         // let the conditional upsert decide, under the row lock.
-        try (PreparedStatement statement = connection.prepareStatement(sql.claim())) {
+        try (PreparedStatement statement = sql.claim().prepare(connection, params)) {
             setTimeout(statement);
-            statement.setString(1, key.consumer());
-            statement.setString(2, key.id());
-            statement.setString(3, request.owner().value());
-            statement.setInt(4, state);
-            statement.setLong(5, durationMicros);
-            statement.setString(6, request.fingerprint());
-            statement.setLong(7, graceMicros);
-            statement.setLong(8, graceMicros);
-            statement.setString(9, key.consumer());
-            statement.setString(10, key.id());
             for (int attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
                 try (ResultSet row = statement.executeQuery()) {
                     row.next();
@@ -229,19 +219,15 @@ public final class PostgresInboxStore implements TransactionalInboxStore {
             fingerprints[j] = request.fingerprint();
         }
         ClaimResult[] answers = new ClaimResult[n];
-        try (PreparedStatement statement = connection.prepareStatement(sql.claimBatchIfAbsent())) {
+        SqlParams params = SqlParams.create()
+                .array("consumers", connection.createArrayOf("text", consumers))
+                .array("keys", connection.createArrayOf("text", keys))
+                .array("owners", connection.createArrayOf("text", owners))
+                .array("leases_us", connection.createArrayOf("int8", leases))
+                .array("fingerprints", connection.createArrayOf("text", fingerprints))
+                .bigint("grace_us", graceMicros);
+        try (PreparedStatement statement = sql.claimBatchIfAbsent().prepare(connection, params)) {
             setTimeout(statement);
-            Array[] arrays = {
-                connection.createArrayOf("text", consumers),
-                connection.createArrayOf("text", keys),
-                connection.createArrayOf("text", owners),
-                connection.createArrayOf("int8", leases),
-                connection.createArrayOf("text", fingerprints)
-            };
-            for (int a = 0; a < arrays.length; a++) {
-                statement.setArray(a + 1, arrays[a]);
-            }
-            statement.setLong(6, graceMicros);
             try (ResultSet rows = statement.executeQuery()) {
                 while (rows.next()) {
                     int j = rows.getInt(1) - 1;
@@ -251,6 +237,15 @@ public final class PostgresInboxStore implements TransactionalInboxStore {
             }
         }
         return answers;
+    }
+
+    /** The key, the owner and this store's grace: what complete and release are conditioned on. */
+    private SqlParams ownerParams(InboxKey key, OwnerToken owner) {
+        return SqlParams.create()
+                .text("consumer", key.consumer())
+                .text("key", key.id())
+                .text("owner", owner.value())
+                .bigint("grace_us", graceMicros);
     }
 
     private void setTimeout(Statement statement) throws SQLException {
@@ -279,13 +274,9 @@ public final class PostgresInboxStore implements TransactionalInboxStore {
         requireNonNull(owner, "owner");
         long retentionMicros = Micros.of(requirePositive(retention, "retention"));
         return jdbc.execute("complete of " + key, connection -> {
-            try (PreparedStatement statement = connection.prepareStatement(sql.complete())) {
+            try (PreparedStatement statement = sql.complete()
+                    .prepare(connection, ownerParams(key, owner).bigint("retention_us", retentionMicros))) {
                 setTimeout(statement);
-                statement.setLong(1, retentionMicros);
-                statement.setString(2, key.consumer());
-                statement.setString(3, key.id());
-                statement.setString(4, owner.value());
-                statement.setLong(5, graceMicros);
                 return statement.executeUpdate() == 1;
             }
         });
@@ -296,12 +287,8 @@ public final class PostgresInboxStore implements TransactionalInboxStore {
         requireNonNull(key, "key");
         requireNonNull(owner, "owner");
         return jdbc.execute("release of " + key, connection -> {
-            try (PreparedStatement statement = connection.prepareStatement(sql.release())) {
+            try (PreparedStatement statement = sql.release().prepare(connection, ownerParams(key, owner))) {
                 setTimeout(statement);
-                statement.setString(1, key.consumer());
-                statement.setString(2, key.id());
-                statement.setString(3, owner.value());
-                statement.setLong(4, graceMicros);
                 return statement.executeUpdate() == 1;
             }
         });
@@ -315,11 +302,11 @@ public final class PostgresInboxStore implements TransactionalInboxStore {
     @Override
     public long purge() {
         return jdbc.executeInBatches("purge of " + sql.inboxTable(), purgeBatchSize, connection -> {
-            try (PreparedStatement statement = connection.prepareStatement(sql.purgeBatch())) {
+            try (PreparedStatement statement = sql.purgeBatch()
+                    .prepare(
+                            connection,
+                            SqlParams.create().bigint("grace_us", graceMicros).integer("batch_size", purgeBatchSize))) {
                 setTimeout(statement);
-                statement.setLong(1, graceMicros);
-                statement.setInt(2, purgeBatchSize);
-                statement.setLong(3, graceMicros);
                 return statement.executeUpdate();
             }
         });

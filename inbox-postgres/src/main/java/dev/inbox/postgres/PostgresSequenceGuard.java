@@ -5,6 +5,7 @@ import dev.inbox.SequenceGuard;
 import dev.inbox.SequenceResult;
 import dev.inbox.SequenceStatus;
 import dev.inbox.jdbc.JdbcExecutor;
+import dev.inbox.jdbc.SqlParams;
 import dev.inbox.spi.InboxArguments;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -54,20 +55,14 @@ public final class PostgresSequenceGuard implements SequenceGuard {
     }
 
     private SequenceResult advanceOn(Connection connection, InboxKey entity, long seq) throws SQLException {
-        try (PreparedStatement statement = connection.prepareStatement(sql.advance())) {
+        SqlParams params = SqlParams.create()
+                .text("consumer", entity.consumer())
+                .text("entity", entity.id())
+                .bigint("seq", seq);
+        try (PreparedStatement statement = sql.advance().prepare(connection, params)) {
             if (queryTimeoutSeconds > 0) {
                 statement.setQueryTimeout(queryTimeoutSeconds);
             }
-            statement.setLong(1, seq);
-            statement.setString(2, entity.consumer());
-            statement.setString(3, entity.id());
-            statement.setLong(4, seq);
-            statement.setString(5, entity.consumer());
-            statement.setString(6, entity.id());
-            statement.setLong(7, seq);
-            statement.setLong(8, seq);
-            statement.setString(9, entity.consumer());
-            statement.setString(10, entity.id());
             try (ResultSet row = statement.executeQuery()) {
                 row.next();
                 if (row.getLong(1) > 0) {

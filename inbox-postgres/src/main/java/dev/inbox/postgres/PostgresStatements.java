@@ -1,5 +1,6 @@
 package dev.inbox.postgres;
 
+import dev.inbox.jdbc.NamedSql;
 import dev.inbox.jdbc.SqlIdentifier;
 import dev.inbox.jdbc.SqlScript;
 import java.util.ArrayList;
@@ -8,16 +9,17 @@ import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Every SQL statement of the PostgreSQL store, built once from validated identifiers. Values are
- * always bound as parameters; durations travel as microseconds and every time is the database's
- * {@code clock_timestamp()}.
+ * Every SQL statement of the PostgreSQL store, built once from validated identifiers, with named
+ * parameters ({@link NamedSql}): {@code :consumer}, {@code :key}, {@code :owner}, {@code
+ * :fingerprint}, durations in microseconds ({@code :duration_us}, {@code :grace_us}, …). Values
+ * are always bound as parameters, and every time is the database's {@code clock_timestamp()}.
  */
 final class PostgresStatements {
 
     /** The columns a claim reads back to explain its answer, in this order. */
     private static final String RECORD_COLUMNS = "e.owner_token, e.state,"
             + " e.expires_at <= clock_timestamp() AS expired,"
-            + " e.expires_at + ? * interval '1 microsecond' <= clock_timestamp() AS gone,"
+            + " e.expires_at + :grace_us * interval '1 microsecond' <= clock_timestamp() AS gone,"
             + " e.fingerprint";
 
     /**
@@ -28,13 +30,20 @@ final class PostgresStatements {
             + " SET owner_token = excluded.owner_token, state = excluded.state, expires_at = excluded.expires_at,"
             + " fingerprint = CASE WHEN r.owner_token = excluded.owner_token AND excluded.fingerprint IS NULL"
             + " THEN r.fingerprint ELSE excluded.fingerprint END"
-            + " WHERE r.expires_at + ? * interval '1 microsecond' <= clock_timestamp()"
+            + " WHERE r.expires_at + :grace_us * interval '1 microsecond' <= clock_timestamp()"
             + " OR (r.state = 0 AND (r.owner_token = excluded.owner_token OR r.expires_at <= clock_timestamp()))";
 
     private final String inbox;
     private final String sequences;
     private final String expiresIndex;
     private final @Nullable String schema;
+    private final NamedSql claimIfAbsent;
+    private final NamedSql claim;
+    private final NamedSql claimBatchIfAbsent;
+    private final NamedSql complete;
+    private final NamedSql release;
+    private final NamedSql purgeBatch;
+    private final NamedSql advance;
 
     PostgresStatements(@Nullable SqlIdentifier schema, SqlIdentifier table, SqlIdentifier sequenceTable) {
         String prefix = schema == null ? "" : schema.quoted('"') + ".";
@@ -43,6 +52,13 @@ final class PostgresStatements {
         this.sequences = prefix + sequenceTable.quoted('"');
         String index = table.name() + "_expires_at";
         this.expiresIndex = '"' + (index.length() > 63 ? index.substring(0, 63) : index) + '"';
+        this.claimIfAbsent = NamedSql.of(claimIfAbsentText());
+        this.claim = NamedSql.of(claimText());
+        this.claimBatchIfAbsent = NamedSql.of(claimBatchIfAbsentText());
+        this.complete = NamedSql.of(completeText());
+        this.release = NamedSql.of(releaseText());
+        this.purgeBatch = NamedSql.of(purgeBatchText());
+        this.advance = NamedSql.of(advanceText());
     }
 
     /** The qualified inbox table, for messages. */
@@ -55,44 +71,59 @@ final class PostgresStatements {
      * CONFLICT DO NOTHING}, and when it conflicts, the record as the statement's snapshot saw it.
      * DUPLICATE and BUSY are decided from that record without locking or writing the row; a
      * record that could be taken (an expired lease, the same owner, past grace) or that the
-     * snapshot cannot see (a concurrent insert) goes to {@link #claim()}. Parameters: consumer,
-     * key, owner, state (0 lease, 1 transactional), duration µs, fingerprint, grace µs, consumer,
-     * key. Returns one row (taken, then the record), or none.
+     * snapshot cannot see (a concurrent insert) goes to {@link #claim()}. State is 0 for a lease,
+     * 1 for a transactional claim; the duration is the lease or the retention. Returns one row
+     * (taken, then the record), or none.
      */
-    String claimIfAbsent() {
+    NamedSql claimIfAbsent() {
+        return claimIfAbsent;
+    }
+
+    private String claimIfAbsentText() {
         return "WITH taken AS (INSERT INTO " + inbox
                 + " (consumer, dedup_key, owner_token, state, expires_at, fingerprint)"
-                + " VALUES (?, ?, ?, ?, clock_timestamp() + ? * interval '1 microsecond', ?)"
+                + " VALUES (:consumer, :key, :owner, :state,"
+                + " clock_timestamp() + :duration_us * interval '1 microsecond', :fingerprint)"
                 + " ON CONFLICT (consumer, dedup_key) DO NOTHING RETURNING 1)"
                 + " SELECT true AS taken, NULL, NULL::smallint, NULL::boolean, NULL::boolean, NULL FROM taken"
                 + " UNION ALL SELECT false, " + RECORD_COLUMNS + " FROM " + inbox + " AS e"
-                + " WHERE e.consumer = ? AND e.dedup_key = ? AND NOT EXISTS (SELECT 1 FROM taken)";
+                + " WHERE e.consumer = :consumer AND e.dedup_key = :key AND NOT EXISTS (SELECT 1 FROM taken)";
     }
 
     /**
-     * The full claim, which can take a record over. Parameters: consumer, key, owner, state (0
-     * lease, 1 transactional), duration µs (lease or retention), fingerprint, grace µs, grace µs,
-     * consumer, key. Returns one row: taken, then the record as the statement's snapshot saw it
+     * The full claim, which can take a record over; the same parameters as {@link
+     * #claimIfAbsent()}. Returns one row: taken, then the record as the statement's snapshot saw it
      * (null when there was none).
      */
-    String claim() {
+    NamedSql claim() {
+        return claim;
+    }
+
+    private String claimText() {
         return "WITH taken AS (INSERT INTO " + inbox + " AS r"
                 + " (consumer, dedup_key, owner_token, state, expires_at, fingerprint)"
-                + " VALUES (?, ?, ?, ?, clock_timestamp() + ? * interval '1 microsecond', ?)"
+                + " VALUES (:consumer, :key, :owner, :state,"
+                + " clock_timestamp() + :duration_us * interval '1 microsecond', :fingerprint)"
                 + ON_CONFLICT + " RETURNING 1)"
                 + " SELECT (SELECT count(*) FROM taken) > 0 AS taken, " + RECORD_COLUMNS
-                + " FROM (SELECT 1) AS one LEFT JOIN " + inbox + " AS e ON e.consumer = ? AND e.dedup_key = ?";
+                + " FROM (SELECT 1) AS one LEFT JOIN " + inbox + " AS e"
+                + " ON e.consumer = :consumer AND e.dedup_key = :key";
     }
 
     /**
      * The fast path of a batch of lease claims in one round trip, inserting in array order (callers
      * sort it, so that concurrent batches lock rows in one order and cannot deadlock) and reading
-     * back the records of the keys that conflicted. Parameters: consumers, keys, owners, lease µs,
-     * fingerprints (arrays), grace µs. Returns one row per element, in order: ordinal, taken, the
-     * record as seen (null when taken, or when the snapshot cannot see it).
+     * back the records of the keys that conflicted. The arrays hold one element per key. Returns
+     * one row per element, in order: ordinal, taken, the record as seen (null when taken, or when
+     * the snapshot cannot see it).
      */
-    String claimBatchIfAbsent() {
-        return "WITH input AS (SELECT * FROM unnest(?::text[], ?::text[], ?::text[], ?::bigint[], ?::text[])"
+    NamedSql claimBatchIfAbsent() {
+        return claimBatchIfAbsent;
+    }
+
+    private String claimBatchIfAbsentText() {
+        return "WITH input AS (SELECT * FROM unnest(:consumers::text[], :keys::text[], :owners::text[],"
+                + " :leases_us::bigint[], :fingerprints::text[])"
                 + " WITH ORDINALITY AS i(consumer, dedup_key, owner_token, lease_us, fingerprint, ord)),"
                 + " taken AS (INSERT INTO " + inbox
                 + " (consumer, dedup_key, owner_token, state, expires_at, fingerprint)"
@@ -111,54 +142,67 @@ final class PostgresStatements {
                 + " ORDER BY i.ord";
     }
 
-    /**
-     * IN_PROGRESS → COMPLETED for the owner; completing again keeps the first retention.
-     * Parameters: retention µs, consumer, key, owner, grace µs.
-     */
-    String complete() {
-        return "UPDATE " + inbox + " SET state = 1,"
-                + " expires_at = CASE WHEN state = 0 THEN clock_timestamp() + ? * interval '1 microsecond'"
-                + " ELSE expires_at END"
-                + " WHERE consumer = ? AND dedup_key = ? AND owner_token = ?"
-                + " AND expires_at + ? * interval '1 microsecond' > clock_timestamp()";
+    /** IN_PROGRESS → COMPLETED for the owner; completing again keeps the first retention. */
+    NamedSql complete() {
+        return complete;
     }
 
-    /** Deletes the owner's IN_PROGRESS record. Parameters: consumer, key, owner, grace µs. */
-    String release() {
-        return "DELETE FROM " + inbox + " WHERE consumer = ? AND dedup_key = ? AND owner_token = ? AND state = 0"
-                + " AND expires_at + ? * interval '1 microsecond' > clock_timestamp()";
+    private String completeText() {
+        return "UPDATE " + inbox + " SET state = 1,"
+                + " expires_at = CASE WHEN state = 0 THEN clock_timestamp() + :retention_us * interval '1 microsecond'"
+                + " ELSE expires_at END"
+                + " WHERE consumer = :consumer AND dedup_key = :key AND owner_token = :owner"
+                + " AND expires_at + :grace_us * interval '1 microsecond' > clock_timestamp()";
+    }
+
+    /** Deletes the owner's IN_PROGRESS record. */
+    NamedSql release() {
+        return release;
+    }
+
+    private String releaseText() {
+        return "DELETE FROM " + inbox
+                + " WHERE consumer = :consumer AND dedup_key = :key AND owner_token = :owner AND state = 0"
+                + " AND expires_at + :grace_us * interval '1 microsecond' > clock_timestamp()";
     }
 
     /**
      * Deletes at most one batch of records past expiry + grace, oldest first. The outer condition
      * is checked again on the row's latest version, so a row that a claim took over meanwhile is
-     * kept; no row lock is taken beforehand, which halves the writes of a purge. Parameters: grace
-     * µs, batch size, grace µs.
+     * kept; no row lock is taken beforehand, which halves the writes of a purge.
      */
-    String purgeBatch() {
+    NamedSql purgeBatch() {
+        return purgeBatch;
+    }
+
+    private String purgeBatchText() {
         return "DELETE FROM " + inbox + " WHERE ctid = ANY (ARRAY(SELECT ctid FROM " + inbox
-                + " WHERE expires_at <= clock_timestamp() - ? * interval '1 microsecond'"
-                + " ORDER BY expires_at LIMIT ?))"
-                + " AND expires_at <= clock_timestamp() - ? * interval '1 microsecond'";
+                + " WHERE expires_at <= clock_timestamp() - :grace_us * interval '1 microsecond'"
+                + " ORDER BY expires_at LIMIT :batch_size))"
+                + " AND expires_at <= clock_timestamp() - :grace_us * interval '1 microsecond'";
     }
 
     /**
-     * Advances an entity's sequence when {@code seq} is next. Parameters: seq, consumer, entity,
-     * seq, consumer, entity, seq, seq, consumer, entity. Returns applied (0 or 1) and the last
+     * Advances an entity's sequence when {@code seq} is next. Returns applied (0 or 1) and the last
      * applied number as the statement's snapshot saw it.
      */
-    String advance() {
-        return "WITH updated AS (UPDATE " + sequences + " SET last_seq = ?"
-                + " WHERE consumer = ? AND entity = ? AND last_seq = ? - 1 RETURNING 1),"
-                + " inserted AS (INSERT INTO " + sequences + " (consumer, entity, last_seq)"
-                + " SELECT ?, ?, ? WHERE ? = 1 ON CONFLICT (consumer, entity) DO NOTHING RETURNING 1)"
-                + " SELECT (SELECT count(*) FROM updated) + (SELECT count(*) FROM inserted) AS applied,"
-                + " (SELECT last_seq FROM " + sequences + " WHERE consumer = ? AND entity = ?) AS last_seq";
+    NamedSql advance() {
+        return advance;
     }
 
-    /** Serialises concurrent schema creation across the fleet. */
-    String schemaLock() {
-        return "SELECT pg_advisory_xact_lock(hashtext(?))";
+    private String advanceText() {
+        return "WITH updated AS (UPDATE " + sequences + " SET last_seq = :seq"
+                + " WHERE consumer = :consumer AND entity = :entity AND last_seq = :seq - 1 RETURNING 1),"
+                + " inserted AS (INSERT INTO " + sequences + " (consumer, entity, last_seq)"
+                + " SELECT :consumer, :entity, :seq WHERE :seq = 1 ON CONFLICT (consumer, entity) DO NOTHING RETURNING 1)"
+                + " SELECT (SELECT count(*) FROM updated) + (SELECT count(*) FROM inserted) AS applied,"
+                + " (SELECT last_seq FROM " + sequences
+                + " WHERE consumer = :consumer AND entity = :entity) AS last_seq";
+    }
+
+    /** Serialises concurrent schema creation across the fleet, on the lock named {@code :lock}. */
+    NamedSql schemaLock() {
+        return NamedSql.of("SELECT pg_advisory_xact_lock(hashtext(:lock))");
     }
 
     /** The DDL of {@code schema-v1.sql}, one statement per element, names filled in. */

@@ -9,25 +9,15 @@ import dev.inbox.InboxStoreException;
 import dev.inbox.spi.BatchClaims;
 import dev.inbox.spi.ClaimRequest;
 import dev.inbox.spi.ClaimResult;
-import dev.inbox.spi.FingerprintCheck;
 import dev.inbox.spi.InboxStore;
 import dev.inbox.spi.OwnerToken;
-import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.RedisClient;
-import io.lettuce.core.RedisCommandExecutionException;
-import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScriptOutputType;
-import io.lettuce.core.api.StatefulConnection;
-import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.cluster.RedisClusterClient;
-import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
-import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
-import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 import io.lettuce.core.codec.ByteArrayCodec;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -36,7 +26,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
-import org.jspecify.annotations.Nullable;
 
 /**
  * The Redis {@link InboxStore} on Lettuce, for a standalone server or a Redis Cluster.
@@ -69,8 +58,6 @@ public final class RedisInboxStore implements InboxStore {
     /** The most scripts pipelined by one {@code claimAll} step. */
     public static final int BATCH_CHUNK = 1_000;
 
-    private static final long MAX_MILLIS = Duration.ofDays(36_525).toMillis();
-
     private static final RedisScript CLAIM = RedisScript.load("claim");
     private static final RedisScript COMPLETE = RedisScript.load("complete");
     private static final RedisScript RELEASE = RedisScript.load("release");
@@ -83,7 +70,7 @@ public final class RedisInboxStore implements InboxStore {
     private RedisInboxStore(RedisConnection redis, RedisKeys keys, Duration grace) {
         this.redis = redis;
         this.keys = keys;
-        this.grace = millis(grace, 0);
+        this.grace = RedisCodec.millis(grace, 0);
     }
 
     /**
@@ -131,10 +118,10 @@ public final class RedisInboxStore implements InboxStore {
     public ClaimResult claim(ClaimRequest request) {
         requireNonNull(request, "request");
         ensureOpen();
-        List<Object> reply = call(
+        List<Object> reply = RedisCodec.call(
                 "claim of " + request.key(),
                 () -> CLAIM.run(redis.sync, ScriptOutputType.MULTI, keys.record(request.key()), claimArgs(request)));
-        return decode(reply);
+        return RedisCodec.decodeClaim(reply);
     }
 
     @Override
@@ -146,7 +133,7 @@ public final class RedisInboxStore implements InboxStore {
     /** Pipelines one script per key and waits for them all; a key that hit NOSCRIPT is claimed alone. */
     private ClaimResult[] claimChunk(List<ClaimRequest> chunk) {
         List<RedisFuture<List<Object>>> replies = new ArrayList<>(chunk.size());
-        call("claimAll of " + chunk.size() + " keys", () -> {
+        RedisCodec.call("claimAll of " + chunk.size() + " keys", () -> {
             for (ClaimRequest request : chunk) {
                 replies.add(CLAIM.start(
                         redis.async, ScriptOutputType.MULTI, keys.record(request.key()), claimArgs(request)));
@@ -158,10 +145,10 @@ public final class RedisInboxStore implements InboxStore {
         for (int i = 0; i < answers.length; i++) {
             try {
                 long left = Math.max(1, deadline - System.nanoTime());
-                answers[i] = decode(replies.get(i).get(left, TimeUnit.NANOSECONDS));
+                answers[i] = RedisCodec.decodeClaim(replies.get(i).get(left, TimeUnit.NANOSECONDS));
             } catch (ExecutionException e) {
                 if (!(e.getCause() instanceof RedisNoScriptException)) {
-                    throw failure("claimAll of " + chunk.size() + " keys", e.getCause());
+                    throw RedisCodec.failure("claimAll of " + chunk.size() + " keys", e.getCause());
                 }
             } catch (TimeoutException e) {
                 throw new InboxStoreException(
@@ -177,39 +164,28 @@ public final class RedisInboxStore implements InboxStore {
     private byte[][] claimArgs(ClaimRequest request) {
         String fingerprint = request.fingerprint();
         return new byte[][] {
-            ascii(request.owner().value()),
-            millis(request.lease(), 1),
-            fingerprint == null ? new byte[0] : ascii(fingerprint),
+            RedisCodec.ascii(request.owner().value()),
+            RedisCodec.millis(request.lease(), 1),
+            fingerprint == null ? new byte[0] : RedisCodec.ascii(fingerprint),
             grace
         };
-    }
-
-    static ClaimResult decode(List<Object> reply) {
-        long code = (Long) reply.get(0);
-        if (code == 1) {
-            return (Long) reply.get(1) == 1 ? ClaimResult.takenOver() : ClaimResult.acquired();
-        }
-        if (code == 2) {
-            long check = (Long) reply.get(2);
-            return ClaimResult.duplicate(
-                    (Long) reply.get(1) == 1,
-                    check == 1
-                            ? FingerprintCheck.MATCH
-                            : check == 2 ? FingerprintCheck.MISMATCH : FingerprintCheck.NOT_COMPARED);
-        }
-        return ClaimResult.busy();
     }
 
     @Override
     public boolean complete(InboxKey key, OwnerToken owner, Duration retention) {
         requireNonNull(key, "key");
         requireNonNull(owner, "owner");
-        byte[] keep = millis(requirePositive(retention, "retention"), 1);
+        byte[] keep = RedisCodec.millis(requirePositive(retention, "retention"), 1);
         ensureOpen();
-        Long done = call(
+        Long done = RedisCodec.call(
                 "complete of " + key,
                 () -> COMPLETE.run(
-                        redis.sync, ScriptOutputType.INTEGER, keys.record(key), ascii(owner.value()), keep, grace));
+                        redis.sync,
+                        ScriptOutputType.INTEGER,
+                        keys.record(key),
+                        RedisCodec.ascii(owner.value()),
+                        keep,
+                        grace));
         return done == 1;
     }
 
@@ -218,9 +194,14 @@ public final class RedisInboxStore implements InboxStore {
         requireNonNull(key, "key");
         requireNonNull(owner, "owner");
         ensureOpen();
-        Long done = call(
+        Long done = RedisCodec.call(
                 "release of " + key,
-                () -> RELEASE.run(redis.sync, ScriptOutputType.INTEGER, keys.record(key), ascii(owner.value()), grace));
+                () -> RELEASE.run(
+                        redis.sync,
+                        ScriptOutputType.INTEGER,
+                        keys.record(key),
+                        RedisCodec.ascii(owner.value()),
+                        grace));
         return done == 1;
     }
 
@@ -269,69 +250,6 @@ public final class RedisInboxStore implements InboxStore {
     }
 
     /** Runs a Redis call, turning Lettuce's failures into {@link InboxStoreException}. */
-    static <T> T call(String operation, Supplier<T> call) {
-        try {
-            return call.get();
-        } catch (RedisException e) {
-            throw failure(operation, e);
-        }
-    }
-
-    static InboxStoreException failure(String operation, Throwable cause) {
-        // A script or command error will fail again; a timeout or a lost connection may not.
-        boolean retryable = !(cause instanceof RedisCommandExecutionException);
-        return new InboxStoreException(operation + " failed: " + cause.getMessage(), cause, retryable);
-    }
-
-    static byte[] ascii(String text) {
-        return text.getBytes(StandardCharsets.US_ASCII);
-    }
-
-    /** {@code duration} in whole milliseconds as ASCII digits, at least {@code min}, at most 100 years. */
-    static byte[] millis(Duration duration, long min) {
-        long ms = duration.compareTo(Duration.ofMillis(MAX_MILLIS)) >= 0 ? MAX_MILLIS : duration.toMillis();
-        return ascii(Long.toString(Math.max(min, ms)));
-    }
-
-    /** The store's connection, standalone or cluster, and the client when the store owns it. */
-    static final class RedisConnection {
-        final StatefulConnection<byte[], byte[]> connection;
-        final RedisClusterCommands<byte[], byte[]> sync;
-        final RedisClusterAsyncCommands<byte[], byte[]> async;
-        final Duration timeout;
-        final @Nullable AbstractRedisClient ownedClient;
-
-        private RedisConnection(
-                StatefulConnection<byte[], byte[]> connection,
-                RedisClusterCommands<byte[], byte[]> sync,
-                RedisClusterAsyncCommands<byte[], byte[]> async,
-                @Nullable AbstractRedisClient ownedClient) {
-            this.connection = connection;
-            this.sync = sync;
-            this.async = async;
-            this.timeout = connection.getTimeout();
-            this.ownedClient = ownedClient;
-        }
-
-        static RedisConnection of(StatefulRedisConnection<byte[], byte[]> c, @Nullable AbstractRedisClient owned) {
-            return new RedisConnection(c, c.sync(), c.async(), owned);
-        }
-
-        static RedisConnection of(
-                StatefulRedisClusterConnection<byte[], byte[]> c, @Nullable AbstractRedisClient owned) {
-            return new RedisConnection(c, c.sync(), c.async(), owned);
-        }
-
-        void close() {
-            try {
-                connection.close();
-            } finally {
-                if (ownedClient != null) {
-                    ownedClient.shutdown(Duration.ZERO, Duration.ofSeconds(2));
-                }
-            }
-        }
-    }
 
     /** Configures a {@link RedisInboxStore}; each setter checks its argument at once. */
     public static final class Builder {
@@ -371,7 +289,7 @@ public final class RedisInboxStore implements InboxStore {
          * @throws InboxStoreException if the server cannot be reached
          */
         public RedisInboxStore build() {
-            return new RedisInboxStore(call("connect to Redis", connect), keys, grace);
+            return new RedisInboxStore(RedisCodec.call("connect to Redis", connect), keys, grace);
         }
     }
 }

@@ -37,13 +37,13 @@ public final class RedisSequenceGuard implements SequenceGuard {
             throw new IllegalStateException("the sequence guard is closed");
         }
         store.ensureOpen();
-        List<Object> reply = RedisInboxStore.call(
+        List<Object> reply = RedisCodec.call(
                 "advance of " + entity,
                 () -> ADVANCE.run(
                         store.redis().sync,
                         ScriptOutputType.MULTI,
                         store.keys().sequence(entity),
-                        RedisInboxStore.ascii(Long.toString(seq))));
+                        RedisCodec.ascii(Long.toString(seq))));
         long expected = (Long) reply.get(1);
         return (Long) reply.get(0) == 1
                 ? new SequenceResult(SequenceStatus.APPLIED, seq)

@@ -1,0 +1,85 @@
+package dev.inbox.mysql;
+
+import com.mysql.cj.jdbc.StatementImpl;
+import dev.inbox.InboxKey;
+import dev.inbox.InboxStoreException;
+import dev.inbox.jdbc.SqlParams;
+import dev.inbox.spi.ClaimResult;
+import dev.inbox.spi.FingerprintCheck;
+import dev.inbox.spi.OwnerToken;
+import dev.inbox.spi.StoredRecord;
+import java.nio.charset.StandardCharsets;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * How the MySQL store and its sequence guard write and read values: text as UTF-8 bytes in {@code
+ * VARBINARY} columns, records read back as {@link StoredRecord}s, and the claim statement's code
+ * turned into an answer by the one claim decision.
+ */
+final class MysqlCodec {
+
+    private MysqlCodec() {}
+
+    static byte[] bytes(String text) {
+        return text.getBytes(StandardCharsets.UTF_8);
+    }
+
+    static byte @Nullable [] bytesOrNull(@Nullable String text) {
+        return text == null ? null : bytes(text);
+    }
+
+    static String text(byte[] bytes) {
+        return new String(bytes, StandardCharsets.UTF_8);
+    }
+
+    /** The key and the owner as parameters {@code :consumer}, {@code :key}, {@code :owner}. */
+    static SqlParams keyAndOwner(InboxKey key, OwnerToken owner) {
+        return SqlParams.create()
+                .bytes("consumer", bytes(key.consumer()))
+                .bytes("key", key.idBytes())
+                .bytes("owner", bytes(owner.value()));
+    }
+
+    /**
+     * The value the last statement reported through {@code LAST_INSERT_ID(expr)}, from its OK
+     * packet. Not {@code getGeneratedKeys()}: Connector/J sizes the generated keys by the update
+     * count, which is 0 for an unchanged row under {@code useAffectedRows=true} (a setting of the
+     * caller's data source) and would hide the code; and a {@code SELECT LAST_INSERT_ID()} would
+     * cost a second round trip per claim.
+     */
+    static long lastInsertId(Statement statement) throws SQLException {
+        return statement.unwrap(StatementImpl.class).getLastInsertID();
+    }
+
+    /** The claim's answer from the code its statement reported (see {@link MysqlStatements}). */
+    static ClaimResult decode(long code) {
+        if (code == 0) {
+            return ClaimResult.acquired(); // a new row
+        }
+        ClaimResult answer = StoredRecord.decide(
+                (code & MysqlStatements.TAKE) != 0,
+                (code & MysqlStatements.COMPLETED) != 0,
+                (code & MysqlStatements.EXPIRED) != 0,
+                (code & MysqlStatements.GONE) != 0,
+                (code & MysqlStatements.SAME_OWNER) != 0,
+                FingerprintCheck.fromCode((code >> MysqlStatements.FINGERPRINT_SHIFT) & 3));
+        if (answer == null) {
+            throw new InboxStoreException("the claim statement reported an impossible decision: " + code, null);
+        }
+        return answer;
+    }
+
+    /** A record read back by {@link MysqlStatements#readBack(int)}, from its second column on. */
+    static StoredRecord record(ResultSet row) throws SQLException {
+        byte[] fingerprint = row.getBytes(6);
+        return new StoredRecord(
+                text(row.getBytes(2)),
+                row.getInt(3) == 1,
+                row.getBoolean(4),
+                row.getBoolean(5),
+                fingerprint == null ? null : text(fingerprint));
+    }
+}

@@ -1,0 +1,58 @@
+package dev.inbox.redis;
+
+import dev.inbox.InboxStoreException;
+import dev.inbox.spi.ClaimResult;
+import dev.inbox.spi.FingerprintCheck;
+import io.lettuce.core.RedisCommandExecutionException;
+import io.lettuce.core.RedisException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.function.Supplier;
+
+/**
+ * How the Redis store and its sequence guard talk to the scripts: arguments as ASCII digits and
+ * tokens, replies turned into answers, and Lettuce's failures into {@link InboxStoreException}s.
+ */
+final class RedisCodec {
+
+    private static final long MAX_MILLIS = Duration.ofDays(36_525).toMillis();
+
+    private RedisCodec() {}
+
+    static <T> T call(String operation, Supplier<T> call) {
+        try {
+            return call.get();
+        } catch (RedisException e) {
+            throw failure(operation, e);
+        }
+    }
+
+    static InboxStoreException failure(String operation, Throwable cause) {
+        // A script or command error will fail again; a timeout or a lost connection may not.
+        boolean retryable = !(cause instanceof RedisCommandExecutionException);
+        return new InboxStoreException(operation + " failed: " + cause.getMessage(), cause, retryable);
+    }
+
+    static byte[] ascii(String text) {
+        return text.getBytes(StandardCharsets.US_ASCII);
+    }
+
+    /** {@code duration} in whole milliseconds as ASCII digits, at least {@code min}, at most 100 years. */
+    static byte[] millis(Duration duration, long min) {
+        long ms = duration.compareTo(Duration.ofMillis(MAX_MILLIS)) >= 0 ? MAX_MILLIS : duration.toMillis();
+        return ascii(Long.toString(Math.max(min, ms)));
+    }
+
+    /** The answer of the claim script: {@code [1, takeover]}, {@code [2, late, fingerprint check]} or busy. */
+    static ClaimResult decodeClaim(List<Object> reply) {
+        long code = (Long) reply.get(0);
+        if (code == 1) {
+            return (Long) reply.get(1) == 1 ? ClaimResult.takenOver() : ClaimResult.acquired();
+        }
+        if (code == 2) {
+            return ClaimResult.duplicate((Long) reply.get(1) == 1, FingerprintCheck.fromCode((Long) reply.get(2)));
+        }
+        return ClaimResult.busy();
+    }
+}
