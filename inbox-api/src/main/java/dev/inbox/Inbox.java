@@ -41,7 +41,7 @@ import org.jspecify.annotations.Nullable;
  * is that work runs once per key across concurrent deliveries while it finishes within its lease.
  * If a consumer dies after the work and before completing, the lease expires and a redelivery
  * applies the event again: at-least-once for that window. Where the business data shares a
- * database with the store, the transactional mode of {@link dev.inbox.jdbc.TransactionalInbox}
+ * database with the store, the transactional mode of {@code TransactionalInbox} (module {@code inbox-jdbc})
  * closes that window.
  *
  * <p>Instances are immutable and thread-safe.

@@ -327,6 +327,14 @@ public final class PostgresInboxStore implements TransactionalInboxStore {
         jdbc.close();
     }
 
+    /**
+     * The inbox table, qualified with its schema and quoted as the store's statements name it: for
+     * queries of your own (monitoring, a record count), so they never retype the name.
+     */
+    public String tableName() {
+        return sql.inboxTable();
+    }
+
     @Override
     public String toString() {
         return "PostgresInboxStore[" + sql.inboxTable() + "]";

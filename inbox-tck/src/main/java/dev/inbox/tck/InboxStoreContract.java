@@ -1,8 +1,8 @@
 package dev.inbox.tck;
 
-import static dev.inbox.tck.TckSupport.count;
+import static dev.inbox.tck.Race.count;
+import static dev.inbox.tck.Race.race;
 import static dev.inbox.tck.TckSupport.pause;
-import static dev.inbox.tck.TckSupport.race;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

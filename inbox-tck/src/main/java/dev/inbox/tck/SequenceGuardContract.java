@@ -1,6 +1,6 @@
 package dev.inbox.tck;
 
-import static dev.inbox.tck.TckSupport.race;
+import static dev.inbox.tck.Race.race;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

@@ -125,6 +125,6 @@ public abstract class StoreFailureContract {
     }
 
     private void assertFails(InboxStore store, String operation, Consumer<InboxStore> call) {
-        TckSupport.assertStoreFailure(bound(), operation, () -> call.accept(store));
+        StoreFailures.assertStoreFailure(bound(), operation, () -> call.accept(store));
     }
 }

@@ -209,7 +209,7 @@ public abstract class StoreFaultContract {
     }
 
     private void assertFails(String operation, Supplier<?> call) {
-        TckSupport.assertStoreFailure(bound(), operation, call::get);
+        StoreFailures.assertStoreFailure(bound(), operation, call::get);
     }
 
     /** Runs {@code call} until it stops failing with {@link InboxStoreException}, within the bound. */

@@ -120,7 +120,7 @@ public abstract class TransactionalStoreContract {
     @DisplayName("T2 racing transactions on one key: exactly one commits the claim")
     void t2_racingTransactionsHaveOneWinner() throws Exception {
         int threads = raceThreads();
-        List<List<ClaimResult>> rounds = TckSupport.race(
+        List<List<ClaimResult>> rounds = Race.race(
                 threads,
                 raceRounds(),
                 (round, thread) -> {
@@ -135,7 +135,7 @@ public abstract class TransactionalStoreContract {
                 },
                 ClaimResult[]::new);
         for (int r = 0; r < rounds.size(); r++) {
-            assertThat(TckSupport.count(rounds.get(r), ClaimResult.acquired()))
+            assertThat(Race.count(rounds.get(r), ClaimResult.acquired()))
                     .as("transactions that acquired key %d: %s", r, rounds.get(r))
                     .isEqualTo(1);
             assertThat(countBusinessRows(consumer + "/t2-race-" + r + "/%")).isEqualTo(1);

@@ -7,14 +7,14 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import javax.sql.DataSource;
 
-/** Counts one run's records in the SQL stores' default table, {@code inbox}, for soak samples. */
+/** Counts one run's records in a SQL store's table (as the store names it), for soak samples. */
 final class SqlRecords {
 
     private SqlRecords() {}
 
-    static long count(DataSource dataSource, String consumer) {
+    static long count(DataSource dataSource, String table, String consumer) {
         try (Connection c = dataSource.getConnection();
-                PreparedStatement s = c.prepareStatement("SELECT count(*) FROM inbox WHERE consumer = ?")) {
+                PreparedStatement s = c.prepareStatement("SELECT count(*) FROM " + table + " WHERE consumer = ?")) {
             s.setString(1, consumer);
             try (ResultSet rows = s.executeQuery()) {
                 rows.next();

@@ -109,7 +109,7 @@ public final class StormRunner {
                             .grace(config.grace())
                             .build();
                     store.createSchemaIfMissing();
-                    target = sqlTarget("postgres", store, pool, consumer, config, storm.metrics());
+                    target = sqlTarget("postgres", store, store.tableName(), pool, consumer, config, storm.metrics());
                 }
                 case "mysql" -> {
                     boolean defaultUrl = config.jdbcUrl().equals(StormConfig.DEFAULT_JDBC_URL);
@@ -118,7 +118,7 @@ public final class StormRunner {
                     MysqlInboxStore store =
                             MysqlInboxStore.builder(pool).grace(config.grace()).build();
                     store.createSchemaIfMissing();
-                    target = sqlTarget("mysql", store, pool, consumer, config, storm.metrics());
+                    target = sqlTarget("mysql", store, store.tableName(), pool, consumer, config, storm.metrics());
                 }
                 case "redis", "redis-cluster" -> {
                     if (config.mode().equals("transactional")) {
@@ -216,14 +216,16 @@ public final class StormRunner {
     private static StormTarget sqlTarget(
             String name,
             TransactionalInboxStore store,
+            String table,
             HikariDataSource pool,
             String consumer,
             StormConfig config,
             InboxMetrics metrics)
             throws java.sql.SQLException {
         return config.mode().equals("transactional")
-                ? new TransactionalTarget(name, store, pool, consumer, config, metrics)
-                : new LeaseTarget(name, store, consumer, config, metrics, () -> SqlRecords.count(pool, consumer));
+                ? new TransactionalTarget(name, store, table, pool, consumer, config, metrics)
+                : new LeaseTarget(
+                        name, store, consumer, config, metrics, () -> SqlRecords.count(pool, table, consumer));
     }
 
     /**

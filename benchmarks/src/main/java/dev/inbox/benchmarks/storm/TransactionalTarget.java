@@ -25,6 +25,7 @@ final class TransactionalTarget implements StormTarget {
     private final String name;
     private final TransactionalInboxStore store;
     private final DataSource dataSource;
+    private final String table;
     private final String consumer;
     private final Duration retention;
     private final InboxMetrics metrics;
@@ -33,6 +34,7 @@ final class TransactionalTarget implements StormTarget {
     TransactionalTarget(
             String name,
             TransactionalInboxStore store,
+            String table,
             DataSource dataSource,
             String consumer,
             StormConfig config,
@@ -41,6 +43,7 @@ final class TransactionalTarget implements StormTarget {
         this.name = name;
         this.store = store;
         this.dataSource = dataSource;
+        this.table = table;
         this.consumer = consumer;
         this.retention = config.retention();
         this.metrics = metrics;
@@ -128,7 +131,7 @@ final class TransactionalTarget implements StormTarget {
 
     @Override
     public long storedRecords() {
-        return SqlRecords.count(dataSource, consumer);
+        return SqlRecords.count(dataSource, table, consumer);
     }
 
     @Override
