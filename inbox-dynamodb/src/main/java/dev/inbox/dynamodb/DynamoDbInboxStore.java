@@ -194,15 +194,19 @@ public final class DynamoDbInboxStore implements InboxStore {
         }
         Semaphore permits = new Semaphore(batchConcurrency);
         List<CompletableFuture<PutItemResponse>> puts = new ArrayList<>(chunk.size());
-        long now = clock.millis();
-        for (ClaimRequest request : chunk) {
+        long[] sent = new long[chunk.size()];
+        for (int i = 0; i < sent.length; i++) {
             permits.acquireUninterruptibly();
-            puts.add(asyncClient.putItem(put(request, now)).whenComplete((r, e) -> permits.release()));
+            // The time of each put, not of the batch: a put sent late (waiting for a permit) must
+            // not get a lease shortened by the wait, nor one already expired.
+            sent[i] = clock.millis();
+            puts.add(asyncClient.putItem(put(chunk.get(i), sent[i])).whenComplete((r, e) -> permits.release()));
         }
         for (int i = 0; i < answers.length; i++) {
             try {
                 PutItemResponse response = puts.get(i).join();
-                answers[i] = StoredRecord.answer(DynamoDbItems.record(response.attributes(), now), true, chunk.get(i));
+                answers[i] =
+                        StoredRecord.answer(DynamoDbItems.record(response.attributes(), sent[i]), true, chunk.get(i));
             } catch (CompletionException e) {
                 if (!(e.getCause() instanceof ConditionalCheckFailedException)) {
                     throw DynamoDbItems.failure("claimAll of " + chunk.size() + " keys", e.getCause());

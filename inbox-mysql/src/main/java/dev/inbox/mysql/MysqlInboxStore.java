@@ -39,8 +39,10 @@ import org.jspecify.annotations.Nullable;
  *
  * <p><b>Record.</b> One InnoDB row per key in table {@code inbox} (configurable): {@code (consumer,
  * dedup_key)} primary key as {@code VARBINARY(512)}, {@code owner_token}, {@code state} (0
- * IN_PROGRESS, 1 COMPLETED), {@code expires_at} ({@code DATETIME(6)}, UTC) and an optional {@code
- * fingerprint}. The DDL ships in the jar as {@code dev/inbox/mysql/schema-v1.sql}.
+ * IN_PROGRESS, 1 COMPLETED), {@code expires_at} ({@code DATETIME(6)}, UTC), {@code purge_after}
+ * (expiry + the writer's grace) and an optional {@code fingerprint}. The DDL ships in the jar as
+ * {@code dev/inbox/mysql/schema-v2.sql}; {@link #createSchemaIfMissing()} upgrades a version 1
+ * table in place.
  *
  * <p><b>Exact keys.</b> Default collations fold case and accents and PAD SPACE collations ignore
  * trailing spaces, so {@code 'order-42'}, {@code 'Order-42'} and {@code 'order-42 '} would collide,
@@ -109,13 +111,50 @@ public final class MysqlInboxStore implements TransactionalInboxStore {
      */
     public void createSchemaIfMissing() {
         jdbc.execute("create schema for " + sql.inboxTable(), connection -> {
+            SqlParams lock = SqlParams.create().text("lock", "dev.inbox.schema:" + sql.inboxTable());
+            try (PreparedStatement acquire = sql.schemaLock().prepare(connection, lock);
+                    ResultSet granted = acquire.executeQuery()) {
+                if (!granted.next() || granted.getInt(1) != 1) {
+                    throw new InboxStoreException(
+                            "another instance held the schema lock of " + sql.inboxTable() + " for 60 s", null);
+                }
+            }
             try (Statement ddl = connection.createStatement()) {
+                List<String> upgrade = upgradeNeeded(connection);
+                for (String statement : upgrade) {
+                    ddl.execute(statement);
+                }
                 for (String statement : sql.schemaDdl()) {
                     ddl.execute(statement);
+                }
+            } finally {
+                try (PreparedStatement release = sql.schemaUnlock().prepare(connection, lock)) {
+                    release.execute();
                 }
             }
             return null;
         });
+    }
+
+    /**
+     * The statements that bring a version 1 table to version 2: none for a missing or current
+     * table; without the column's creation when an earlier upgrade was cut short after it.
+     */
+    private List<String> upgradeNeeded(Connection connection) throws SQLException {
+        try (PreparedStatement exists = sql.tableExists().prepare(connection, SqlParams.create());
+                ResultSet table = exists.executeQuery()) {
+            if (!table.next()) {
+                return List.of();
+            }
+        }
+        try (PreparedStatement column = sql.purgeAfterColumn().prepare(connection, SqlParams.create());
+                ResultSet nullable = column.executeQuery()) {
+            List<String> upgrade = sql.upgradeV1ToV2(graceMicros);
+            if (!nullable.next()) {
+                return upgrade;
+            }
+            return "YES".equals(nullable.getString(1)) ? upgrade.subList(1, upgrade.size()) : List.of();
+        }
     }
 
     @Override
@@ -169,6 +208,9 @@ public final class MysqlInboxStore implements TransactionalInboxStore {
     }
 
     private ClaimResult[] claimChunk(Connection connection, List<ClaimRequest> chunk) throws SQLException {
+        // The multi-row statement reports the decision of its last row only: what each key held
+        // before (read first) tells a takeover from a fresh claim, as a single claim reports it.
+        Map<String, Map<String, StoredRecord>> before = readBack(connection, chunk);
         SqlParams params = SqlParams.create().bigint("grace_us", graceMicros);
         for (int i = 0; i < chunk.size(); i++) {
             bindRow(params, i, chunk.get(i), 0, Micros.of(chunk.get(i).lease()));
@@ -179,33 +221,39 @@ public final class MysqlInboxStore implements TransactionalInboxStore {
         if (!connection.getAutoCommit()) {
             connection.commit();
         }
-        // Which keys does each owner hold now? Read back per consumer.
-        Map<String, Map<String, StoredRecord>> records = new HashMap<>();
-        Map<String, List<String>> idsByConsumer = new HashMap<>();
-        for (ClaimRequest request : chunk) {
-            InboxKey key = request.key();
-            idsByConsumer
-                    .computeIfAbsent(key.consumer(), c -> new ArrayList<>())
-                    .add(key.id());
-        }
-        for (Map.Entry<String, List<String>> group : idsByConsumer.entrySet()) {
-            records.put(group.getKey(), readBack(connection, group.getKey(), group.getValue()));
-        }
+        Map<String, Map<String, StoredRecord>> after = readBack(connection, chunk);
         ClaimResult[] answers = new ClaimResult[chunk.size()];
         for (int j = 0; j < chunk.size(); j++) {
             ClaimRequest request = chunk.get(j);
             StoredRecord record =
-                    records.get(request.key().consumer()).get(request.key().id());
+                    after.get(request.key().consumer()).get(request.key().id());
             if (record != null
                     && !record.completed()
                     && record.owner().equals(request.owner().value())) {
-                answers[j] = ClaimResult.acquired();
+                answers[j] = StoredRecord.answer(
+                        before.get(request.key().consumer()).get(request.key().id()), true, request);
             } else {
                 // null: released, purged or taken over meanwhile; claimAll asks again for that key
                 answers[j] = record == null ? null : record.answer(false, request);
             }
         }
         return answers;
+    }
+
+    /** The records of the chunk's keys as they are now, by consumer and id (absent keys missing). */
+    private Map<String, Map<String, StoredRecord>> readBack(Connection connection, List<ClaimRequest> chunk)
+            throws SQLException {
+        Map<String, List<String>> idsByConsumer = new HashMap<>();
+        for (ClaimRequest request : chunk) {
+            idsByConsumer
+                    .computeIfAbsent(request.key().consumer(), c -> new ArrayList<>())
+                    .add(request.key().id());
+        }
+        Map<String, Map<String, StoredRecord>> records = new HashMap<>();
+        for (Map.Entry<String, List<String>> group : idsByConsumer.entrySet()) {
+            records.put(group.getKey(), readBack(connection, group.getKey(), group.getValue()));
+        }
+        return records;
     }
 
     private Map<String, StoredRecord> readBack(Connection connection, String consumer, List<String> ids)

@@ -39,11 +39,11 @@ final class MysqlStatements {
      * dev.inbox.spi.FingerprintCheck#fromCode(long)} reads it).
      */
     private static final String CODE = CONFLICT
-            + " + " + TAKE + " * (expires_at + INTERVAL :grace_us MICROSECOND <= UTC_TIMESTAMP(6)"
+            + " + " + TAKE + " * (purge_after <= UTC_TIMESTAMP(6)"
             + " OR (state = 0 AND (owner_token = VALUES(owner_token) OR expires_at <= UTC_TIMESTAMP(6))))"
             + " + " + COMPLETED + " * (state = 1)"
             + " + " + EXPIRED + " * (expires_at <= UTC_TIMESTAMP(6))"
-            + " + " + GONE + " * (expires_at + INTERVAL :grace_us MICROSECOND <= UTC_TIMESTAMP(6))"
+            + " + " + GONE + " * (purge_after <= UTC_TIMESTAMP(6))"
             + " + " + SAME_OWNER + " * (owner_token = VALUES(owner_token))"
             + " + " + (1L << FINGERPRINT_SHIFT)
             + " * (CASE WHEN fingerprint IS NULL OR VALUES(fingerprint) IS NULL THEN 0"
@@ -56,7 +56,8 @@ final class MysqlStatements {
             + " IF(LAST_INSERT_ID() & " + SAME_OWNER + " AND VALUES(fingerprint) IS NULL, fingerprint,"
             + " VALUES(fingerprint)), fingerprint),"
             + " state = IF(LAST_INSERT_ID() & " + TAKE + ", VALUES(state), state),"
-            + " expires_at = IF(LAST_INSERT_ID() & " + TAKE + ", VALUES(expires_at), expires_at)";
+            + " expires_at = IF(LAST_INSERT_ID() & " + TAKE + ", VALUES(expires_at), expires_at),"
+            + " purge_after = IF(LAST_INSERT_ID() & " + TAKE + ", VALUES(purge_after), purge_after)";
 
     /**
      * One row to insert. {@code LAST_INSERT_ID(0)} runs before the duplicate check, so a new row
@@ -65,12 +66,15 @@ final class MysqlStatements {
      */
     private static String row(int i) {
         return "(:consumer_" + i + ", :key_" + i + ", :owner_" + i + ", :state_" + i + " + LAST_INSERT_ID(0),"
-                + " UTC_TIMESTAMP(6) + INTERVAL :duration_us_" + i + " MICROSECOND, :fingerprint_" + i + ")";
+                + " UTC_TIMESTAMP(6) + INTERVAL :duration_us_" + i + " MICROSECOND,"
+                + " UTC_TIMESTAMP(6) + INTERVAL (:duration_us_" + i + " + :grace_us) MICROSECOND, :fingerprint_" + i
+                + ")";
     }
 
     private final String inbox;
     private final String sequences;
-    private final String expiresIndex;
+    private final String purgeIndex;
+    private final String oldExpiresIndex;
     private final @Nullable String schema;
     private final Map<Integer, NamedSql> claims = new ConcurrentHashMap<>();
     private final Map<Integer, NamedSql> readBacks = new ConcurrentHashMap<>();
@@ -81,27 +85,37 @@ final class MysqlStatements {
     private final NamedSql advanceFirst;
     private final NamedSql advanceNext;
     private final NamedSql lastApplied;
+    private final NamedSql purgeAfterColumn;
+    private final NamedSql tableExists;
 
     MysqlStatements(@Nullable SqlIdentifier schema, SqlIdentifier table, SqlIdentifier sequenceTable) {
         String prefix = schema == null ? "" : schema.quoted('`') + ".";
         this.schema = schema == null ? null : schema.quoted('`');
         this.inbox = prefix + table.quoted('`');
         this.sequences = prefix + sequenceTable.quoted('`');
-        String index = table.name() + "_expires_at";
-        this.expiresIndex = '`' + (index.length() > 64 ? index.substring(0, 64) : index) + '`';
+        this.purgeIndex = '`' + truncated(table.name() + "_purge_after") + '`';
+        this.oldExpiresIndex = '`' + truncated(table.name() + "_expires_at") + '`';
+        String database = schema == null ? "DATABASE()" : "'" + schema.name() + "'";
+        this.purgeAfterColumn = NamedSql.of("SELECT IS_NULLABLE FROM information_schema.columns"
+                + " WHERE table_schema = " + database + " AND table_name = '" + table.name() + "'"
+                + " AND column_name = 'purge_after'");
+        this.tableExists = NamedSql.of("SELECT 1 FROM information_schema.tables" + " WHERE table_schema = " + database
+                + " AND table_name = '" + table.name() + "'");
+        // MySQL assigns left to right: state changes last, so the others still read the old state.
         this.complete = NamedSql.of("UPDATE " + inbox + " SET expires_at = IF(state = 0,"
-                + " UTC_TIMESTAMP(6) + INTERVAL :retention_us MICROSECOND, expires_at), state = 1"
+                + " UTC_TIMESTAMP(6) + INTERVAL :retention_us MICROSECOND, expires_at),"
+                + " purge_after = IF(state = 0,"
+                + " UTC_TIMESTAMP(6) + INTERVAL (:retention_us + :grace_us) MICROSECOND, purge_after), state = 1"
                 + " WHERE consumer = :consumer AND dedup_key = :key AND owner_token = :owner"
-                + " AND expires_at + INTERVAL :grace_us MICROSECOND > UTC_TIMESTAMP(6)");
+                + " AND purge_after > UTC_TIMESTAMP(6)");
         this.completedBy = NamedSql.of("SELECT 1 FROM " + inbox
                 + " WHERE consumer = :consumer AND dedup_key = :key AND owner_token = :owner AND state = 1"
-                + " AND expires_at + INTERVAL :grace_us MICROSECOND > UTC_TIMESTAMP(6)");
+                + " AND purge_after > UTC_TIMESTAMP(6)");
         this.release = NamedSql.of("DELETE FROM " + inbox
                 + " WHERE consumer = :consumer AND dedup_key = :key AND owner_token = :owner AND state = 0"
-                + " AND expires_at + INTERVAL :grace_us MICROSECOND > UTC_TIMESTAMP(6)");
+                + " AND purge_after > UTC_TIMESTAMP(6)");
         this.purgeBatch = NamedSql.of("DELETE FROM " + inbox
-                + " WHERE expires_at <= UTC_TIMESTAMP(6) - INTERVAL :grace_us MICROSECOND"
-                + " ORDER BY expires_at LIMIT :batch_size");
+                + " WHERE purge_after <= UTC_TIMESTAMP(6) ORDER BY purge_after LIMIT :batch_size");
         this.advanceFirst = NamedSql.of("INSERT INTO " + sequences + " (consumer, entity, last_seq)"
                 + " VALUES (:consumer, :entity, 1 + LAST_INSERT_ID(0))"
                 + " ON DUPLICATE KEY UPDATE last_seq = LAST_INSERT_ID(last_seq + 1) - 1");
@@ -125,7 +139,7 @@ final class MysqlStatements {
         return claims.computeIfAbsent(rows, n -> {
             StringBuilder sql = new StringBuilder("INSERT INTO ")
                     .append(inbox)
-                    .append(" (consumer, dedup_key, owner_token, state, expires_at, fingerprint) VALUES ")
+                    .append(" (consumer, dedup_key, owner_token, state, expires_at, purge_after, fingerprint) VALUES ")
                     .append(row(0));
             for (int i = 1; i < n; i++) {
                 sql.append(", ").append(row(i));
@@ -142,7 +156,7 @@ final class MysqlStatements {
         return readBacks.computeIfAbsent(rows, n -> {
             StringBuilder sql = new StringBuilder("SELECT dedup_key, owner_token, state,"
                             + " expires_at <= UTC_TIMESTAMP(6),"
-                            + " expires_at + INTERVAL :grace_us MICROSECOND <= UTC_TIMESTAMP(6), fingerprint FROM ")
+                            + " purge_after <= UTC_TIMESTAMP(6), fingerprint FROM ")
                     .append(inbox)
                     .append(" WHERE consumer = :consumer AND dedup_key IN (:key_0");
             for (int i = 1; i < n; i++) {
@@ -174,7 +188,7 @@ final class MysqlStatements {
         return release;
     }
 
-    /** Deletes one batch of records past expiry + grace, oldest first. */
+    /** Deletes one batch of records past their purge instant, oldest first. */
     NamedSql purgeBatch() {
         return purgeBatch;
     }
@@ -197,7 +211,12 @@ final class MysqlStatements {
         return lastApplied;
     }
 
-    /** The DDL of {@code schema-v1.sql}, names filled in. */
+    /** MySQL allows 64 characters in an index name (table names here are ASCII). */
+    private static String truncated(String name) {
+        return name.length() > 64 ? name.substring(0, 64) : name;
+    }
+
+    /** The DDL of {@code schema-v2.sql}, names filled in. */
     List<String> schemaDdl() {
         List<String> ddl = new java.util.ArrayList<>();
         if (schema != null) {
@@ -205,8 +224,46 @@ final class MysqlStatements {
         }
         ddl.addAll(SqlScript.load(
                 MysqlStatements.class,
-                "schema-v1.sql",
-                Map.of("inbox_expires_index", expiresIndex, "inbox", inbox, "sequences", sequences)));
+                "schema-v2.sql",
+                Map.of("inbox_purge_index", purgeIndex, "inbox", inbox, "sequences", sequences)));
         return ddl;
+    }
+
+    /** Whether the inbox table exists: one row, or none. */
+    NamedSql tableExists() {
+        return tableExists;
+    }
+
+    /** {@code IS_NULLABLE} of the {@code purge_after} column: no row on a version 1 table. */
+    NamedSql purgeAfterColumn() {
+        return purgeAfterColumn;
+    }
+
+    /**
+     * The upgrade of a version 1 table, whose rows get {@code graceMicros} as their grace; the
+     * first statement adds the column.
+     */
+    List<String> upgradeV1ToV2(long graceMicros) {
+        return SqlScript.load(
+                MysqlStatements.class,
+                "upgrade-v1-to-v2.sql",
+                Map.of(
+                        "inbox_purge_index",
+                        purgeIndex,
+                        "inbox_expires_index",
+                        oldExpiresIndex,
+                        "inbox",
+                        inbox,
+                        "grace_us",
+                        Long.toString(graceMicros)));
+    }
+
+    /** Serialises schema creation across the fleet (DDL commits on its own in MySQL). */
+    NamedSql schemaLock() {
+        return NamedSql.of("SELECT GET_LOCK(:lock, 60)");
+    }
+
+    NamedSql schemaUnlock() {
+        return NamedSql.of("SELECT RELEASE_LOCK(:lock)");
     }
 }

@@ -22,8 +22,10 @@ import dev.inbox.tck.StoreFailureContract;
 import dev.inbox.tck.TransactionalStoreContract;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import javax.sql.DataSource;
@@ -204,6 +206,53 @@ class MysqlInboxStoreTest {
                     .as("duplicate of '%s'", id)
                     .isEqualTo(ClaimResult.duplicate(false, FingerprintCheck.NOT_COMPARED));
         }
+    }
+
+    /**
+     * A table created by version 1 of the schema (no {@code purge_after}) is upgraded in place by
+     * {@code createSchemaIfMissing()}: its records keep answering, with the upgrading instance's
+     * grace, and the old index gives way to the new one.
+     */
+    @Test
+    void schemaVersion1_isUpgradedInPlace_keepingItsRecords() throws SQLException {
+        String v1 = "inbox_v1_upgrade";
+        String c = "x'" + java.util.HexFormat.of().formatHex(consumer.getBytes(java.nio.charset.StandardCharsets.UTF_8))
+                + "'";
+        MysqlTestDatabase.execute(
+                "DROP TABLE IF EXISTS " + v1 + ", " + v1 + "_sequence",
+                "CREATE TABLE " + v1 + " (consumer VARBINARY(512) NOT NULL, dedup_key VARBINARY(512) NOT NULL,"
+                        + " owner_token VARBINARY(64) NOT NULL, state TINYINT NOT NULL,"
+                        + " expires_at DATETIME(6) NOT NULL, fingerprint VARBINARY(128) NULL,"
+                        + " PRIMARY KEY (consumer, dedup_key), KEY " + v1 + "_expires_at (expires_at)) ENGINE = InnoDB",
+                "INSERT INTO " + v1 + " VALUES (" + c + ", 'done-late', 'o', 1,"
+                        + " UTC_TIMESTAMP(6) - INTERVAL 1 SECOND, 'fp'),"
+                        + " (" + c + ", 'done-long-ago', 'o', 1, UTC_TIMESTAMP(6) - INTERVAL 2 HOUR, NULL)");
+        MysqlInboxStore store = MysqlInboxStore.builder(auto)
+                .table(v1)
+                .sequenceTable(v1 + "_sequence")
+                .grace(Duration.ofHours(1))
+                .build();
+        store.createSchemaIfMissing();
+        store.createSchemaIfMissing(); // idempotent once upgraded
+        assertThat(store.claim(ClaimRequest.of(key("done-late"), OwnerToken.random(), Duration.ofMinutes(1))
+                        .withFingerprint("fp")))
+                .as("an expired version 1 record inside the upgrading instance's grace")
+                .isEqualTo(ClaimResult.duplicate(true, FingerprintCheck.MATCH));
+        assertThat(store.purge()).as("only the record past expiry + grace").isEqualTo(1);
+        List<String> indexes = new ArrayList<>();
+        try (Connection conn = auto.getConnection();
+                PreparedStatement s =
+                        conn.prepareStatement("SELECT DISTINCT index_name FROM information_schema.statistics"
+                                + " WHERE table_schema = DATABASE() AND table_name = ?")) {
+            s.setString(1, v1);
+            try (ResultSet rows = s.executeQuery()) {
+                while (rows.next()) {
+                    indexes.add(rows.getString(1));
+                }
+            }
+        }
+        assertThat(indexes).contains(v1 + "_purge_after").doesNotContain(v1 + "_expires_at");
+        MysqlTestDatabase.execute("DROP TABLE " + v1 + ", " + v1 + "_sequence");
     }
 
     @Test

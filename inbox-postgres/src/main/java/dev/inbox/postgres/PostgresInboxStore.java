@@ -35,8 +35,11 @@ import org.jspecify.annotations.Nullable;
  *
  * <p><b>Record.</b> One row per key in table {@code inbox} (configurable): {@code (consumer,
  * dedup_key)} primary key in the byte-exact "C" collation, {@code owner_token}, {@code state} (0
- * IN_PROGRESS, 1 COMPLETED), {@code expires_at} (the end of the lease or of the retention) and an
- * optional {@code fingerprint}. The DDL ships in the jar as {@code dev/inbox/postgres/schema-v1.sql}.
+ * IN_PROGRESS, 1 COMPLETED), {@code expires_at} (the end of the lease or of the retention), {@code
+ * purge_after} (expiry + the grace of the instance that wrote it: the record counts as absent
+ * from then on, for every instance) and an optional {@code fingerprint}. The DDL ships in the jar
+ * as {@code dev/inbox/postgres/schema-v2.sql}; {@link #createSchemaIfMissing()} upgrades a version
+ * 1 table in place.
  *
  * <p><b>Algorithm.</b> Every operation is one statement, decided by the database:
  *
@@ -53,7 +56,7 @@ import org.jspecify.annotations.Nullable;
  *       #BATCH_CHUNK} keys, inserted in a fixed order so that concurrent batches cannot deadlock;
  *       keys to take over are then claimed one by one.
  *   <li>purge: {@code DELETE} of at most {@link Builder#purgeBatchSize(int)} rows past expiry +
- *       grace per statement, oldest first by the {@code expires_at} index, until none is left.
+ *       grace per statement, oldest first by the {@code purge_after} index, until none is left.
  * </ol>
  *
  * <p><b>Time.</b> Expiry is decided by the database's {@code clock_timestamp()}, never by the JVM's
@@ -122,6 +125,17 @@ public final class PostgresInboxStore implements TransactionalInboxStore {
                                     SqlParams.create().text("lock", "dev.inbox.schema:" + sql.inboxTable()));
                     Statement ddl = connection.createStatement()) {
                 lock.execute();
+                boolean version1;
+                try (PreparedStatement check = sql.isVersion1()
+                                .prepare(connection, SqlParams.create().text("table", sql.inboxTable()));
+                        ResultSet row = check.executeQuery()) {
+                    version1 = row.next();
+                }
+                if (version1) {
+                    for (String statement : sql.upgradeV1ToV2(graceMicros)) {
+                        ddl.execute(statement);
+                    }
+                }
                 for (String statement : sql.schemaDdl()) {
                     ddl.execute(statement);
                 }

@@ -19,23 +19,25 @@ final class PostgresStatements {
     /** The columns a claim reads back to explain its answer, in this order. */
     private static final String RECORD_COLUMNS = "e.owner_token, e.state,"
             + " e.expires_at <= clock_timestamp() AS expired,"
-            + " e.expires_at + :grace_us * interval '1 microsecond' <= clock_timestamp() AS gone,"
+            + " e.purge_after <= clock_timestamp() AS gone,"
             + " e.fingerprint";
 
     /**
-     * Takes the key when its record is past expiry + grace, or is an IN_PROGRESS lease that is
-     * expired or already ours. A same-owner retry without fingerprint keeps the one it had.
+     * Takes the key when its record is past its own expiry + grace, or is an IN_PROGRESS lease that
+     * is expired or already ours. A same-owner retry without fingerprint keeps the one it had.
      */
     private static final String ON_CONFLICT = " ON CONFLICT (consumer, dedup_key) DO UPDATE"
             + " SET owner_token = excluded.owner_token, state = excluded.state, expires_at = excluded.expires_at,"
+            + " purge_after = excluded.purge_after,"
             + " fingerprint = CASE WHEN r.owner_token = excluded.owner_token AND excluded.fingerprint IS NULL"
             + " THEN r.fingerprint ELSE excluded.fingerprint END"
-            + " WHERE r.expires_at + :grace_us * interval '1 microsecond' <= clock_timestamp()"
+            + " WHERE r.purge_after <= clock_timestamp()"
             + " OR (r.state = 0 AND (r.owner_token = excluded.owner_token OR r.expires_at <= clock_timestamp()))";
 
     private final String inbox;
     private final String sequences;
-    private final String expiresIndex;
+    private final String purgeIndex;
+    private final String oldExpiresIndex;
     private final @Nullable String schema;
     private final NamedSql claimIfAbsent;
     private final NamedSql claim;
@@ -50,8 +52,8 @@ final class PostgresStatements {
         this.schema = schema == null ? null : schema.quoted('"');
         this.inbox = prefix + table.quoted('"');
         this.sequences = prefix + sequenceTable.quoted('"');
-        String index = table.name() + "_expires_at";
-        this.expiresIndex = '"' + (index.length() > 63 ? index.substring(0, 63) : index) + '"';
+        this.purgeIndex = '"' + truncated(table.name() + "_purge_after") + '"';
+        this.oldExpiresIndex = prefix + '"' + truncated(table.name() + "_expires_at") + '"';
         this.claimIfAbsent = NamedSql.of(claimIfAbsentText());
         this.claim = NamedSql.of(claimText());
         this.claimBatchIfAbsent = NamedSql.of(claimBatchIfAbsentText());
@@ -60,6 +62,13 @@ final class PostgresStatements {
         this.purgeBatch = NamedSql.of(purgeBatchText());
         this.advance = NamedSql.of(advanceText());
     }
+
+    /** The new row of a claim: expiry after the lease or retention, purge after the grace too. */
+    private static final String CLAIM_ROW =
+            " (consumer, dedup_key, owner_token, state, expires_at, purge_after, fingerprint)"
+                    + " VALUES (:consumer, :key, :owner, :state,"
+                    + " clock_timestamp() + :duration_us * interval '1 microsecond',"
+                    + " clock_timestamp() + (:duration_us + :grace_us) * interval '1 microsecond', :fingerprint)";
 
     /** The qualified inbox table, for messages. */
     String inboxTable() {
@@ -80,10 +89,7 @@ final class PostgresStatements {
     }
 
     private String claimIfAbsentText() {
-        return "WITH taken AS (INSERT INTO " + inbox
-                + " (consumer, dedup_key, owner_token, state, expires_at, fingerprint)"
-                + " VALUES (:consumer, :key, :owner, :state,"
-                + " clock_timestamp() + :duration_us * interval '1 microsecond', :fingerprint)"
+        return "WITH taken AS (INSERT INTO " + inbox + CLAIM_ROW
                 + " ON CONFLICT (consumer, dedup_key) DO NOTHING RETURNING 1)"
                 + " SELECT true AS taken, NULL, NULL::smallint, NULL::boolean, NULL::boolean, NULL FROM taken"
                 + " UNION ALL SELECT false, " + RECORD_COLUMNS + " FROM " + inbox + " AS e"
@@ -100,11 +106,7 @@ final class PostgresStatements {
     }
 
     private String claimText() {
-        return "WITH taken AS (INSERT INTO " + inbox + " AS r"
-                + " (consumer, dedup_key, owner_token, state, expires_at, fingerprint)"
-                + " VALUES (:consumer, :key, :owner, :state,"
-                + " clock_timestamp() + :duration_us * interval '1 microsecond', :fingerprint)"
-                + ON_CONFLICT + " RETURNING 1)"
+        return "WITH taken AS (INSERT INTO " + inbox + " AS r" + CLAIM_ROW + ON_CONFLICT + " RETURNING 1)"
                 + " SELECT (SELECT count(*) FROM taken) > 0 AS taken, " + RECORD_COLUMNS
                 + " FROM (SELECT 1) AS one LEFT JOIN " + inbox + " AS e"
                 + " ON e.consumer = :consumer AND e.dedup_key = :key";
@@ -126,9 +128,11 @@ final class PostgresStatements {
                 + " :leases_us::bigint[], :fingerprints::text[])"
                 + " WITH ORDINALITY AS i(consumer, dedup_key, owner_token, lease_us, fingerprint, ord)),"
                 + " taken AS (INSERT INTO " + inbox
-                + " (consumer, dedup_key, owner_token, state, expires_at, fingerprint)"
+                + " (consumer, dedup_key, owner_token, state, expires_at, purge_after, fingerprint)"
                 + " SELECT consumer, dedup_key, owner_token, 0,"
-                + " clock_timestamp() + lease_us * interval '1 microsecond', fingerprint FROM input ORDER BY ord"
+                + " clock_timestamp() + lease_us * interval '1 microsecond',"
+                + " clock_timestamp() + (lease_us + :grace_us) * interval '1 microsecond', fingerprint"
+                + " FROM input ORDER BY ord"
                 + " ON CONFLICT (consumer, dedup_key) DO NOTHING RETURNING consumer, dedup_key)"
                 + " SELECT i.ord, t.dedup_key IS NOT NULL AS taken, " + RECORD_COLUMNS
                 + " FROM input AS i"
@@ -142,7 +146,10 @@ final class PostgresStatements {
                 + " ORDER BY i.ord";
     }
 
-    /** IN_PROGRESS → COMPLETED for the owner; completing again keeps the first retention. */
+    /**
+     * IN_PROGRESS → COMPLETED for the owner, its purge moved to the retention's end + this
+     * instance's grace; completing again keeps the first retention.
+     */
     NamedSql complete() {
         return complete;
     }
@@ -150,9 +157,12 @@ final class PostgresStatements {
     private String completeText() {
         return "UPDATE " + inbox + " SET state = 1,"
                 + " expires_at = CASE WHEN state = 0 THEN clock_timestamp() + :retention_us * interval '1 microsecond'"
-                + " ELSE expires_at END"
+                + " ELSE expires_at END,"
+                + " purge_after = CASE WHEN state = 0"
+                + " THEN clock_timestamp() + (:retention_us + :grace_us) * interval '1 microsecond'"
+                + " ELSE purge_after END"
                 + " WHERE consumer = :consumer AND dedup_key = :key AND owner_token = :owner"
-                + " AND expires_at + :grace_us * interval '1 microsecond' > clock_timestamp()";
+                + " AND purge_after > clock_timestamp()";
     }
 
     /** Deletes the owner's IN_PROGRESS record. */
@@ -163,11 +173,11 @@ final class PostgresStatements {
     private String releaseText() {
         return "DELETE FROM " + inbox
                 + " WHERE consumer = :consumer AND dedup_key = :key AND owner_token = :owner AND state = 0"
-                + " AND expires_at + :grace_us * interval '1 microsecond' > clock_timestamp()";
+                + " AND purge_after > clock_timestamp()";
     }
 
     /**
-     * Deletes at most one batch of records past expiry + grace, oldest first. The outer condition
+     * Deletes at most one batch of records past their purge instant, oldest first. The outer condition
      * is checked again on the row's latest version, so a row that a claim took over meanwhile is
      * kept; no row lock is taken beforehand, which halves the writes of a purge.
      */
@@ -177,9 +187,8 @@ final class PostgresStatements {
 
     private String purgeBatchText() {
         return "DELETE FROM " + inbox + " WHERE ctid = ANY (ARRAY(SELECT ctid FROM " + inbox
-                + " WHERE expires_at <= clock_timestamp() - :grace_us * interval '1 microsecond'"
-                + " ORDER BY expires_at LIMIT :batch_size))"
-                + " AND expires_at <= clock_timestamp() - :grace_us * interval '1 microsecond'";
+                + " WHERE purge_after <= clock_timestamp() ORDER BY purge_after LIMIT :batch_size))"
+                + " AND purge_after <= clock_timestamp()";
     }
 
     /**
@@ -205,7 +214,12 @@ final class PostgresStatements {
         return NamedSql.of("SELECT pg_advisory_xact_lock(hashtext(:lock))");
     }
 
-    /** The DDL of {@code schema-v1.sql}, one statement per element, names filled in. */
+    /** PostgreSQL cuts identifiers at 63 bytes; so do the index names (ASCII table names). */
+    private static String truncated(String name) {
+        return name.length() > 63 ? name.substring(0, 63) : name;
+    }
+
+    /** The DDL of {@code schema-v2.sql}, one statement per element, names filled in. */
     List<String> schemaDdl() {
         List<String> ddl = new ArrayList<>();
         if (schema != null) {
@@ -213,8 +227,34 @@ final class PostgresStatements {
         }
         ddl.addAll(SqlScript.load(
                 PostgresStatements.class,
-                "schema-v1.sql",
-                Map.of("inbox_expires_index", expiresIndex, "inbox", inbox, "sequences", sequences)));
+                "schema-v2.sql",
+                Map.of("inbox_purge_index", purgeIndex, "inbox", inbox, "sequences", sequences)));
         return ddl;
+    }
+
+    /**
+     * True when the inbox table exists without {@code purge_after}: a version 1 table. Reads one
+     * row, or none.
+     */
+    NamedSql isVersion1() {
+        return NamedSql.of("SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass(:table)"
+                + " AND attnum > 0 AND NOT attisdropped HAVING count(*) FILTER (WHERE attname = 'purge_after') = 0"
+                + " AND count(*) > 0");
+    }
+
+    /** The upgrade of a version 1 table, whose rows get {@code graceMicros} as their grace. */
+    List<String> upgradeV1ToV2(long graceMicros) {
+        return SqlScript.load(
+                PostgresStatements.class,
+                "upgrade-v1-to-v2.sql",
+                Map.of(
+                        "inbox_purge_index",
+                        purgeIndex,
+                        "inbox_expires_index_qualified",
+                        oldExpiresIndex,
+                        "inbox",
+                        inbox,
+                        "grace_us",
+                        Long.toString(graceMicros)));
     }
 }

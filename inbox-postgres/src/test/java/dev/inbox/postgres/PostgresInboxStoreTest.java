@@ -24,6 +24,8 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.UUID;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterAll;
@@ -197,6 +199,51 @@ class PostgresInboxStoreTest {
                 .isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> PostgresInboxStore.builder(auto).queryTimeout(Duration.ZERO))
                 .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    /**
+     * A table created by version 1 of the schema (no {@code purge_after}) is upgraded in place by
+     * {@code createSchemaIfMissing()}: its records keep answering, with the upgrading instance's
+     * grace, and the old index gives way to the new one.
+     */
+    @Test
+    void schemaVersion1_isUpgradedInPlace_keepingItsRecords() throws SQLException {
+        String v1 = "inbox_v1_upgrade";
+        PostgresTestDatabase.execute(
+                "DROP TABLE IF EXISTS " + v1 + ", " + v1 + "_sequence",
+                "CREATE TABLE " + v1 + " (consumer text COLLATE \"C\" NOT NULL, dedup_key text COLLATE \"C\" NOT NULL,"
+                        + " owner_token text COLLATE \"C\" NOT NULL, state smallint NOT NULL,"
+                        + " expires_at timestamptz NOT NULL, fingerprint text COLLATE \"C\","
+                        + " PRIMARY KEY (consumer, dedup_key))",
+                "CREATE INDEX " + v1 + "_expires_at ON " + v1 + " (expires_at)",
+                "INSERT INTO " + v1 + " VALUES ('" + consumer + "', 'done-late', 'o', 1,"
+                        + " clock_timestamp() - interval '1 second', 'fp'),"
+                        + " ('" + consumer
+                        + "', 'done-long-ago', 'o', 1, clock_timestamp() - interval '2 hours', NULL)");
+        PostgresInboxStore store = PostgresInboxStore.builder(auto)
+                .table(v1)
+                .sequenceTable(v1 + "_sequence")
+                .grace(Duration.ofHours(1))
+                .build();
+        store.createSchemaIfMissing();
+        store.createSchemaIfMissing(); // idempotent once upgraded
+        assertThat(store.claim(ClaimRequest.of(key("done-late"), OwnerToken.random(), Duration.ofMinutes(1))
+                        .withFingerprint("fp")))
+                .as("an expired version 1 record inside the upgrading instance's grace")
+                .isEqualTo(ClaimResult.duplicate(true, FingerprintCheck.MATCH));
+        assertThat(store.purge()).as("only the record past expiry + grace").isEqualTo(1);
+        try (Connection c = auto.getConnection();
+                PreparedStatement s = c.prepareStatement("SELECT indexname FROM pg_indexes WHERE tablename = ?")) {
+            s.setString(1, v1);
+            List<String> indexes = new ArrayList<>();
+            try (ResultSet rows = s.executeQuery()) {
+                while (rows.next()) {
+                    indexes.add(rows.getString(1));
+                }
+            }
+            assertThat(indexes).contains(v1 + "_purge_after").doesNotContain(v1 + "_expires_at");
+        }
+        PostgresTestDatabase.execute("DROP TABLE " + v1 + ", " + v1 + "_sequence");
     }
 
     @Test

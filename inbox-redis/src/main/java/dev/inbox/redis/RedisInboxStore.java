@@ -26,6 +26,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The Redis {@link InboxStore} on Lettuce, for a standalone server or a Redis Cluster.
@@ -62,13 +63,14 @@ public final class RedisInboxStore implements InboxStore {
     private static final RedisScript COMPLETE = RedisScript.load("complete");
     private static final RedisScript RELEASE = RedisScript.load("release");
 
-    private final RedisConnection redis;
+    private final Supplier<RedisConnection> connect;
+    private volatile @Nullable RedisConnection redis; // connected on first use
     private final RedisKeys keys;
     private final byte[] grace;
     private final AtomicBoolean closed = new AtomicBoolean();
 
-    private RedisInboxStore(RedisConnection redis, RedisKeys keys, Duration grace) {
-        this.redis = redis;
+    private RedisInboxStore(Supplier<RedisConnection> connect, RedisKeys keys, Duration grace) {
+        this.connect = connect;
         this.keys = keys;
         this.grace = RedisCodec.millis(grace, 0);
     }
@@ -120,7 +122,7 @@ public final class RedisInboxStore implements InboxStore {
         ensureOpen();
         List<Object> reply = RedisCodec.call(
                 "claim of " + request.key(),
-                () -> CLAIM.run(redis.sync, ScriptOutputType.MULTI, keys.record(request.key()), claimArgs(request)));
+                () -> CLAIM.run(redis().sync, ScriptOutputType.MULTI, keys.record(request.key()), claimArgs(request)));
         return RedisCodec.decodeClaim(reply);
     }
 
@@ -136,12 +138,12 @@ public final class RedisInboxStore implements InboxStore {
         RedisCodec.call("claimAll of " + chunk.size() + " keys", () -> {
             for (ClaimRequest request : chunk) {
                 replies.add(CLAIM.start(
-                        redis.async, ScriptOutputType.MULTI, keys.record(request.key()), claimArgs(request)));
+                        redis().async, ScriptOutputType.MULTI, keys.record(request.key()), claimArgs(request)));
             }
             return null;
         });
         ClaimResult[] answers = new ClaimResult[chunk.size()];
-        long deadline = System.nanoTime() + redis.timeout.toNanos();
+        long deadline = System.nanoTime() + redis().timeout.toNanos();
         for (int i = 0; i < answers.length; i++) {
             try {
                 long left = Math.max(1, deadline - System.nanoTime());
@@ -152,7 +154,7 @@ public final class RedisInboxStore implements InboxStore {
                 }
             } catch (TimeoutException e) {
                 throw new InboxStoreException(
-                        "claimAll of " + chunk.size() + " keys timed out after " + redis.timeout, e);
+                        "claimAll of " + chunk.size() + " keys timed out after " + redis().timeout, e);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new InboxStoreException("claimAll was interrupted", e);
@@ -180,7 +182,7 @@ public final class RedisInboxStore implements InboxStore {
         Long done = RedisCodec.call(
                 "complete of " + key,
                 () -> COMPLETE.run(
-                        redis.sync,
+                        redis().sync,
                         ScriptOutputType.INTEGER,
                         keys.record(key),
                         RedisCodec.ascii(owner.value()),
@@ -197,11 +199,7 @@ public final class RedisInboxStore implements InboxStore {
         Long done = RedisCodec.call(
                 "release of " + key,
                 () -> RELEASE.run(
-                        redis.sync,
-                        ScriptOutputType.INTEGER,
-                        keys.record(key),
-                        RedisCodec.ascii(owner.value()),
-                        grace));
+                        redis().sync, ScriptOutputType.INTEGER, keys.record(key), RedisCodec.ascii(owner.value())));
         return done == 1;
     }
 
@@ -226,13 +224,19 @@ public final class RedisInboxStore implements InboxStore {
     @Override
     public void close() {
         if (closed.compareAndSet(false, true)) {
-            redis.close();
+            synchronized (this) {
+                RedisConnection connected = redis;
+                if (connected != null) {
+                    connected.close();
+                }
+            }
         }
     }
 
     @Override
     public String toString() {
-        return "RedisInboxStore[" + redis.connection + "]";
+        RedisConnection connected = redis;
+        return "RedisInboxStore[" + (connected == null ? "not connected yet" : connected.connection) + "]";
     }
 
     void ensureOpen() {
@@ -241,8 +245,22 @@ public final class RedisInboxStore implements InboxStore {
         }
     }
 
+    /**
+     * The store's connection, opened on first use: a store built while Redis is down works once it
+     * is back, and until then each operation fails with a retryable {@link InboxStoreException}.
+     */
     RedisConnection redis() {
-        return redis;
+        RedisConnection connected = redis;
+        if (connected != null) {
+            return connected;
+        }
+        synchronized (this) {
+            ensureOpen();
+            if (redis == null) {
+                redis = RedisCodec.call("connect to Redis", connect);
+            }
+            return redis;
+        }
     }
 
     RedisKeys keys() {
@@ -284,12 +302,12 @@ public final class RedisInboxStore implements InboxStore {
         }
 
         /**
-         * Connects and builds the store.
-         *
-         * @throws InboxStoreException if the server cannot be reached
+         * Builds the store. It connects on its first operation, not here, so that a service can start
+         * while Redis is down; until Redis answers, each operation fails with a retryable {@link
+         * InboxStoreException}.
          */
         public RedisInboxStore build() {
-            return new RedisInboxStore(RedisCodec.call("connect to Redis", connect), keys, grace);
+            return new RedisInboxStore(connect, keys, grace);
         }
     }
 }

@@ -1,5 +1,7 @@
 -- Claims KEYS[1] for owner ARGV[1] for ARGV[2] ms, with fingerprint ARGV[3] ('' for none);
--- ARGV[4] is the grace in ms. Time is the server's. The record is 'I|C <expires ms> <owner> [fp]'.
+-- ARGV[4] is this writer's grace in ms. Time is the server's. The record is
+-- 'I|C <expires ms> <owner> [fp]', kept until expiry + its writer's grace by its TTL: a record that
+-- still exists is inside its own grace, whatever the grace of the instance claiming now.
 -- Returns {1, takeover} acquired, {2, late, fingerprint check} duplicate, {3} busy.
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
@@ -11,23 +13,21 @@ local v = redis.call('GET', KEYS[1])
 if v then
   local state, exp, owner, oldfp = string.match(v, '^(%a) (%d+) (%S+) ?(%S*)$')
   exp = tonumber(exp)
-  if now < exp + grace then
-    if state == 'C' then
-      local check = 0
-      if oldfp ~= '' and fp ~= '' then
-        if oldfp == fp then check = 1 else check = 2 end
-      end
-      local late = 0
-      if now >= exp then late = 1 end
-      return {2, late, check}
+  if state == 'C' then
+    local check = 0
+    if oldfp ~= '' and fp ~= '' then
+      if oldfp == fp then check = 1 else check = 2 end
     end
-    if owner == ARGV[1] then
-      if fp == '' then fp = oldfp end
-    elseif now < exp then
-      return {3}
-    else
-      takeover = 1
-    end
+    local late = 0
+    if now >= exp then late = 1 end
+    return {2, late, check}
+  end
+  if owner == ARGV[1] then
+    if fp == '' then fp = oldfp end
+  elseif now < exp then
+    return {3}
+  else
+    takeover = 1
   end
 end
 local value = 'I ' .. string.format('%.0f', now + lease) .. ' ' .. ARGV[1]

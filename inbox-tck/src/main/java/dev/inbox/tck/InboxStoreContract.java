@@ -332,6 +332,17 @@ public abstract class InboxStoreContract {
     }
 
     @Test
+    @DisplayName("C9 racing on an expired lease against the old owner's complete or release, or a purge:"
+            + " exactly one holder")
+    void c9_raceOnAnExpiredLease() throws Exception {
+        List<String> wrong = TakeoverRace.violations(
+                store, storeWithGrace(Duration.ofMillis(1)), consumer, raceThreads(), raceRounds());
+        assertThat(wrong)
+                .as("rounds in which the key ended with more or fewer holders than one")
+                .isEmpty();
+    }
+
+    @Test
     @DisplayName("C8 racing overlapping claimAll batches: exactly one ACQUIRED per key")
     void c8_overlappingBatchesHaveOneWinnerPerKey() throws Exception {
         int threads = raceThreads();
@@ -531,53 +542,103 @@ public abstract class InboxStoreContract {
     @DisplayName("R2 purge removes exactly what is past expiry + grace and returns the count")
     void r2_purgeRemovesWhatIsPastGrace() throws Exception {
         Duration unit = timeUnit();
-        InboxStore shortGrace = createEmptyStore(unit);
-        created.add(shortGrace);
+        Duration grace = unit.multipliedBy(4);
+        InboxStore store = createEmptyStore(grace);
+        created.add(store);
         String[] expiredCompleted = {"r2-done-1", "r2-done-2", "r2-done-3"};
         for (String id : expiredCompleted) {
             OwnerToken owner = OwnerToken.random();
-            assertThat(shortGrace.claim(request(id, owner, long_()))).isEqualTo(ClaimResult.acquired());
-            assertThat(shortGrace.complete(key(id), owner, unit)).isTrue();
+            assertThat(store.claim(request(id, owner, long_()))).isEqualTo(ClaimResult.acquired());
+            assertThat(store.complete(key(id), owner, unit)).isTrue();
         }
-        assertThat(shortGrace.claim(request("r2-lease", OwnerToken.random(), unit)))
-                .isEqualTo(ClaimResult.acquired());
+        assertThat(store.claim(request("r2-lease", OwnerToken.random(), unit))).isEqualTo(ClaimResult.acquired());
         OwnerToken kept = OwnerToken.random();
-        assertThat(shortGrace.claim(request("r2-kept-done", kept, long_()))).isEqualTo(ClaimResult.acquired());
-        assertThat(shortGrace.complete(key("r2-kept-done"), kept, long_())).isTrue();
-        assertThat(shortGrace.claim(request("r2-kept-lease", OwnerToken.random(), long_())))
+        assertThat(store.claim(request("r2-kept-done", kept, long_()))).isEqualTo(ClaimResult.acquired());
+        assertThat(store.complete(key("r2-kept-done"), kept, long_())).isTrue();
+        assertThat(store.claim(request("r2-kept-lease", OwnerToken.random(), long_())))
                 .isEqualTo(ClaimResult.acquired());
+        // Written last; expired when purge runs (after 6 units), inside its grace until 8 units.
+        OwnerToken late = OwnerToken.random();
+        assertThat(store.claim(request("r2-in-grace", late, long_()).withFingerprint("fp")))
+                .isEqualTo(ClaimResult.acquired());
+        assertThat(store.complete(key("r2-in-grace"), late, grace)).isTrue();
 
-        pause(unit.multipliedBy(3));
-        long removed = shortGrace.purge();
+        pause(unit.multipliedBy(6));
+        long removed = store.purge();
+        assertThat(store.claim(
+                        request("r2-in-grace", OwnerToken.random(), long_()).withFingerprint("fp")))
+                .as("a record past expiry but inside its grace survives purge and answers a late DUPLICATE")
+                .isEqualTo(ClaimResult.duplicate(true, FingerprintCheck.MATCH));
         if (purgeRemovesAllExpired()) {
             assertThat(removed)
                     .as("records past expiry + grace removed by purge")
                     .isEqualTo(4);
-            assertThat(shortGrace.purge()).as("a second purge finds nothing").isZero();
+            assertThat(store.purge()).as("a second purge finds nothing").isZero();
         } else {
             assertThat(removed)
-                    .as("records removed by purge (the rest expire natively)")
+                    .as("records removed by purge (the rest expire natively); never one inside its grace")
                     .isBetween(0L, 4L);
         }
         for (String id : expiredCompleted) {
-            assertThat(shortGrace
-                            .claim(request(id, OwnerToken.random(), long_()))
-                            .isAcquired())
+            assertThat(store.claim(request(id, OwnerToken.random(), long_())).isAcquired())
                     .as("%s past expiry + grace counts as absent", id)
                     .isTrue();
         }
-        assertThat(shortGrace
-                        .claim(request("r2-lease", OwnerToken.random(), long_()))
+        assertThat(store.claim(request("r2-lease", OwnerToken.random(), long_()))
                         .isAcquired())
                 .isTrue();
-        assertThat(shortGrace
-                        .claim(request("r2-kept-done", OwnerToken.random(), long_()))
+        assertThat(store.claim(request("r2-kept-done", OwnerToken.random(), long_()))
                         .status())
                 .as("a record within retention is kept")
                 .isEqualTo(dev.inbox.spi.ClaimStatus.DUPLICATE);
-        assertThat(shortGrace.claim(request("r2-kept-lease", OwnerToken.random(), long_())))
+        assertThat(store.claim(request("r2-kept-lease", OwnerToken.random(), long_())))
                 .as("a live lease is kept")
                 .isEqualTo(ClaimResult.busy());
+    }
+
+    @Test
+    @DisplayName("R3 grace is the record's: an instance with a shorter grace neither purges nor takes a record"
+            + " inside the grace of the instance that wrote it")
+    void r3_graceBelongsToTheRecord() throws Exception {
+        Duration unit = timeUnit();
+        InboxStore writer = storeWithGrace(long_());
+        InboxStore impatient = storeWithGrace(unit);
+        OwnerToken done = OwnerToken.random();
+        assertThat(writer.claim(request("r3-done", done, long_()))).isEqualTo(ClaimResult.acquired());
+        assertThat(writer.complete(key("r3-done"), done, unit)).isTrue();
+        assertThat(writer.claim(request("r3-lease", OwnerToken.random(), unit))).isEqualTo(ClaimResult.acquired());
+        OwnerToken shortLived = OwnerToken.random();
+        assertThat(impatient.claim(request("r3-short", shortLived, long_()))).isEqualTo(ClaimResult.acquired());
+        assertThat(impatient.complete(key("r3-short"), shortLived, unit)).isTrue();
+        pause(unit.multipliedBy(3));
+
+        impatient.purge();
+        writer.purge();
+        assertThat(writer.claim(request("r3-done", OwnerToken.random(), long_())))
+                .as("a record inside its writer's grace, after both instances purged")
+                .isEqualTo(ClaimResult.duplicate(true, FingerprintCheck.NOT_COMPARED));
+        if (sharesRecords(writer, impatient)) {
+            assertThat(impatient.claim(request("r3-done", OwnerToken.random(), long_())))
+                    .as("the same record, claimed through the instance with the shorter grace")
+                    .isEqualTo(ClaimResult.duplicate(true, FingerprintCheck.NOT_COMPARED));
+            assertThat(writer.claim(request("r3-short", OwnerToken.random(), long_())))
+                    .as("a record past its own writer's grace counts as absent everywhere")
+                    .isEqualTo(ClaimResult.acquired());
+        }
+        assertThat(writer.claim(request("r3-lease", OwnerToken.random(), long_())))
+                .as("an expired lease inside its grace is taken over")
+                .isEqualTo(ClaimResult.takenOver());
+    }
+
+    /**
+     * True when {@code a} and {@code b} see each other's records (one table, one server), false
+     * for instances that keep records of their own (in memory): a live lease through {@code a}
+     * makes {@code b} answer BUSY only when they share.
+     */
+    private boolean sharesRecords(InboxStore a, InboxStore b) {
+        String id = "share-probe-" + java.util.UUID.randomUUID();
+        assertThat(a.claim(request(id, OwnerToken.random(), long_()))).isEqualTo(ClaimResult.acquired());
+        return b.claim(request(id, OwnerToken.random(), long_())).equals(ClaimResult.busy());
     }
 
     // ----------------------------------------------------------------------------------- batches
@@ -652,6 +713,42 @@ public abstract class InboxStoreContract {
                     .as("second batch, key %d", i)
                     .isEqualTo(i % 97 == 0 ? dev.inbox.spi.ClaimStatus.DUPLICATE : dev.inbox.spi.ClaimStatus.BUSY);
         }
+    }
+
+    @Test
+    @DisplayName("B1 claimAll takes over an expired lease and says so, as a single claim does")
+    void b1_batchTakeover() {
+        OwnerToken first = OwnerToken.random();
+        assertThat(store.claim(request("b1-expired", first, timeUnit()))).isEqualTo(ClaimResult.acquired());
+        assertThat(store.claim(request("b1-held", OwnerToken.random(), long_())))
+                .isEqualTo(ClaimResult.acquired());
+        pause(timeUnit().multipliedBy(2));
+        List<ClaimResult> results = store.claimAll(List.of(
+                request("b1-expired", OwnerToken.random(), long_()),
+                request("b1-held", OwnerToken.random(), long_()),
+                request("b1-fresh", OwnerToken.random(), long_())));
+        assertThat(results)
+                .as("an expired lease, a live one and a fresh key, in one batch")
+                .containsExactly(ClaimResult.takenOver(), ClaimResult.busy(), ClaimResult.acquired());
+        assertThat(store.complete(key("b1-expired"), first, long_()))
+                .as("the old owner after the batch took its lease over")
+                .isFalse();
+    }
+
+    @Test
+    @DisplayName("B1 a batch slower than its lease gives every key its whole lease, from when that key was claimed")
+    void b1_batchSlowerThanItsLease() {
+        int size = largeBatchSize();
+        List<ClaimRequest> batch = new ArrayList<>(size);
+        for (int i = 0; i < size; i++) {
+            // Zero-padded, so that the last key is last whether a store claims in the given order
+            // or sorted (as BatchClaims does).
+            batch.add(request(String.format("b1-slow-%06d", i), OwnerToken.random(), timeUnit()));
+        }
+        assertThat(store.claimAll(batch)).hasSize(size).allMatch(ClaimResult.acquired()::equals);
+        assertThat(store.claim(request(String.format("b1-slow-%06d", size - 1), OwnerToken.random(), long_())))
+                .as("the batch's last key, claimed by another owner right after the batch returned")
+                .isEqualTo(ClaimResult.busy());
     }
 
     // ------------------------------------------------------------------------------- bad input

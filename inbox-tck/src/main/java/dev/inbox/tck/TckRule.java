@@ -15,6 +15,8 @@ public enum TckRule {
             + " backslash, emoji are all distinct and none is truncated."),
     C8("Threads racing to claim one fresh key: exactly one ACQUIRED per round, also through overlapping"
             + " claimAll batches."),
+    C9("Threads racing on an expired lease, against the old owner's complete or release or a purge: exactly one"
+            + " holder, and none after a completion the old owner was told succeeded."),
     D1("Every combination of held record (none, IN_PROGRESS, COMPLETED), expiry (live, past expiry within"
             + " grace, past grace), claimant (the owner, another) and fingerprints (none, equal, different) gets"
             + " the answer of the decision table."),
@@ -24,7 +26,10 @@ public enum TckRule {
     P3("release by the current owner succeeds and lets the next claim in."),
     P4("release by another owner, or of a COMPLETED record, fails and changes nothing."),
     R1("Past retention but before removal, a claim is DUPLICATE flagged late."),
-    R2("purge removes exactly what is past expiry + grace and returns the count; such records count as absent."),
+    R2("purge removes exactly what is past expiry + grace and returns the count; such records count as absent,"
+            + " and a record inside its grace is kept."),
+    R3("Grace is the record's: an instance with a shorter grace neither purges nor takes a record inside the grace"
+            + " of the instance that wrote it."),
     B1("claimAll equals claiming each key in order: repeated keys, an empty batch, batches larger than one request."),
     T1("A transactional claim that is rolled back leaves no record."),
     T2("Two concurrent transactions on one key: exactly one wins; the other sees DUPLICATE after commit or"

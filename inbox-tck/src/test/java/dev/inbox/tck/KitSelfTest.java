@@ -1,7 +1,6 @@
 package dev.inbox.tck;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass;
 
 import dev.inbox.InboxKey;
 import dev.inbox.SequenceGuard;
@@ -23,8 +22,6 @@ import java.util.Set;
 import java.util.TreeSet;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
-import org.junit.platform.testkit.engine.EngineTestKit;
-import org.junit.platform.testkit.engine.Event;
 import org.junit.platform.testkit.engine.Events;
 
 /**
@@ -35,8 +32,16 @@ import org.junit.platform.testkit.engine.Events;
 class KitSelfTest {
 
     static class CorrectStoreKit extends InboxStoreContract {
+        /** The records every store of one test shares, as instances on one table would. */
+        final Map<String, ReferenceStore.Rec> shared = new HashMap<>();
+
         @Override
         protected InboxStore createStore(Duration grace) {
+            return new ReferenceStore(grace, shared);
+        }
+
+        @Override
+        protected InboxStore createEmptyStore(Duration grace) {
             return new ReferenceStore(grace);
         }
 
@@ -130,6 +135,84 @@ class KitSelfTest {
         }
     }
 
+    /** Purges whatever is past expiry, ignoring grace: a late duplicate is then processed again. */
+    static class PurgeIgnoresGraceKit extends BrokenKit {
+        @Override
+        protected InboxStore createStore(Duration grace) {
+            return new ReferenceStore(grace) {
+                @Override
+                public long purge() {
+                    synchronized (records) {
+                        int before = records.size();
+                        long now = System.nanoTime();
+                        records.values().removeIf(r -> now - r.expiresAt() >= 0);
+                        return before - records.size();
+                    }
+                }
+            };
+        }
+    }
+
+    /**
+     * Instances on one table that judge every record by their own grace, as the SQL stores did
+     * before version 2 of their schema: the instance with the shorter grace purges and takes
+     * records still inside their writer's grace.
+     */
+    static class InstanceGraceKit extends BrokenKit {
+        final Map<String, ReferenceStore.Rec> shared = new HashMap<>();
+
+        @Override
+        protected InboxStore createStore(Duration grace) {
+            return new ReferenceStore(grace, shared) {
+                @Override
+                long goneAt(Rec rec) {
+                    return rec.expiresAt() + this.grace;
+                }
+            };
+        }
+
+        @Override
+        protected InboxStore createEmptyStore(Duration grace) {
+            return new ReferenceStore(grace);
+        }
+    }
+
+    /**
+     * Purges in two steps — finds what is past grace, then deletes those keys without checking
+     * again — so a record a claim took over in between is deleted and a second claimant gets in.
+     */
+    static class CheckThenDeletePurgeKit extends BrokenKit {
+        final Map<String, ReferenceStore.Rec> shared = new HashMap<>();
+
+        @Override
+        protected InboxStore createStore(Duration grace) {
+            return new ReferenceStore(grace, shared) {
+                @Override
+                public long purge() {
+                    List<String> due = new ArrayList<>();
+                    synchronized (records) {
+                        long now = System.nanoTime();
+                        records.forEach((k, r) -> {
+                            if (now - goneAt(r) >= 0) {
+                                due.add(k);
+                            }
+                        });
+                    }
+                    TckSupport.pause(Duration.ofMillis(2));
+                    synchronized (records) {
+                        due.forEach(records::remove);
+                    }
+                    return due.size();
+                }
+            };
+        }
+
+        @Override
+        protected InboxStore createEmptyStore(Duration grace) {
+            return new ReferenceStore(grace);
+        }
+    }
+
     /** Reports a takeover of an expired lease as a plain acquisition (the takeover metric undercounts). */
     static class SilentTakeoverKit extends BrokenKit {
         @Override
@@ -209,38 +292,25 @@ class KitSelfTest {
         }
     }
 
-    private static Events run(Class<?> kit) {
-        return EngineTestKit.engine("junit-jupiter")
-                .selectors(selectClass(kit))
-                .execute()
-                .testEvents();
-    }
-
-    private static Set<String> failedRules(Events events) {
-        Set<String> rules = new TreeSet<>();
-        for (Event event : events.failed().list()) {
-            rules.add(event.getTestDescriptor().getDisplayName().substring(0, 2));
-        }
-        return rules;
-    }
-
     @Test
     void correctStore_passesEveryRule() {
-        Events events = run(CorrectStoreKit.class);
+        Events events = KitRun.all(CorrectStoreKit.class);
         assertThat(events.failed().list()).as("failures of a correct store").isEmpty();
         assertThat(events.skipped().count()).isZero();
         assertThat(events.succeeded().count()).isGreaterThanOrEqualTo(25);
     }
 
     @Test
+    @DisplayName("C8 catches a check-then-insert store")
     void checkThenInsertStore_failsTheRaceRule() {
-        assertThat(failedRules(run(CheckThenInsertKit.class))).contains("C8");
+        assertThat(KitRun.failedRules(CheckThenInsertKit.class, "C8")).contains("C8");
     }
 
     @Test
+    @DisplayName("C7 catches a case-folding store, naming the key")
     void caseFoldingStore_failsExactComparison_withAMessageNamingTheKey() {
-        Events events = run(CaseFoldingKit.class);
-        assertThat(failedRules(events)).containsExactly("C7");
+        Events events = KitRun.all(CaseFoldingKit.class);
+        assertThat(KitRun.failed(events)).contains("C7");
         Throwable cause = events.failed()
                 .list()
                 .get(0)
@@ -252,35 +322,58 @@ class KitSelfTest {
     }
 
     @Test
+    @DisplayName("C7 catches a store that truncates long ids")
     void truncatingStore_failsExactComparison() {
-        assertThat(failedRules(run(TruncatingKit.class))).containsExactly("C7");
+        assertThat(KitRun.failed(KitRun.all(TruncatingKit.class))).containsExactly("C7");
     }
 
     @Test
+    @DisplayName("C6 catches a store that ignores the consumer")
     void unscopedStore_failsConsumerScoping() {
-        assertThat(failedRules(run(UnscopedKit.class))).contains("C6");
+        assertThat(KitRun.failedRules(UnscopedKit.class, "C6")).contains("C6");
     }
 
     @Test
+    @DisplayName("R2 catches a purge that ignores grace")
+    void r2_catchesAPurgeThatIgnoresGrace() {
+        assertThat(KitRun.failedRules(PurgeIgnoresGraceKit.class, "R2")).contains("R2");
+    }
+
+    @Test
+    @DisplayName("R3 catches instances that judge records by their own grace")
+    void r3_catchesInstancesThatJudgeRecordsByTheirOwnGrace() {
+        assertThat(KitRun.failed(KitRun.all(InstanceGraceKit.class))).containsExactly("R3");
+    }
+
+    @Test
+    @DisplayName("C9 catches a purge that deletes a record taken over meanwhile")
+    void c9_catchesAPurgeThatDeletesARecordTakenOverMeanwhile() {
+        assertThat(KitRun.failedRules(CheckThenDeletePurgeKit.class, "C9")).contains("C9");
+    }
+
+    @Test
+    @DisplayName("D1 catches a store that ignores grace when claiming")
     void d1_catchesAStoreThatIgnoresGraceWhenClaiming() {
-        assertThat(failedRules(run(GraceBlindKit.class))).contains("D1");
+        assertThat(KitRun.failedRules(GraceBlindKit.class, "D1")).contains("D1");
     }
 
     @Test
+    @DisplayName("D1 catches a store that hides takeovers")
     void d1_catchesAStoreThatHidesTakeovers() {
-        assertThat(failedRules(run(SilentTakeoverKit.class))).contains("D1");
+        assertThat(KitRun.failedRules(SilentTakeoverKit.class, "D1")).contains("D1");
     }
 
     @Test
     void correctGuard_passes() {
-        Events events = run(CorrectGuardKit.class);
+        Events events = KitRun.all(CorrectGuardKit.class);
         assertThat(events.failed().list()).isEmpty();
         assertThat(events.succeeded().count()).isEqualTo(5);
     }
 
     @Test
+    @DisplayName("O1 catches a racy sequence guard")
     void racyGuard_failsTheSequenceRace() {
-        assertThat(failedRules(run(RacyGuardKit.class))).containsExactly("O1");
+        assertThat(KitRun.failed(KitRun.all(RacyGuardKit.class))).containsExactly("O1");
     }
 
     /** Every rule has at least one test, and every test names a rule. */

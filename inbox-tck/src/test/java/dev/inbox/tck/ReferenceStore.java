@@ -18,19 +18,26 @@ import org.jspecify.annotations.Nullable;
  */
 class ReferenceStore implements InboxStore {
 
-    /** One record: IN_PROGRESS when {@code completed} is false. */
+    /** One record: IN_PROGRESS when {@code completed} is false; absent from {@code goneAt} on. */
     record Rec(
             String owner,
             boolean completed,
             long expiresAt,
+            long goneAt,
             @Nullable String fingerprint) {}
 
-    final Map<String, Rec> records = new HashMap<>();
-    private final long grace;
+    final Map<String, Rec> records;
+    final long grace;
     private volatile boolean closed;
 
     ReferenceStore(Duration grace) {
+        this(grace, new HashMap<>());
+    }
+
+    /** A store on {@code records}, which other instances may share (one table, many instances). */
+    ReferenceStore(Duration grace, Map<String, Rec> records) {
         this.grace = grace.toNanos();
+        this.records = records;
     }
 
     /** The map key of {@code key}; a broken store may fold it. */
@@ -60,8 +67,9 @@ class ReferenceStore implements InboxStore {
         long now = System.nanoTime();
         Rec old = read(k);
         String owner = request.owner().value();
-        Rec fresh = new Rec(owner, false, now + request.lease().toNanos(), request.fingerprint());
-        if (old == null || now - (old.expiresAt + grace) >= 0) {
+        long expiresAt = now + request.lease().toNanos();
+        Rec fresh = new Rec(owner, false, expiresAt, expiresAt + grace, request.fingerprint());
+        if (old == null || now - goneAt(old) >= 0) {
             write(k, fresh);
             return ClaimResult.acquired();
         }
@@ -98,9 +106,8 @@ class ReferenceStore implements InboxStore {
                 return false;
             }
             if (!old.completed) {
-                records.put(
-                        mapKey(key),
-                        new Rec(old.owner, true, System.nanoTime() + retention.toNanos(), old.fingerprint));
+                long expiresAt = System.nanoTime() + retention.toNanos();
+                records.put(mapKey(key), new Rec(old.owner, true, expiresAt, expiresAt + grace, old.fingerprint));
             }
             return true;
         }
@@ -132,7 +139,12 @@ class ReferenceStore implements InboxStore {
     }
 
     private @Nullable Rec live(Rec rec) {
-        return System.nanoTime() - (rec.expiresAt + grace) >= 0 ? null : rec;
+        return System.nanoTime() - goneAt(rec) >= 0 ? null : rec;
+    }
+
+    /** When a record counts as absent: its own grace; a broken store may use another. */
+    long goneAt(Rec rec) {
+        return rec.goneAt;
     }
 
     private void ensureOpen() {

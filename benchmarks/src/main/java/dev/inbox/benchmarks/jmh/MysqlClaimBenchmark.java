@@ -62,7 +62,8 @@ public class MysqlClaimBenchmark extends StoreClaimBenchmark {
 
     private static final String TABLE = "inbox_bench";
     private static final String RAW = "inbox_bench_raw";
-    private static final String RAW_ROW = "(?, ?, ?, 0, UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND, NULL)";
+    private static final String RAW_ROW =
+            "(?, ?, ?, 0, UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND, UTC_TIMESTAMP(6) + INTERVAL 1 HOUR, NULL)";
 
     HikariDataSource pool;
     MysqlInboxStore mysql;
@@ -115,7 +116,7 @@ public class MysqlClaimBenchmark extends StoreClaimBenchmark {
     /** One {@code INSERT IGNORE} of {@code ids}, held by {@code owner} for {@code expiry}, on {@code c}. */
     private int rawInsert(Connection c, List<String> ids, byte[] owner, Duration expiry) throws SQLException {
         StringBuilder sql = new StringBuilder("INSERT IGNORE INTO " + RAW
-                + " (consumer, dedup_key, owner_token, state, expires_at, fingerprint) VALUES " + RAW_ROW);
+                + " (consumer, dedup_key, owner_token, state, expires_at, purge_after, fingerprint) VALUES " + RAW_ROW);
         for (int i = 1; i < ids.size(); i++) {
             sql.append(", ").append(RAW_ROW);
         }
@@ -153,7 +154,8 @@ public class MysqlClaimBenchmark extends StoreClaimBenchmark {
         try (Connection c = pool.getConnection()) {
             rawInsert(c, List.of(id), owner, LEASE);
             try (PreparedStatement s = c.prepareStatement("UPDATE " + RAW
-                    + " SET state = 1, expires_at = UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND"
+                    + " SET state = 1, expires_at = UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND,"
+                    + " purge_after = UTC_TIMESTAMP(6) + INTERVAL 1 HOUR"
                     + " WHERE consumer = ? AND dedup_key = ? AND owner_token = ?")) {
                 s.setLong(1, RETENTION.toNanos() / 1_000);
                 s.setBytes(2, bytes(consumer));

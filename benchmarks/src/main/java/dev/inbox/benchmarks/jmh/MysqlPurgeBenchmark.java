@@ -23,7 +23,7 @@ import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * MySQL/MariaDB purge of 1,000,000 expired rows: the store's bounded batches ({@code DELETE …
- * ORDER BY expires_at LIMIT n}, each its own transaction, until one comes back short) vs one raw
+ * ORDER BY purge_after LIMIT n}, each its own transaction, until one comes back short) vs one raw
  * {@code DELETE}. Each invocation refills both tables, so each is a single shot.
  *
  * <pre>{@code
@@ -83,8 +83,9 @@ public class MysqlPurgeBenchmark {
             try (Connection c = pool.getConnection();
                     Statement s = c.createStatement()) {
                 s.execute("TRUNCATE TABLE " + table);
-                s.execute("INSERT INTO " + table + " (consumer, dedup_key, owner_token, state, expires_at)"
+                s.execute("INSERT INTO " + table + " (consumer, dedup_key, owner_token, state, expires_at, purge_after)"
                         + " SELECT 'purge', CONCAT('k-', " + n + "), 'owner', 1,"
+                        + " UTC_TIMESTAMP(6) - INTERVAL 1 HOUR + INTERVAL " + n + " MICROSECOND,"
                         + " UTC_TIMESTAMP(6) - INTERVAL 1 HOUR + INTERVAL " + n + " MICROSECOND"
                         + " FROM inbox_bench_digits a, inbox_bench_digits b, inbox_bench_digits c,"
                         + " inbox_bench_digits e, inbox_bench_digits f, inbox_bench_digits g"
@@ -109,7 +110,7 @@ public class MysqlPurgeBenchmark {
     public int purge_raw() throws SQLException {
         try (Connection c = pool.getConnection();
                 Statement s = c.createStatement()) {
-            return s.executeUpdate("DELETE FROM " + RAW + " WHERE expires_at <= UTC_TIMESTAMP(6)");
+            return s.executeUpdate("DELETE FROM " + RAW + " WHERE purge_after <= UTC_TIMESTAMP(6)");
         }
     }
 }

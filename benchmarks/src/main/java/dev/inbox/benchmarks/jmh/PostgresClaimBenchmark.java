@@ -53,15 +53,18 @@ import org.openjdk.jmh.annotations.Warmup;
 public class PostgresClaimBenchmark extends StoreClaimBenchmark {
 
     private static final String RAW_INSERT = "INSERT INTO " + PostgresBench.RAW_TABLE
-            + " (consumer, dedup_key, owner_token, state, expires_at, fingerprint)"
-            + " VALUES (?, ?, ?, 0, clock_timestamp() + ? * interval '1 microsecond', ?)"
+            + " (consumer, dedup_key, owner_token, state, expires_at, purge_after, fingerprint)"
+            + " VALUES (?, ?, ?, 0, clock_timestamp() + ? * interval '1 microsecond',"
+            + " clock_timestamp() + interval '1 hour', ?)"
             + " ON CONFLICT (consumer, dedup_key) DO NOTHING";
     private static final String RAW_COMPLETE = "UPDATE " + PostgresBench.RAW_TABLE
-            + " SET state = 1, expires_at = clock_timestamp() + ? * interval '1 microsecond'"
+            + " SET state = 1, expires_at = clock_timestamp() + ? * interval '1 microsecond',"
+            + " purge_after = clock_timestamp() + interval '1 hour'"
             + " WHERE consumer = ? AND dedup_key = ? AND owner_token = ?";
     private static final String RAW_BATCH = "INSERT INTO " + PostgresBench.RAW_TABLE
-            + " (consumer, dedup_key, owner_token, state, expires_at, fingerprint)"
-            + " SELECT ?, k, ?, 0, clock_timestamp() + ? * interval '1 microsecond', NULL FROM unnest(?::text[]) AS k"
+            + " (consumer, dedup_key, owner_token, state, expires_at, purge_after, fingerprint)"
+            + " SELECT ?, k, ?, 0, clock_timestamp() + ? * interval '1 microsecond',"
+            + " clock_timestamp() + interval '1 hour', NULL FROM unnest(?::text[]) AS k"
             + " ON CONFLICT (consumer, dedup_key) DO NOTHING RETURNING dedup_key";
 
     HikariDataSource pool;

@@ -23,7 +23,7 @@ import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * PostgreSQL purge of 1,000,000 expired rows: the store's bounded batches (10,000 or 50,000 rows
- * per statement, oldest first by the {@code expires_at} index) vs one raw {@code DELETE}. Each
+ * per statement, oldest first by the {@code purge_after} index) vs one raw {@code DELETE}. Each
  * invocation refills the table, so each is a single shot.
  *
  * <pre>{@code
@@ -65,9 +65,10 @@ public class PostgresPurgeBenchmark {
             try (Connection c = pool.getConnection();
                     Statement s = c.createStatement()) {
                 s.execute("TRUNCATE " + table);
-                s.execute("INSERT INTO " + table + " (consumer, dedup_key, owner_token, state, expires_at)"
-                        + " SELECT 'purge', 'k-' || g, 'owner', 1, clock_timestamp() - interval '1 hour'"
-                        + " + g * interval '1 millisecond' FROM generate_series(1, " + rows + ") AS g");
+                s.execute("INSERT INTO " + table + " (consumer, dedup_key, owner_token, state, expires_at, purge_after)"
+                        + " SELECT 'purge', 'k-' || g, 'owner', 1, t, t FROM (SELECT g, clock_timestamp()"
+                        + " - interval '1 hour' + g * interval '1 millisecond' AS t"
+                        + " FROM generate_series(1, " + rows + ") AS g) AS rows");
                 s.execute("VACUUM ANALYZE " + table);
             }
         }
@@ -88,7 +89,8 @@ public class PostgresPurgeBenchmark {
     public int purge_raw() throws SQLException {
         try (Connection c = pool.getConnection();
                 Statement s = c.createStatement()) {
-            return s.executeUpdate("DELETE FROM " + PostgresBench.RAW_TABLE + " WHERE expires_at <= clock_timestamp()");
+            return s.executeUpdate(
+                    "DELETE FROM " + PostgresBench.RAW_TABLE + " WHERE purge_after <= clock_timestamp()");
         }
     }
 }

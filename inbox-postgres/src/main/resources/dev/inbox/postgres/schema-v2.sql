@@ -1,6 +1,9 @@
--- inbox schema, version 1, for PostgreSQL 12 or newer.
+-- inbox schema, version 2, for PostgreSQL 12 or newer.
 -- ${inbox} and ${sequences} stand for the configured (optionally schema-qualified) table names.
 -- Keys use the "C" collation: comparison is byte-exact and the primary key index is byte-ordered.
+-- Version 2 adds purge_after: the grace belongs to each record, set by the instance that wrote it,
+-- so an instance built with a shorter grace never removes (or takes) a record inside another's.
+-- A version 1 table is upgraded by upgrade-v1-to-v2.sql, which createSchemaIfMissing() runs.
 
 CREATE TABLE IF NOT EXISTS ${inbox} (
     consumer    text COLLATE "C" NOT NULL CHECK (octet_length(consumer) BETWEEN 1 AND 512),
@@ -8,12 +11,13 @@ CREATE TABLE IF NOT EXISTS ${inbox} (
     owner_token text COLLATE "C" NOT NULL,
     state       smallint         NOT NULL CHECK (state IN (0, 1)), -- 0 IN_PROGRESS, 1 COMPLETED
     expires_at  timestamptz      NOT NULL, -- end of the lease (IN_PROGRESS) or of the retention (COMPLETED)
+    purge_after timestamptz      NOT NULL, -- expires_at + the writer's grace: absent from then on
     fingerprint text COLLATE "C",
     PRIMARY KEY (consumer, dedup_key)
 );
 
--- Serves purge: DELETE … WHERE expires_at <= now() - grace, oldest first, in bounded batches.
-CREATE INDEX IF NOT EXISTS ${inbox_expires_index} ON ${inbox} (expires_at);
+-- Serves purge: DELETE … WHERE purge_after <= now(), oldest first, in bounded batches.
+CREATE INDEX IF NOT EXISTS ${inbox_purge_index} ON ${inbox} (purge_after);
 
 CREATE TABLE IF NOT EXISTS ${sequences} (
     consumer text COLLATE "C" NOT NULL,

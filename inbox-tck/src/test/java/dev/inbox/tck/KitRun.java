@@ -1,0 +1,55 @@
+package dev.inbox.tck;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass;
+
+import java.util.Set;
+import java.util.TreeSet;
+import org.junit.platform.engine.FilterResult;
+import org.junit.platform.launcher.PostDiscoveryFilter;
+import org.junit.platform.testkit.engine.EngineTestKit;
+import org.junit.platform.testkit.engine.Event;
+import org.junit.platform.testkit.engine.Events;
+
+/** Runs a kit class through the JUnit Platform, whole or only the tests of some rules. */
+final class KitRun {
+
+    private KitRun() {}
+
+    /** Every test of {@code kit}. */
+    static Events all(Class<?> kit) {
+        return EngineTestKit.engine("junit-jupiter")
+                .selectors(selectClass(kit))
+                .execute()
+                .testEvents();
+    }
+
+    /**
+     * Runs only the tests of {@code kit} whose display name starts with {@code rule} and returns
+     * the rules whose tests failed; at least one test must have run.
+     */
+    static Set<String> failedRules(Class<?> kit, String rule) {
+        PostDiscoveryFilter only = descriptor ->
+                descriptor.isTest() && !descriptor.getDisplayName().startsWith(rule + " ")
+                        ? FilterResult.excluded("not rule " + rule)
+                        : FilterResult.included("rule " + rule);
+        Events events = EngineTestKit.engine("junit-jupiter")
+                .selectors(selectClass(kit))
+                .filters(only)
+                .execute()
+                .testEvents();
+        assertThat(events.started().count())
+                .as("tests of rule %s in %s", rule, kit.getSimpleName())
+                .isPositive();
+        return failed(events);
+    }
+
+    /** The rule ids of the failed tests among {@code events}. */
+    static Set<String> failed(Events events) {
+        Set<String> rules = new TreeSet<>();
+        for (Event event : events.failed().list()) {
+            rules.add(event.getTestDescriptor().getDisplayName().split(" ")[0]);
+        }
+        return rules;
+    }
+}
