@@ -93,7 +93,7 @@ final class LeaseTarget implements StormTarget {
                 worked[0] = true;
             });
             return switch (result.outcome()) {
-                case PROCESSED -> Outcome.PROCESSED;
+                case PROCESSED -> result.leaseLost() ? Outcome.PROCESSED_LEASE_LOST : Outcome.PROCESSED;
                 case DUPLICATE -> Outcome.DUPLICATE;
                 case BUSY -> Outcome.BUSY;
             };

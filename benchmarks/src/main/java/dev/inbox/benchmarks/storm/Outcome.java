@@ -4,6 +4,11 @@ package dev.inbox.benchmarks.storm;
 enum Outcome {
     /** Applied and acknowledged. */
     PROCESSED,
+    /**
+     * Applied and acknowledged, but its lease ended while the work ran: another delivery may have
+     * taken the event over and applied it too.
+     */
+    PROCESSED_LEASE_LOST,
     /** Already applied: acknowledged without work. */
     DUPLICATE,
     /** Another delivery holds the event: redeliver later. */

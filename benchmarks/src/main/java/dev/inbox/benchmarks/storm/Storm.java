@@ -18,6 +18,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
@@ -38,6 +39,9 @@ final class Storm {
     private final DelayQueue<Delivery> broker = new DelayQueue<>();
     private final AtomicLong outstanding = new AtomicLong();
     private final Counters counters = new Counters();
+    /** Per event: how many of its deliveries applied it without the store recording it (see {@link Outcome}). */
+    private final AtomicIntegerArray causes;
+
     private final Recorder latencies = new Recorder(3); // fixed memory, safe from every thread
     private final Samples samples = new Samples();
     private volatile boolean fedAll;
@@ -61,6 +65,7 @@ final class Storm {
 
     Storm(StormConfig config) {
         this.config = config;
+        this.causes = new AtomicIntegerArray(config.events());
     }
 
     /** The metrics a target must report its claims to. */
@@ -131,13 +136,29 @@ final class Storm {
         }
         long elapsed = System.nanoTime() - start;
         return StormReport.of(
-                config, target, counters, ledger(target), latencies.getIntervalHistogram(), samples, elapsed, finished);
+                config,
+                target,
+                counters,
+                ledger(target),
+                causes(),
+                latencies.getIntervalHistogram(),
+                samples,
+                elapsed,
+                finished);
     }
 
     /**
      * Reads the ledger, retrying for a while: a store that failed transiently at the end of the run
      * (a dropped connection) must not cost the run its verdict.
      */
+    private int[] causes() {
+        int[] copy = new int[causes.length()];
+        for (int i = 0; i < copy.length; i++) {
+            copy[i] = causes.get(i);
+        }
+        return copy;
+    }
+
     private int[] ledger(StormTarget target) throws Exception {
         for (int attempt = 1; ; attempt++) {
             try {
@@ -226,6 +247,11 @@ final class Storm {
                 counters.processed.increment();
                 outstanding.decrementAndGet();
             }
+            case PROCESSED_LEASE_LOST -> {
+                counters.processed.increment();
+                causes.incrementAndGet(event);
+                outstanding.decrementAndGet();
+            }
             case DUPLICATE -> {
                 counters.duplicates.increment();
                 outstanding.decrementAndGet();
@@ -241,11 +267,17 @@ final class Storm {
             case UNRECORDED -> {
                 counters.storeErrors.increment();
                 counters.completionsFailed.increment();
+                causes.incrementAndGet(event);
                 redeliver(delivery, Duration.ofMillis(50));
             }
             case CRASHED -> {
                 // Counted only when the consumer really held the event as it died.
-                (fault == Fault.CRASH_AFTER_WORK ? counters.crashesAfterWork : counters.crashesBeforeWork).increment();
+                if (fault == Fault.CRASH_AFTER_WORK) {
+                    counters.crashesAfterWork.increment();
+                    causes.incrementAndGet(event);
+                } else {
+                    counters.crashesBeforeWork.increment();
+                }
                 redeliver(delivery, Duration.ofMillis(10)); // the broker's visibility timeout
             }
         }

@@ -3,6 +3,7 @@ package dev.inbox.benchmarks.storm;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.inbox.InboxKey;
+import dev.inbox.InboxStoreException;
 import dev.inbox.caffeine.CaffeineInboxStore;
 import dev.inbox.spi.ClaimRequest;
 import dev.inbox.spi.ClaimResult;
@@ -185,6 +186,70 @@ class StormRunnerTest {
         assertThat(run("--store", "caffeine", "--mode", "transactional")).isEqualTo(2);
         assertThat(run("--fail-rate", "0.6", "--crash-before-work-rate", "0.5")).isEqualTo(2);
         assertThat(run("--bogus", "1")).isEqualTo(2);
+    }
+
+    /**
+     * Extra applications are charged to their own event: a store that doubles some events while
+     * failing (harmlessly) to confirm completions of others fails, although the total of extra
+     * applications stays within the total of causes — which the verdict once compared.
+     */
+    @Test
+    void storm_failsAStoreThatDoublesAnEventWithoutACauseOfItsOwn() throws Exception {
+        StormConfig config = StormConfig.parse(new String[] {
+            "--events", "800", "--crash-before-work-rate", "0", "--crash-after-work-rate", "0", "--fail-rate", "0"
+        });
+        Storm storm = new Storm(config);
+        try (StormTarget target =
+                new LeaseTarget("misattributing", new MisattributingStore(), "c", config, storm.metrics())) {
+            StormReport report = storm.run(target, line -> {});
+            assertThat(report.extraApplications())
+                    .as("extra applications, all on the forgotten events")
+                    .isPositive()
+                    .isLessThanOrEqualTo(report.completionsFailed());
+            assertThat(report.passed()).isFalse();
+            assertThat(report.verdict()).startsWith("FAILED").contains("of their own event");
+        }
+    }
+
+    /**
+     * Partition 3's completions are recorded but reported failed (a lost reply: a cause that
+     * doubles nothing); partition 7's first offsets are forgotten after completing (doubled with no
+     * cause at all).
+     */
+    static final class MisattributingStore implements InboxStore {
+        private final CaffeineInboxStore delegate = CaffeineInboxStore.builder().build();
+
+        @Override
+        public ClaimResult claim(ClaimRequest request) {
+            return delegate.claim(request);
+        }
+
+        @Override
+        public boolean complete(InboxKey key, OwnerToken owner, Duration retention) {
+            if (key.id().matches(".*:7:[0-4]")) {
+                return delegate.release(key, owner);
+            }
+            boolean done = delegate.complete(key, owner, retention);
+            if (key.id().contains(":3:")) {
+                throw new InboxStoreException("the reply to complete was lost", null, true);
+            }
+            return done;
+        }
+
+        @Override
+        public boolean release(InboxKey key, OwnerToken owner) {
+            return delegate.release(key, owner);
+        }
+
+        @Override
+        public long purge() {
+            return 0;
+        }
+
+        @Override
+        public void close() {
+            delegate.close();
+        }
     }
 
     /** Completes nothing: every COMPLETED record is dropped at once. */
