@@ -1,5 +1,6 @@
 package dev.inbox.dynamodb;
 
+import dev.inbox.SequenceGuard;
 import dev.inbox.spi.InboxStore;
 import dev.inbox.tck.StoreFaultContract;
 import dev.inbox.testing.Dynalite;
@@ -45,5 +46,15 @@ class DynamoDbFaultTest extends StoreFaultContract {
     protected InboxStore createStore(String host, int port, Duration timeout) {
         DynamoDbClient client = closeAfterTest(DynamoDbInboxStoreTest.client("http://" + host + ":" + port, timeout));
         return DynamoDbInboxStore.builder(client).table(TABLE).build();
+    }
+
+    @Override
+    protected SequenceGuard guardOf(InboxStore store) {
+        return ((DynamoDbInboxStore) store).sequenceGuard();
+    }
+
+    @Override
+    protected boolean purgeTalksToServer() {
+        return false; // records expire natively
     }
 }

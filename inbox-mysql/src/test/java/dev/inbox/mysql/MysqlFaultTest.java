@@ -1,6 +1,7 @@
 package dev.inbox.mysql;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.inbox.SequenceGuard;
 import dev.inbox.spi.InboxStore;
 import dev.inbox.tck.StoreFaultContract;
 import java.net.InetSocketAddress;
@@ -32,5 +33,10 @@ class MysqlFaultTest extends StoreFaultContract {
     protected InboxStore createStore(String host, int port, Duration timeout) {
         HikariDataSource pool = closeAfterTest(MysqlTestDatabase.poolVia(host, port, timeout));
         return MysqlInboxStore.builder(pool).table(TABLE).build();
+    }
+
+    @Override
+    protected SequenceGuard guardOf(InboxStore store) {
+        return ((MysqlInboxStore) store).sequenceGuard();
     }
 }

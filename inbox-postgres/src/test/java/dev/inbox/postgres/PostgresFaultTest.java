@@ -1,6 +1,7 @@
 package dev.inbox.postgres;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.inbox.SequenceGuard;
 import dev.inbox.spi.InboxStore;
 import dev.inbox.tck.StoreFaultContract;
 import java.net.InetSocketAddress;
@@ -33,5 +34,10 @@ class PostgresFaultTest extends StoreFaultContract {
     protected InboxStore createStore(String host, int port, Duration timeout) throws SQLException {
         HikariDataSource pool = closeAfterTest(PostgresTestDatabase.poolVia(host, port, timeout));
         return PostgresInboxStore.builder(pool).table(TABLE).build();
+    }
+
+    @Override
+    protected SequenceGuard guardOf(InboxStore store) {
+        return ((PostgresInboxStore) store).sequenceGuard();
     }
 }

@@ -1,5 +1,6 @@
 package dev.inbox.redis;
 
+import dev.inbox.SequenceGuard;
 import dev.inbox.spi.InboxStore;
 import dev.inbox.tck.StoreFaultContract;
 import dev.inbox.testing.TestServers;
@@ -23,5 +24,15 @@ class RedisFaultTest extends StoreFaultContract {
     @Override
     protected InboxStore createStore(String host, int port, Duration timeout) {
         return RedisTestStores.storeAt(host, port, timeout);
+    }
+
+    @Override
+    protected SequenceGuard guardOf(InboxStore store) {
+        return ((RedisInboxStore) store).sequenceGuard();
+    }
+
+    @Override
+    protected boolean purgeTalksToServer() {
+        return false; // records expire natively
     }
 }

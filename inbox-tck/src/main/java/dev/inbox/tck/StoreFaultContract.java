@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import dev.inbox.InboxKey;
 import dev.inbox.InboxStoreException;
+import dev.inbox.SequenceGuard;
+import dev.inbox.SequenceStatus;
 import dev.inbox.spi.ClaimRequest;
 import dev.inbox.spi.ClaimResult;
 import dev.inbox.spi.ClaimStatus;
@@ -16,6 +18,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
@@ -51,9 +54,27 @@ public abstract class StoreFaultContract {
     /**
      * Returns a store whose server is at {@code host:port} (the proxy), with connect and request
      * timeouts of about {@code timeout}, that reconnects by itself after a connection is lost.
-     * Creating it may fail with {@link InboxStoreException} while the server is unreachable.
+     * Creating it must not need the server (rule E3 builds one while the server is unreachable).
      */
     protected abstract InboxStore createStore(String host, int port, Duration timeout) throws Exception;
+
+    /**
+     * The sequence guard of a store built by {@link #createStore}, for stores that offer one: rule
+     * E3 checks that its {@code advance} meets the outage like every store operation. The default,
+     * null, is for stores without a guard.
+     */
+    protected @Nullable SequenceGuard guardOf(InboxStore store) throws Exception {
+        return null;
+    }
+
+    /**
+     * False for a store whose {@link InboxStore#purge()} sends nothing to the server because
+     * records expire natively (Redis, DynamoDB TTL): its purge then answers 0 during an outage
+     * rather than fail.
+     */
+    protected boolean purgeTalksToServer() {
+        return true;
+    }
 
     /** The client timeout the kit asks for. */
     protected Duration timeout() {
@@ -94,22 +115,45 @@ public abstract class StoreFaultContract {
     @DisplayName("E3 a server unreachable at start fails with InboxStoreException; the store works once it is up")
     void e3_unreachableAtStart() throws Exception {
         proxy.refuse();
-        ClaimRequest claim = claim("at-start", OwnerToken.random());
-        InboxStore store = null;
-        try {
-            store = assertTimeoutPreemptively(bound(), this::openStore);
-        } catch (InboxStoreException eager) {
-            // the store checks its server when built: a clear failure too
-        }
-        if (store != null) {
-            InboxStore built = store;
-            assertFails("claim", () -> built.claim(claim));
-        }
+        OwnerToken owner = OwnerToken.random();
+        ClaimRequest claim = claim("at-start", owner);
+        InboxStore store = assertTimeoutPreemptively(bound(), this::openStore, "building a store without its server");
+        SequenceGuard guard = guardOf(store);
+        assertEveryOperationFails(store, guard, claim);
         proxy.accept();
-        InboxStore recovered = store != null ? store : eventually(this::openStore);
-        assertThat(eventually(() -> recovered.claim(claim)))
+        assertThat(eventually(() -> store.claim(claim)))
                 .as("the claim once the server is reachable")
                 .isEqualTo(ClaimResult.acquired());
+        assertThat(store.complete(claim.key(), owner, Duration.ofMinutes(10))).isTrue();
+        if (guard != null) {
+            assertThat(eventually(() -> guard.advance(InboxKey.of(consumer, "entity-at-start"), 1))
+                            .status())
+                    .isEqualTo(SequenceStatus.APPLIED);
+        }
+    }
+
+    /** Every operation of {@code store} (and its guard) while the server cannot be reached. */
+    private void assertEveryOperationFails(InboxStore store, @Nullable SequenceGuard guard, ClaimRequest claim) {
+        OwnerToken owner = claim.owner();
+        assertFails("claim", () -> store.claim(claim));
+        assertFails(
+                "claimAll",
+                () -> store.claimAll(List.of(claim, claim("other-" + claim.key().id(), owner))));
+        assertFails("complete", () -> store.complete(claim.key(), owner, Duration.ofMinutes(10)));
+        assertFails("release", () -> store.release(claim.key(), owner));
+        if (purgeTalksToServer()) {
+            assertFails("purge", store::purge);
+        } else {
+            assertThat(store.purge())
+                    .as("purge of a store that expires natively")
+                    .isZero();
+        }
+        if (guard != null) {
+            assertFails(
+                    "advance",
+                    () -> guard.advance(
+                            InboxKey.of(consumer, "entity-" + claim.key().id()), 1));
+        }
     }
 
     @Test
@@ -126,10 +170,37 @@ public abstract class StoreFaultContract {
                 .isTrue();
         assertThat(store.claim(held)).isEqualTo(ClaimResult.acquired());
 
+        OwnerToken released = OwnerToken.random();
+        ClaimRequest toRelease = claim("released", released);
+        assertThat(store.claim(toRelease)).isEqualTo(ClaimResult.acquired());
+        SequenceGuard guard = guardOf(store);
+        InboxKey entity = InboxKey.of(consumer, "entity-mid-run");
+        if (guard != null) {
+            assertThat(guard.advance(entity, 1).status()).isEqualTo(SequenceStatus.APPLIED);
+        }
+
         proxy.refuse();
         assertFails("claim", () -> store.claim(during));
+        assertFails("claimAll", () -> store.claimAll(List.of(during, claim("during-batch", OwnerToken.random()))));
         assertFails("complete", () -> store.complete(held.key(), holder, Duration.ofMinutes(10)));
+        assertFails("release", () -> store.release(toRelease.key(), released));
+        if (purgeTalksToServer()) {
+            assertFails("purge", store::purge);
+        }
+        if (guard != null) {
+            assertFails("advance", () -> guard.advance(entity, 2));
+        }
         proxy.accept();
+
+        assertThat(eventually(() -> store.release(toRelease.key(), released)))
+                .as("the release once the server is back")
+                .isTrue();
+        if (guard != null) {
+            assertThat(eventually(() -> guard.advance(entity, 2)).status())
+                    .as("the guard once the server is back")
+                    .isEqualTo(SequenceStatus.APPLIED);
+        }
+        assertThat(eventually(store::purge)).as("purge once the server is back").isNotNegative();
 
         assertThat(eventually(() -> store.complete(held.key(), holder, Duration.ofMinutes(10))))
                 .as("the holder completes once the server is back")
