@@ -44,6 +44,7 @@ public final class FaultProxy implements AutoCloseable {
     private final AtomicLong repliesLost = new AtomicLong();
     private final AtomicLong connections = new AtomicLong();
     private final AtomicLong replies = new AtomicLong();
+    private final AtomicLong repliesForwarded = new AtomicLong();
     private volatile int loseEvery;
     private volatile ServerSocket listener;
     private volatile Thread acceptor;
@@ -87,6 +88,14 @@ public final class FaultProxy implements AutoCloseable {
     /** Replies discarded by {@link #loseNextReply()} so far. */
     public long repliesLost() {
         return repliesLost.get();
+    }
+
+    /**
+     * How many replies (reads from the server, as they came) the proxy has passed to clients: a
+     * measure of traffic, for faults scheduled by it rather than by the clock.
+     */
+    public long repliesForwarded() {
+        return repliesForwarded.get();
     }
 
     /**
@@ -273,6 +282,9 @@ public final class FaultProxy implements AutoCloseable {
                     }
                     out.write(buffer, 0, n);
                     out.flush();
+                    if (reply) {
+                        repliesForwarded.incrementAndGet();
+                    }
                 }
             } catch (SocketException | InterruptedException cut) {
                 // the other pump or the test closed the link
