@@ -80,4 +80,17 @@ record Backend(
             Map.of(),
             List.of(),
             (host, port) -> "redis://" + host + ":" + port);
+
+    static final Backend RABBITMQ = new Backend(
+            "RabbitMQ",
+            "rabbitmq",
+            "amqp://guest:guest@127.0.0.1:5672",
+            "amqp://user:password@host:5672",
+            "run RabbitMQ on 127.0.0.1:5672 with the guest user",
+            Probe::amqp,
+            "rabbitmq:4",
+            5672,
+            Map.of("RABBITMQ_DEFAULT_USER", "inbox", "RABBITMQ_DEFAULT_PASS", "inbox"),
+            List.of(),
+            (host, port) -> "amqp://inbox:inbox@" + host + ":" + port);
 }

@@ -24,6 +24,26 @@ interface Probe {
         DriverManager.getConnection(url).close();
     }
 
+    /**
+     * Sends the AMQP 0-9-1 protocol header and expects the broker's first frame (a method frame:
+     * {@code Connection.Start}).
+     */
+    static void amqp(String uri) throws Exception {
+        URI parsed = URI.create(uri);
+        int port = parsed.getPort() == -1 ? 5672 : parsed.getPort();
+        try (Socket socket = new Socket()) {
+            socket.connect(new InetSocketAddress(parsed.getHost(), port), TIMEOUT_MS);
+            socket.setSoTimeout(TIMEOUT_MS);
+            OutputStream out = socket.getOutputStream();
+            out.write(new byte[] {'A', 'M', 'Q', 'P', 0, 0, 9, 1});
+            out.flush();
+            int frameType = socket.getInputStream().read();
+            if (frameType != 1) {
+                throw new IllegalStateException("not an AMQP 0-9-1 broker (first byte " + frameType + ")");
+            }
+        }
+    }
+
     /** Sends {@code PING} (after {@code AUTH} when the URI has a password) and expects {@code +PONG}. */
     static void redis(String uri) throws Exception {
         URI parsed = URI.create(uri);

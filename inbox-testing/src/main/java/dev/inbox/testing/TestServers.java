@@ -10,10 +10,11 @@ import java.util.concurrent.ConcurrentHashMap;
  *
  * <ol>
  *   <li>the endpoint in the backend's environment variable ({@code INBOX_TEST_POSTGRES_URL},
- *       {@code INBOX_TEST_MYSQL_URL}, {@code INBOX_TEST_REDIS_URL}) — when set, it must answer;
+ *       {@code INBOX_TEST_MYSQL_URL}, {@code INBOX_TEST_REDIS_URL}, {@code INBOX_TEST_RABBITMQ_URL})
+ *       — when set, it must answer;
  *   <li>else the local default, if it answers ({@code 127.0.0.1} on the standard port);
  *   <li>else a container started with Testcontainers from the backend's image ({@code
- *       postgres:16}, {@code mariadb:11}, {@code redis:7}; set {@code INBOX_TEST_<KIND>_IMAGE} or
+ *       postgres:16}, {@code mariadb:11}, {@code redis:7}, {@code rabbitmq:4}; set {@code INBOX_TEST_<KIND>_IMAGE} or
  *       {@code -Dinbox.test.<kind>.image} to change it — a {@code mysql:8.4} image works for the
  *       MySQL backend too);
  *   <li>else a {@link NoTestServerException} whose message names all three ways.
@@ -45,6 +46,11 @@ public final class TestServers {
     /** A {@code redis://} URI of a standalone Redis server. */
     public static String redis() {
         return resolve(Backend.REDIS);
+    }
+
+    /** An {@code amqp://} URI of a RabbitMQ broker, with user and password. */
+    public static String rabbitmq() {
+        return resolve(Backend.RABBITMQ);
     }
 
     /** A PostgreSQL JDBC URL of a container this JVM started (whatever else answers). */

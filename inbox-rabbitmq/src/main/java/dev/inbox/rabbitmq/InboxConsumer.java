@@ -1,0 +1,185 @@
+package dev.inbox.rabbitmq;
+
+import com.rabbitmq.client.AMQP;
+import com.rabbitmq.client.Channel;
+import com.rabbitmq.client.DefaultConsumer;
+import com.rabbitmq.client.Delivery;
+import com.rabbitmq.client.Envelope;
+import dev.inbox.HandleResult;
+import dev.inbox.Inbox;
+import dev.inbox.InboxStoreException;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A manual-ack consumer that runs each delivery through an {@link Inbox}: the event's work runs
+ * at most once however often the broker or the producer delivers it.
+ *
+ * <pre>{@code
+ * channel.basicQos(50);
+ * InboxConsumer consumer = InboxConsumer.builder(channel, inbox, delivery -> apply(delivery.getBody())).build();
+ * channel.basicConsume("orders", false, consumer); // autoAck off: the consumer acknowledges
+ * }</pre>
+ *
+ * <table>
+ *   <caption>What each delivery comes to</caption>
+ *   <tr><th>outcome</th><th>acknowledgement</th></tr>
+ *   <tr><td>processed, or a duplicate of an applied event</td><td>{@code basicAck}</td></tr>
+ *   <tr><td>busy (another delivery holds the event)</td><td>{@code basicNack} with requeue, after
+ *       {@link Builder#busyRequeueDelay} — never acknowledged, since the other attempt may fail</td></tr>
+ *   <tr><td>the work threw (its claim released)</td><td>{@code basicNack}, requeued or not as
+ *       {@link Builder#requeueFailedWork} says (not: to the queue's dead-letter exchange)</td></tr>
+ *   <tr><td>the store could not answer</td><td>{@code basicNack} with requeue, after the delay</td></tr>
+ *   <tr><td>no key ({@link MessageKeys} found none)</td><td>{@code basicReject} without requeue (to
+ *       the dead-letter exchange): never processed without deduplication</td></tr>
+ * </table>
+ *
+ * <p>A channel or connection lost while the work runs leaves the message unacknowledged: the
+ * broker redelivers it, and the inbox answers that delivery from the record (DUPLICATE once the
+ * work completed, or after the claim's lease).
+ */
+public final class InboxConsumer extends DefaultConsumer {
+
+    private static final System.Logger LOG = System.getLogger(InboxConsumer.class.getName());
+
+    private final Inbox inbox;
+    private final MessageHandler handler;
+    private final MessageKeys keys;
+    private final Duration busyDelay;
+    private final boolean requeueFailedWork;
+    private final ScheduledExecutorService later;
+
+    private InboxConsumer(Builder b) {
+        super(b.channel);
+        this.inbox = b.inbox;
+        this.handler = b.handler;
+        this.keys = b.keys;
+        this.busyDelay = b.busyDelay;
+        this.requeueFailedWork = b.requeueFailedWork;
+        this.later = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "inbox-rabbitmq-requeue");
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    /**
+     * Starts configuring a consumer on {@code channel} that runs {@code handler} through {@code
+     * inbox}.
+     *
+     * @throws IllegalArgumentException if an argument is null
+     */
+    public static Builder builder(Channel channel, Inbox inbox, MessageHandler handler) {
+        return new Builder(channel, inbox, handler);
+    }
+
+    @Override
+    public void handleDelivery(String tag, Envelope envelope, AMQP.BasicProperties properties, byte[] body)
+            throws IOException {
+        Delivery delivery = new Delivery(envelope, properties, body);
+        long deliveryTag = envelope.getDeliveryTag();
+        String key = keys.keyOf(delivery);
+        if (key == null) {
+            LOG.log(System.Logger.Level.WARNING, "message without a dedup key rejected (dead-lettered): {0}", envelope);
+            getChannel().basicReject(deliveryTag, false);
+            return;
+        }
+        HandleResult result;
+        try {
+            result = inbox.handle(key, () -> handler.handle(delivery));
+        } catch (InboxStoreException storeDown) {
+            requeueLater(deliveryTag);
+            return;
+        } catch (Exception workFailed) {
+            getChannel().basicNack(deliveryTag, false, requeueFailedWork);
+            return;
+        }
+        switch (result.outcome()) {
+            case PROCESSED, DUPLICATE -> getChannel().basicAck(deliveryTag, false);
+            case BUSY -> requeueLater(deliveryTag);
+        }
+    }
+
+    /** Requeues after the delay, so that a busy event does not spin through the queue. */
+    private void requeueLater(long deliveryTag) {
+        later.schedule(
+                () -> {
+                    try {
+                        getChannel().basicNack(deliveryTag, false, true);
+                    } catch (IOException | RuntimeException channelGone) {
+                        // the broker redelivers what this channel left unacknowledged
+                    }
+                },
+                busyDelay.toMillis(),
+                TimeUnit.MILLISECONDS);
+    }
+
+    /** Stops the requeue timer; messages it still held stay unacknowledged and are redelivered. */
+    @Override
+    public void handleShutdownSignal(String consumerTag, com.rabbitmq.client.ShutdownSignalException sig) {
+        later.shutdownNow();
+    }
+
+    /** Configures an {@link InboxConsumer}; each setter checks its argument at once. */
+    public static final class Builder {
+        private final Channel channel;
+        private final Inbox inbox;
+        private final MessageHandler handler;
+        private MessageKeys keys = MessageKeys.standard();
+        private Duration busyDelay = Duration.ofSeconds(1);
+        private boolean requeueFailedWork = true;
+
+        private Builder(Channel channel, Inbox inbox, MessageHandler handler) {
+            if (channel == null || inbox == null || handler == null) {
+                throw new IllegalArgumentException("channel, inbox and handler must not be null");
+            }
+            this.channel = channel;
+            this.inbox = inbox;
+            this.handler = handler;
+        }
+
+        /**
+         * Where the dedup key comes from; default {@link MessageKeys#standard()} (message-id, else
+         * the JSON body's content hash).
+         *
+         * @throws IllegalArgumentException if null
+         */
+        public Builder keys(MessageKeys keys) {
+            if (keys == null) {
+                throw new IllegalArgumentException("keys must not be null");
+            }
+            this.keys = keys;
+            return this;
+        }
+
+        /**
+         * How long a busy message (or one the store could not answer for) waits before it is
+         * requeued; default 1 second. A plain immediate requeue would spin.
+         *
+         * @throws IllegalArgumentException if null or negative
+         */
+        public Builder busyRequeueDelay(Duration delay) {
+            if (delay == null || delay.isNegative()) {
+                throw new IllegalArgumentException("busyRequeueDelay must not be negative or null");
+            }
+            this.busyDelay = delay;
+            return this;
+        }
+
+        /**
+         * True (the default) requeues a message whose work threw; false nacks it without requeue,
+         * to the queue's dead-letter exchange.
+         */
+        public Builder requeueFailedWork(boolean requeue) {
+            this.requeueFailedWork = requeue;
+            return this;
+        }
+
+        public InboxConsumer build() {
+            return new InboxConsumer(this);
+        }
+    }
+}

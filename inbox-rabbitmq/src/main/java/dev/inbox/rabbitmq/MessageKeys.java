@@ -1,0 +1,85 @@
+package dev.inbox.rabbitmq;
+
+import com.rabbitmq.client.Delivery;
+import dev.inbox.keys.DedupKeys;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Where a message's dedup key comes from. A producer-assigned id catches a producer's re-send as
+ * well as the broker's redelivery; a content hash catches both without any id.
+ *
+ * <pre>{@code
+ * MessageKeys.firstOf(MessageKeys.messageId(), MessageKeys.header("ce_id"), MessageKeys.jsonContentHash())
+ * }</pre>
+ */
+@FunctionalInterface
+public interface MessageKeys {
+
+    /** The key of {@code delivery}, or null when this source has none for it. */
+    @Nullable
+    String keyOf(Delivery delivery);
+
+    /** The AMQP {@code message-id} property, as {@code amqp:<id>}. */
+    static MessageKeys messageId() {
+        return delivery -> {
+            String id = delivery.getProperties().getMessageId();
+            return id == null || id.isEmpty() ? null : DedupKeys.amqp(id);
+        };
+    }
+
+    /**
+     * A header the producer sets (a CloudEvents {@code ce_id}, the Debezium outbox {@code id}), as
+     * {@code header:<name>:<value>}.
+     *
+     * @throws IllegalArgumentException if {@code name} is null or empty
+     */
+    static MessageKeys header(String name) {
+        if (name == null || name.isEmpty()) {
+            throw new IllegalArgumentException("the header name must not be empty");
+        }
+        return delivery -> {
+            Map<String, Object> headers = delivery.getProperties().getHeaders();
+            Object value = headers == null ? null : headers.get(name);
+            return value == null || value.toString().isEmpty()
+                    ? null
+                    : DedupKeys.business("header", name, value.toString());
+        };
+    }
+
+    /**
+     * SHA-256 of the body's RFC 8785 canonical JSON without {@code volatileFields} (JSON Pointers):
+     * key order, whitespace and number spelling do not matter. Null for a body that is not JSON.
+     */
+    static MessageKeys jsonContentHash(String... volatileFields) {
+        List<String> fields = List.of(volatileFields);
+        return delivery -> {
+            try {
+                return DedupKeys.contentHash(new String(delivery.getBody(), StandardCharsets.UTF_8), fields);
+            } catch (IllegalArgumentException notJson) {
+                return null;
+            }
+        };
+    }
+
+    /** The first source that has a key for the message. */
+    static MessageKeys firstOf(MessageKeys... sources) {
+        List<MessageKeys> all = List.of(sources);
+        return delivery -> {
+            for (MessageKeys source : all) {
+                String key = source.keyOf(delivery);
+                if (key != null) {
+                    return key;
+                }
+            }
+            return null;
+        };
+    }
+
+    /** The default: the {@code message-id}, else the content hash of a JSON body. */
+    static MessageKeys standard() {
+        return firstOf(messageId(), jsonContentHash());
+    }
+}

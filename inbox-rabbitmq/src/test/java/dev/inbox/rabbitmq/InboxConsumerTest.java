@@ -1,0 +1,251 @@
+package dev.inbox.rabbitmq;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.rabbitmq.client.AMQP;
+import com.rabbitmq.client.Channel;
+import com.rabbitmq.client.Connection;
+import com.rabbitmq.client.ConnectionFactory;
+import dev.inbox.Inbox;
+import dev.inbox.InboxKey;
+import dev.inbox.caffeine.CaffeineInboxStore;
+import dev.inbox.keys.DedupKeys;
+import dev.inbox.spi.ClaimRequest;
+import dev.inbox.spi.OwnerToken;
+import dev.inbox.testing.TestServers;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** The consumer against the real RabbitMQ broker the tests find ({@link TestServers#rabbitmq()}). */
+@Timeout(60)
+class InboxConsumerTest {
+
+    private Connection connection;
+    private Channel channel;
+    private String queue;
+    private CaffeineInboxStore store;
+    private Inbox inbox;
+    private final String consumer = "rabbit-" + UUID.randomUUID();
+    private final Map<String, AtomicInteger> applied = new ConcurrentHashMap<>();
+
+    @BeforeEach
+    void connect() throws Exception {
+        ConnectionFactory factory = new ConnectionFactory();
+        factory.setUri(TestServers.rabbitmq());
+        connection = factory.newConnection("inbox-rabbitmq-test");
+        channel = connection.createChannel();
+        queue = "inbox-test-" + UUID.randomUUID();
+        // Not auto-deleted: the tests close the consuming channel to get its unacknowledged messages back.
+        channel.queueDeclare(queue + "-dead", false, false, false, null);
+        channel.queueDeclare(
+                queue,
+                false,
+                false,
+                false,
+                Map.of("x-dead-letter-exchange", "", "x-dead-letter-routing-key", queue + "-dead"));
+        store = CaffeineInboxStore.builder().build();
+        inbox = Inbox.builder(store)
+                .consumer(consumer)
+                .lease(Duration.ofSeconds(30))
+                .build();
+    }
+
+    @AfterEach
+    void disconnect() throws Exception {
+        try (Channel cleanup = connection.createChannel()) {
+            cleanup.queueDelete(queue);
+            cleanup.queueDelete(queue + "-dead");
+        }
+        connection.close(5_000);
+        store.close();
+    }
+
+    private void publish(String messageId, String body) throws Exception {
+        AMQP.BasicProperties.Builder props = new AMQP.BasicProperties.Builder();
+        if (messageId != null) {
+            props.messageId(messageId);
+        }
+        channel.basicPublish("", queue, props.build(), body.getBytes(StandardCharsets.UTF_8));
+    }
+
+    private InboxConsumer.Builder consumer(MessageHandler handler) {
+        return InboxConsumer.builder(channel, inbox, handler).busyRequeueDelay(Duration.ofMillis(100));
+    }
+
+    /** Counts each applied message by its body. */
+    private MessageHandler counting() {
+        return delivery -> applied.computeIfAbsent(
+                        new String(delivery.getBody(), StandardCharsets.UTF_8), b -> new AtomicInteger())
+                .incrementAndGet();
+    }
+
+    /** Ready messages of {@code name}; after the consuming channel closed, unacknowledged ones are back too. */
+    private long pending(String name) throws Exception {
+        try (Channel probe = connection.createChannel()) {
+            AMQP.Queue.DeclareOk ok = probe.queueDeclarePassive(name);
+            return ok.getMessageCount();
+        }
+    }
+
+    private static void await(String what, BooleanSupplier condition) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("timed out waiting for " + what);
+            }
+            Thread.sleep(20);
+        }
+    }
+
+    @Test
+    void redeliveriesAndResendsOfOneMessageId_areAppliedOnce_andAllAcknowledged() throws Exception {
+        channel.basicQos(10);
+        channel.basicConsume(queue, false, consumer(counting()).build());
+        for (int i = 0; i < 3; i++) {
+            publish("order-42", "order-42 shipped");
+        }
+        publish("order-43", "order-43 shipped");
+        await("both events applied", () -> applied.size() == 2);
+        Thread.sleep(300);
+        channel.close(); // what it left unacknowledged returns to the queue
+        assertThat(applied.get("order-42 shipped").get())
+                .as("three deliveries of order-42")
+                .isEqualTo(1);
+        assertThat(applied.get("order-43 shipped").get()).isEqualTo(1);
+        assertThat(pending(queue))
+                .as("messages left: every delivery was acknowledged")
+                .isZero();
+    }
+
+    @Test
+    void failedWork_isReleasedAndRequeued_thenAppliedOnce() throws Exception {
+        AtomicInteger attempts = new AtomicInteger();
+        channel.basicConsume(
+                queue,
+                false,
+                consumer(delivery -> {
+                            if (attempts.incrementAndGet() == 1) {
+                                throw new IllegalStateException("the first attempt fails");
+                            }
+                            counting().handle(delivery);
+                        })
+                        .build());
+        publish("payment-7", "payment-7");
+        await("the retry applied it", () -> applied.containsKey("payment-7"));
+        Thread.sleep(200);
+        channel.close(); // what it left unacknowledged returns to the queue
+        assertThat(attempts.get()).isEqualTo(2);
+        assertThat(applied.get("payment-7").get()).isEqualTo(1);
+        assertThat(pending(queue)).isZero();
+    }
+
+    @Test
+    void failedWork_goesToTheDeadLetterQueue_whenNotRequeued() throws Exception {
+        channel.basicConsume(
+                queue,
+                false,
+                consumer(delivery -> {
+                            throw new IllegalStateException("poison");
+                        })
+                        .requeueFailedWork(false)
+                        .build());
+        publish("poison-1", "poison");
+        await("dead-lettered", () -> {
+            try {
+                return pending(queue + "-dead") == 1;
+            } catch (Exception e) {
+                return false;
+            }
+        });
+        channel.close(); // what it left unacknowledged returns to the queue
+        assertThat(pending(queue)).isZero();
+    }
+
+    @Test
+    void aBusyMessage_isRequeuedAfterTheDelay_neverAcknowledged_untilTheHolderLetsGo() throws Exception {
+        OwnerToken holder = OwnerToken.random();
+        InboxKey key = InboxKey.of(consumer, DedupKeys.amqp("held-1"));
+        assertThat(store.claim(ClaimRequest.of(key, holder, Duration.ofMinutes(5)))
+                        .isAcquired())
+                .isTrue();
+        channel.basicConsume(queue, false, consumer(counting()).build());
+        publish("held-1", "held-1");
+        Thread.sleep(500); // several BUSY answers, each requeued after 100 ms
+        assertThat(applied).as("work while another delivery holds the event").isEmpty();
+        assertThat(store.release(key, holder)).isTrue(); // the other attempt failed and let go
+        await("applied once the holder let go", () -> applied.containsKey("held-1"));
+        Thread.sleep(200);
+        channel.close(); // what it left unacknowledged returns to the queue
+        assertThat(applied.get("held-1").get()).isEqualTo(1);
+        assertThat(pending(queue)).isZero();
+    }
+
+    @Test
+    void aMessageWithoutAKey_isDeadLettered_neverProcessedWithoutDeduplication() throws Exception {
+        channel.basicConsume(queue, false, consumer(counting()).build());
+        publish(null, "not json, no message-id");
+        await("dead-lettered", () -> {
+            try {
+                return pending(queue + "-dead") == 1;
+            } catch (Exception e) {
+                return false;
+            }
+        });
+        channel.close(); // what it left unacknowledged returns to the queue
+        assertThat(applied).isEmpty();
+    }
+
+    @Test
+    void jsonWithoutMessageId_isKeyedByItsContent_soReorderedKeysAreOneEvent() throws Exception {
+        channel.basicConsume(queue, false, consumer(counting()).build());
+        publish(null, "{\"order\":42,\"status\":\"shipped\"}");
+        publish(null, "{ \"status\": \"shipped\", \"order\": 42 }");
+        publish(null, "{\"order\":43,\"status\":\"shipped\"}");
+        await("two events applied", () -> applied.size() == 2);
+        Thread.sleep(300);
+        channel.close(); // what it left unacknowledged returns to the queue
+        assertThat(applied.values().stream().mapToInt(AtomicInteger::get).sum()).isEqualTo(2);
+        assertThat(pending(queue)).isZero();
+    }
+
+    @Test
+    void keysFromAHeader_andTheFirstSourceThatHasOne() throws Exception {
+        MessageKeys keys = MessageKeys.firstOf(MessageKeys.header("ce_id"), MessageKeys.messageId());
+        channel.basicConsume(queue, false, consumer(counting()).keys(keys).build());
+        for (String body : List.of("a", "b")) { // two bodies, one CloudEvents id: one event
+            channel.basicPublish(
+                    "",
+                    queue,
+                    new AMQP.BasicProperties.Builder()
+                            .headers(Map.of("ce_id", "evt-1"))
+                            .build(),
+                    body.getBytes(StandardCharsets.UTF_8));
+        }
+        await("one event applied", () -> applied.size() == 1);
+        Thread.sleep(300);
+        channel.close(); // what it left unacknowledged returns to the queue
+        assertThat(applied.values().stream().mapToInt(AtomicInteger::get).sum()).isEqualTo(1);
+    }
+
+    @Test
+    void badArguments_areRejectedBeforeAnyIo() {
+        assertThatThrownBy(() -> InboxConsumer.builder(null, inbox, d -> {}))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> InboxConsumer.builder(channel, inbox, d -> {}).busyRequeueDelay(Duration.ofMillis(-1)))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> InboxConsumer.builder(channel, inbox, d -> {}).keys(null))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> MessageKeys.header("")).isInstanceOf(IllegalArgumentException.class);
+    }
+}
