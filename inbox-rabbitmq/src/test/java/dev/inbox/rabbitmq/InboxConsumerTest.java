@@ -108,6 +108,16 @@ class InboxConsumerTest {
         }
     }
 
+    private void awaitDeadLettered() throws InterruptedException {
+        await("one message dead-lettered", () -> {
+            try {
+                return pending(queue + "-dead") == 1;
+            } catch (Exception e) {
+                return false;
+            }
+        });
+    }
+
     @Test
     void redeliveriesAndResendsOfOneMessageId_areAppliedOnce_andAllAcknowledged() throws Exception {
         channel.basicQos(10);
@@ -161,13 +171,7 @@ class InboxConsumerTest {
                         .requeueFailedWork(false)
                         .build());
         publish("poison-1", "poison");
-        await("dead-lettered", () -> {
-            try {
-                return pending(queue + "-dead") == 1;
-            } catch (Exception e) {
-                return false;
-            }
-        });
+        awaitDeadLettered();
         channel.close(); // what it left unacknowledged returns to the queue
         assertThat(pending(queue)).isZero();
     }
@@ -195,13 +199,7 @@ class InboxConsumerTest {
     void aMessageWithoutAKey_isDeadLettered_neverProcessedWithoutDeduplication() throws Exception {
         channel.basicConsume(queue, false, consumer(counting()).build());
         publish(null, "not json, no message-id");
-        await("dead-lettered", () -> {
-            try {
-                return pending(queue + "-dead") == 1;
-            } catch (Exception e) {
-                return false;
-            }
-        });
+        awaitDeadLettered();
         channel.close(); // what it left unacknowledged returns to the queue
         assertThat(applied).isEmpty();
     }
