@@ -7,6 +7,7 @@ import com.rabbitmq.client.Delivery;
 import com.rabbitmq.client.Envelope;
 import dev.inbox.HandleResult;
 import dev.inbox.Inbox;
+import dev.inbox.InboxKey;
 import dev.inbox.InboxStoreException;
 import java.io.IOException;
 import java.time.Duration;
@@ -33,7 +34,7 @@ import java.util.concurrent.TimeUnit;
  *   <tr><td>the work threw (its claim released)</td><td>{@code basicNack}, requeued or not as
  *       {@link Builder#requeueFailedWork} says (not: to the queue's dead-letter exchange)</td></tr>
  *   <tr><td>the store could not answer</td><td>{@code basicNack} with requeue, after the delay</td></tr>
- *   <tr><td>no key ({@link MessageKeys} found none)</td><td>{@code basicReject} without requeue (to
+ *   <tr><td>no usable key ({@link MessageKeys} found none, or one that is not a valid key)</td><td>{@code basicReject} without requeue (to
  *       the dead-letter exchange): never processed without deduplication</td></tr>
  * </table>
  *
@@ -81,9 +82,20 @@ public final class InboxConsumer extends DefaultConsumer {
             throws IOException {
         Delivery delivery = new Delivery(envelope, properties, body);
         long deliveryTag = envelope.getDeliveryTag();
-        String key = keys.keyOf(delivery);
+        String key;
+        try {
+            key = keys.keyOf(delivery);
+            if (key != null) {
+                InboxKey.of(inbox.consumer(), key); // an invalid key (over 512 bytes…) is no key
+            }
+        } catch (IllegalArgumentException invalid) {
+            key = null;
+        }
         if (key == null) {
-            LOG.log(System.Logger.Level.WARNING, "message without a dedup key rejected (dead-lettered): {0}", envelope);
+            LOG.log(
+                    System.Logger.Level.WARNING,
+                    "message without a usable dedup key rejected (dead-lettered): {0}",
+                    envelope);
             getChannel().basicReject(deliveryTag, false);
             return;
         }

@@ -205,6 +205,24 @@ class InboxConsumerTest {
     }
 
     @Test
+    void aKeyThatIsNotAValidKey_isDeadLettered_andTheChannelStaysOpen() throws Exception {
+        MessageKeys keys = MessageKeys.header("ce_id");
+        channel.basicConsume(queue, false, consumer(counting()).keys(keys).build());
+        channel.basicPublish(
+                "",
+                queue,
+                new AMQP.BasicProperties.Builder()
+                        .headers(Map.of("ce_id", "x".repeat(600))) // over 512 bytes
+                        .build(),
+                "too long".getBytes(StandardCharsets.UTF_8));
+        awaitDeadLettered();
+        assertThat(channel.isOpen())
+                .as("the consuming channel after a poison key")
+                .isTrue();
+        assertThat(applied).isEmpty();
+    }
+
+    @Test
     void jsonWithoutMessageId_isKeyedByItsContent_soReorderedKeysAreOneEvent() throws Exception {
         channel.basicConsume(queue, false, consumer(counting()).build());
         publish(null, "{\"order\":42,\"status\":\"shipped\"}");
