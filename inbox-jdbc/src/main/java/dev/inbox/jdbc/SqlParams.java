@@ -21,6 +21,8 @@ public final class SqlParams {
 
     private final Map<String, Binder> values = new HashMap<>();
 
+    private SqlParams() {}
+
     /** An empty set of values. */
     public static SqlParams create() {
         return new SqlParams();
