@@ -64,6 +64,19 @@ class KitSelfTest {
         }
     }
 
+    /**
+     * A broken kit whose stores share their records, as instances on one table do (rules R3 and
+     * C9 need that); the empty store of R2 keeps records of its own.
+     */
+    abstract static class SharedRecordsKit extends BrokenKit {
+        final Map<String, ReferenceStore.Rec> shared = new HashMap<>();
+
+        @Override
+        protected InboxStore createEmptyStore(Duration grace) {
+            return new ReferenceStore(grace);
+        }
+    }
+
     /** Reads and writes under separate locks: the check-then-insert race of the problem statement. */
     static class CheckThenInsertKit extends BrokenKit {
         @Override
@@ -158,8 +171,7 @@ class KitSelfTest {
      * before version 2 of their schema: the instance with the shorter grace purges and takes
      * records still inside their writer's grace.
      */
-    static class InstanceGraceKit extends BrokenKit {
-        final Map<String, ReferenceStore.Rec> shared = new HashMap<>();
+    static class InstanceGraceKit extends SharedRecordsKit {
 
         @Override
         protected InboxStore createStore(Duration grace) {
@@ -170,19 +182,13 @@ class KitSelfTest {
                 }
             };
         }
-
-        @Override
-        protected InboxStore createEmptyStore(Duration grace) {
-            return new ReferenceStore(grace);
-        }
     }
 
     /**
      * Purges in two steps — finds what is past grace, then deletes those keys without checking
      * again — so a record a claim took over in between is deleted and a second claimant gets in.
      */
-    static class CheckThenDeletePurgeKit extends BrokenKit {
-        final Map<String, ReferenceStore.Rec> shared = new HashMap<>();
+    static class CheckThenDeletePurgeKit extends SharedRecordsKit {
 
         @Override
         protected InboxStore createStore(Duration grace) {
@@ -205,11 +211,6 @@ class KitSelfTest {
                     return due.size();
                 }
             };
-        }
-
-        @Override
-        protected InboxStore createEmptyStore(Duration grace) {
-            return new ReferenceStore(grace);
         }
     }
 

@@ -32,11 +32,8 @@ class RuleSelfTest {
      */
     static final Set<TckRule> WITHOUT_SELF_TEST_YET = EnumSet.noneOf(TckRule.class);
 
-    /** A kit over a reference store with one thing broken; short, since one failing rule is enough. */
-    abstract static class Broken extends KitSelfTest.BrokenKit {}
-
     /** Answers BUSY for a key nobody holds. */
-    static class BusyForFreshKeys extends Broken {
+    static class BusyForFreshKeys extends KitSelfTest.BrokenKit {
         @Override
         protected InboxStore createStore(Duration grace) {
             return new ReferenceStore(grace) {
@@ -49,7 +46,7 @@ class RuleSelfTest {
     }
 
     /** Lets a claim overwrite a COMPLETED record. */
-    static class ReclaimsCompleted extends Broken {
+    static class ReclaimsCompleted extends KitSelfTest.BrokenKit {
         @Override
         protected InboxStore createStore(Duration grace) {
             return new ReferenceStore(grace) {
@@ -67,7 +64,7 @@ class RuleSelfTest {
     }
 
     /** Takes another owner's live lease. */
-    static class StealsLiveLeases extends Broken {
+    static class StealsLiveLeases extends KitSelfTest.BrokenKit {
         @Override
         protected InboxStore createStore(Duration grace) {
             return new ReferenceStore(grace) {
@@ -85,7 +82,7 @@ class RuleSelfTest {
     }
 
     /** Never takes an expired lease over. */
-    static class NoTakeover extends Broken {
+    static class NoTakeover extends KitSelfTest.BrokenKit {
         @Override
         protected InboxStore createStore(Duration grace) {
             return new ReferenceStore(grace) {
@@ -105,7 +102,7 @@ class RuleSelfTest {
     }
 
     /** Treats its own owner's retry as another delivery. */
-    static class RetryIsBusy extends Broken {
+    static class RetryIsBusy extends KitSelfTest.BrokenKit {
         @Override
         protected InboxStore createStore(Duration grace) {
             return new ReferenceStore(grace) {
@@ -124,7 +121,7 @@ class RuleSelfTest {
     }
 
     /** Never compares fingerprints. */
-    static class IgnoresFingerprints extends Broken {
+    static class IgnoresFingerprints extends KitSelfTest.BrokenKit {
         @Override
         protected InboxStore createStore(Duration grace) {
             return new ReferenceStore(grace) {
@@ -140,7 +137,7 @@ class RuleSelfTest {
     }
 
     /** Says a completion succeeded without recording it. */
-    static class CompleteRecordsNothing extends Broken {
+    static class CompleteRecordsNothing extends KitSelfTest.BrokenKit {
         @Override
         protected InboxStore createStore(Duration grace) {
             return new ReferenceStore(grace) {
@@ -153,7 +150,7 @@ class RuleSelfTest {
     }
 
     /** Completes for whoever asks. */
-    static class CompleteIgnoresOwner extends Broken {
+    static class CompleteIgnoresOwner extends KitSelfTest.BrokenKit {
         @Override
         protected InboxStore createStore(Duration grace) {
             return new ReferenceStore(grace) {
@@ -167,7 +164,7 @@ class RuleSelfTest {
     }
 
     /** Says a release succeeded but keeps the record. */
-    static class ReleaseKeepsRecord extends Broken {
+    static class ReleaseKeepsRecord extends KitSelfTest.BrokenKit {
         @Override
         protected InboxStore createStore(Duration grace) {
             return new ReferenceStore(grace) {
@@ -181,7 +178,7 @@ class RuleSelfTest {
     }
 
     /** Releases for whoever asks, COMPLETED records too. */
-    static class ReleaseIgnoresOwner extends Broken {
+    static class ReleaseIgnoresOwner extends KitSelfTest.BrokenKit {
         @Override
         protected InboxStore createStore(Duration grace) {
             return new ReferenceStore(grace) {
@@ -194,7 +191,7 @@ class RuleSelfTest {
     }
 
     /** Never flags a duplicate as late. */
-    static class NeverLate extends Broken {
+    static class NeverLate extends KitSelfTest.BrokenKit {
         @Override
         protected InboxStore createStore(Duration grace) {
             return new ReferenceStore(grace) {
@@ -208,7 +205,7 @@ class RuleSelfTest {
     }
 
     /** Answers a batch in the wrong order. */
-    static class BatchOutOfOrder extends Broken {
+    static class BatchOutOfOrder extends KitSelfTest.BrokenKit {
         @Override
         protected InboxStore createStore(Duration grace) {
             return new ReferenceStore(grace) {
@@ -223,7 +220,7 @@ class RuleSelfTest {
     }
 
     /** Lets null through to a NullPointerException instead of rejecting it. */
-    static class NoArgumentChecks extends Broken {
+    static class NoArgumentChecks extends KitSelfTest.BrokenKit {
         @Override
         protected InboxStore createStore(Duration grace) {
             return new ReferenceStore(grace) {
@@ -237,7 +234,7 @@ class RuleSelfTest {
     }
 
     /** Keeps working after close. */
-    static class IgnoresClose extends Broken {
+    static class IgnoresClose extends KitSelfTest.BrokenKit {
         @Override
         protected InboxStore createStore(Duration grace) {
             return new ReferenceStore(grace) {

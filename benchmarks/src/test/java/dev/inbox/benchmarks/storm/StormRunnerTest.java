@@ -216,14 +216,7 @@ class StormRunnerTest {
      * doubles nothing); partition 7's first offsets are forgotten after completing (doubled with no
      * cause at all).
      */
-    static final class MisattributingStore implements InboxStore {
-        private final CaffeineInboxStore delegate = CaffeineInboxStore.builder().build();
-
-        @Override
-        public ClaimResult claim(ClaimRequest request) {
-            return delegate.claim(request);
-        }
-
+    static final class MisattributingStore extends InMemoryStore {
         @Override
         public boolean complete(InboxKey key, OwnerToken owner, Duration retention) {
             if (key.id().matches(".*:7:[0-4]")) {
@@ -235,26 +228,19 @@ class StormRunnerTest {
             }
             return done;
         }
-
-        @Override
-        public boolean release(InboxKey key, OwnerToken owner) {
-            return delegate.release(key, owner);
-        }
-
-        @Override
-        public long purge() {
-            return 0;
-        }
-
-        @Override
-        public void close() {
-            delegate.close();
-        }
     }
 
     /** Completes nothing: every COMPLETED record is dropped at once. */
-    static final class ForgetfulStore implements InboxStore {
-        private final CaffeineInboxStore delegate = CaffeineInboxStore.builder().build();
+    static final class ForgetfulStore extends InMemoryStore {
+        @Override
+        public boolean complete(InboxKey key, OwnerToken owner, Duration retention) {
+            return delegate.release(key, owner);
+        }
+    }
+
+    /** The embedded store, for broken stores that change one of its operations. */
+    abstract static class InMemoryStore implements InboxStore {
+        final CaffeineInboxStore delegate = CaffeineInboxStore.builder().build();
 
         @Override
         public ClaimResult claim(ClaimRequest request) {
@@ -263,7 +249,7 @@ class StormRunnerTest {
 
         @Override
         public boolean complete(InboxKey key, OwnerToken owner, Duration retention) {
-            return delegate.release(key, owner);
+            return delegate.complete(key, owner, retention);
         }
 
         @Override
