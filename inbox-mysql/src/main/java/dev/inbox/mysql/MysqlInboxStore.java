@@ -8,11 +8,13 @@ import dev.inbox.InboxStoreException;
 import dev.inbox.jdbc.JdbcExecutor;
 import dev.inbox.jdbc.JdbcStoreBuilder;
 import dev.inbox.jdbc.Micros;
+import dev.inbox.jdbc.NamedSql;
 import dev.inbox.jdbc.SqlParams;
 import dev.inbox.jdbc.TransactionalInboxStore;
 import dev.inbox.spi.BatchClaims;
 import dev.inbox.spi.ClaimRequest;
 import dev.inbox.spi.ClaimResult;
+import dev.inbox.spi.InboxArguments;
 import dev.inbox.spi.OwnerToken;
 import dev.inbox.spi.StoredRecord;
 import java.sql.Connection;
@@ -74,24 +76,44 @@ import org.jspecify.annotations.Nullable;
  * caller's transaction the whole transaction was rolled back, so a deadlock surfaces as a
  * retryable {@link InboxStoreException} (SQL state 40001): retry the transaction, never read it as
  * an answer.
+ *
+ * <p><b>A consumer that hangs inside its transaction</b> holds the row lock while its transaction
+ * stays open. A transactional claim behind it waits at most the server's {@code
+ * innodb_lock_wait_timeout} (50 s out of the box), or {@link Builder#lockWaitTimeout(Duration)} when
+ * set, and then fails with a retryable {@link InboxStoreException} (error 1205): roll back and let
+ * the broker redeliver. The setting applies to the claim alone — MariaDB's {@code SET STATEMENT …
+ * FOR}, or on MySQL the session value set before the claim and restored after it (two more round
+ * trips). A consumer that dies releases the lock as soon as the server sees its connection close.
  */
 public final class MysqlInboxStore implements TransactionalInboxStore {
 
     /** The most keys sent in one {@code claimAll} statement. */
     public static final int BATCH_CHUNK = 500;
 
+    /** InnoDB's largest {@code innodb_lock_wait_timeout}, in seconds. */
+    private static final int MAX_LOCK_WAIT_SECONDS = 1_073_741_824;
+
     private final DataSource dataSource;
     private final JdbcExecutor jdbc;
     private final MysqlStatements sql;
     private final long graceMicros;
     private final int purgeBatchSize;
+    /** The claim's {@code innodb_lock_wait_timeout} in seconds; 0 keeps the server's. */
+    private final int lockWaitSeconds;
 
-    private MysqlInboxStore(DataSource dataSource, MysqlStatements sql, Duration grace, int purgeBatchSize) {
+    private final @Nullable NamedSql mariadbBoundedClaim;
+    /** Whether the server takes MariaDB's {@code SET STATEMENT}; null until a bounded claim asks. */
+    private volatile @Nullable Boolean mariadb;
+
+    private MysqlInboxStore(
+            DataSource dataSource, MysqlStatements sql, Duration grace, int purgeBatchSize, int lockWaitSeconds) {
         this.dataSource = dataSource;
         this.jdbc = new JdbcExecutor(dataSource);
         this.sql = sql;
         this.graceMicros = Micros.of(grace);
         this.purgeBatchSize = purgeBatchSize;
+        this.lockWaitSeconds = lockWaitSeconds;
+        this.mariadbBoundedClaim = lockWaitSeconds == 0 ? null : sql.claimWithLockWait(lockWaitSeconds);
     }
 
     /**
@@ -171,15 +193,61 @@ public final class MysqlInboxStore implements TransactionalInboxStore {
             Connection connection, InboxKey key, Duration retention, @Nullable String fingerprint) {
         ClaimRequest request = TransactionalInboxStore.transactionalRequest(connection, key, retention, fingerprint);
         long retentionMicros = Micros.of(request.lease());
-        return jdbc.executeIn(
-                connection, "transactional claim of " + key, c -> claimOn(c, request, 1, retentionMicros));
+        return jdbc.executeIn(connection, "transactional claim of " + key, c -> {
+            NamedSql mariadbClaim = mariadbBoundedClaim;
+            if (mariadbClaim == null) {
+                return claimOn(c, request, 1, retentionMicros, sql.claim(1));
+            }
+            if (isMariadb(c)) {
+                return claimOn(c, request, 1, retentionMicros, mariadbClaim);
+            }
+            return claimWithSessionLockWait(c, request, retentionMicros);
+        });
+    }
+
+    /** MySQL: the session's lock wait set around the claim, and restored even when the claim fails. */
+    ClaimResult claimWithSessionLockWait(Connection c, ClaimRequest request, long retentionMicros) throws SQLException {
+        try (Statement session = c.createStatement()) {
+            session.execute(MysqlStatements.setLockWait(lockWaitSeconds));
+            SQLException failure = null;
+            try {
+                return claimOn(c, request, 1, retentionMicros, sql.claim(1));
+            } catch (SQLException e) {
+                failure = e;
+                throw e;
+            } finally {
+                try {
+                    session.execute(MysqlStatements.RESTORE_LOCK_WAIT);
+                } catch (SQLException restoreFailure) {
+                    if (failure == null) {
+                        throw restoreFailure;
+                    }
+                    failure.addSuppressed(restoreFailure);
+                }
+            }
+        }
+    }
+
+    private boolean isMariadb(Connection c) throws SQLException {
+        Boolean known = mariadb;
+        if (known == null) {
+            known = c.getMetaData().getDatabaseProductVersion().contains("MariaDB");
+            mariadb = known;
+        }
+        return known;
     }
 
     private ClaimResult claimOn(Connection connection, ClaimRequest request, int state, long durationMicros)
             throws SQLException {
+        return claimOn(connection, request, state, durationMicros, sql.claim(1));
+    }
+
+    private ClaimResult claimOn(
+            Connection connection, ClaimRequest request, int state, long durationMicros, NamedSql claim)
+            throws SQLException {
         SqlParams params = SqlParams.create().bigint("grace_us", graceMicros);
         bindRow(params, 0, request, state, durationMicros);
-        try (PreparedStatement statement = sql.claim(1).prepare(connection, params)) {
+        try (PreparedStatement statement = claim.prepare(connection, params)) {
             statement.executeUpdate();
             return MysqlCodec.decode(MysqlCodec.lastInsertId(statement));
         }
@@ -360,14 +428,39 @@ public final class MysqlInboxStore implements TransactionalInboxStore {
     /** Configures a {@link MysqlInboxStore}; each setter checks its argument at once. */
     public static final class Builder extends JdbcStoreBuilder<Builder> {
 
+        private int lockWaitSeconds;
+
         private Builder(DataSource dataSource) {
             super(dataSource);
+        }
+
+        /**
+         * The longest a transactional claim waits for a key that another open transaction holds
+         * (a consumer hung inside its transaction), before it fails with a retryable {@link
+         * InboxStoreException}: {@code innodb_lock_wait_timeout}, in whole seconds (rounded up),
+         * for the claim alone. Default: the server's own {@code innodb_lock_wait_timeout}, 50 s out
+         * of the box, with no extra statement.
+         *
+         * @throws IllegalArgumentException if null, not positive, or over one year (InnoDB's limit)
+         */
+        public Builder lockWaitTimeout(Duration lockWaitTimeout) {
+            requirePositive(lockWaitTimeout, "lockWaitTimeout");
+            long seconds = lockWaitTimeout.plusNanos(999_999_999).getSeconds();
+            InboxArguments.requireArgument(
+                    seconds <= MAX_LOCK_WAIT_SECONDS,
+                    "lockWaitTimeout must be at most " + MAX_LOCK_WAIT_SECONDS + " s but was " + lockWaitTimeout);
+            this.lockWaitSeconds = (int) seconds;
+            return this;
         }
 
         /** Builds the store; it does not touch the database until used. */
         public MysqlInboxStore build() {
             return new MysqlInboxStore(
-                    dataSource, new MysqlStatements(schema, table, sequenceTable), grace, purgeBatchSize);
+                    dataSource,
+                    new MysqlStatements(schema, table, sequenceTable),
+                    grace,
+                    purgeBatchSize,
+                    lockWaitSeconds);
         }
     }
 }

@@ -136,17 +136,36 @@ final class MysqlStatements {
      * decision of the last row (0 for a new one).
      */
     NamedSql claim(int rows) {
-        return claims.computeIfAbsent(rows, n -> {
-            StringBuilder sql = new StringBuilder("INSERT INTO ")
-                    .append(inbox)
-                    .append(" (consumer, dedup_key, owner_token, state, expires_at, purge_after, fingerprint) VALUES ")
-                    .append(row(0));
-            for (int i = 1; i < n; i++) {
-                sql.append(", ").append(row(i));
-            }
-            return NamedSql.of(sql.append(ON_DUPLICATE).toString());
-        });
+        return claims.computeIfAbsent(rows, n -> NamedSql.of(claimText(n)));
     }
+
+    private String claimText(int rows) {
+        StringBuilder sql = new StringBuilder("INSERT INTO ")
+                .append(inbox)
+                .append(" (consumer, dedup_key, owner_token, state, expires_at, purge_after, fingerprint) VALUES ")
+                .append(row(0));
+        for (int i = 1; i < rows; i++) {
+            sql.append(", ").append(row(i));
+        }
+        return sql.append(ON_DUPLICATE).toString();
+    }
+
+    /**
+     * {@link #claim(int) claim(1)} with {@code innodb_lock_wait_timeout} set for this statement
+     * alone, by MariaDB's {@code SET STATEMENT … FOR}: no round trip and nothing to restore.
+     */
+    NamedSql claimWithLockWait(int seconds) {
+        return NamedSql.of("SET STATEMENT innodb_lock_wait_timeout=" + seconds + " FOR " + claimText(1));
+    }
+
+    /** Sets the session's {@code innodb_lock_wait_timeout}, keeping its value in {@code @inbox_lock_wait}. */
+    static String setLockWait(int seconds) {
+        return "SET @inbox_lock_wait = @@SESSION.innodb_lock_wait_timeout, SESSION innodb_lock_wait_timeout = "
+                + seconds;
+    }
+
+    /** Restores what {@link #setLockWait(int)} kept. */
+    static final String RESTORE_LOCK_WAIT = "SET SESSION innodb_lock_wait_timeout = @inbox_lock_wait";
 
     /**
      * Reads back the records of {@code rows} keys ({@code :key_0} …) of one consumer after a

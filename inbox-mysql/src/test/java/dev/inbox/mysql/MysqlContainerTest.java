@@ -76,7 +76,17 @@ class MysqlContainerTest {
     class TransactionalKit extends TransactionalStoreContract {
         @Override
         protected TransactionalInboxStore createStore(Duration grace) {
-            return store(grace, "inbox");
+            return MysqlInboxStore.builder(pool)
+                    .table("inbox")
+                    .sequenceTable("inbox_sequence")
+                    .grace(grace)
+                    .lockWaitTimeout(lockWaitBound())
+                    .build();
+        }
+
+        @Override
+        protected Duration lockWaitBound() {
+            return Duration.ofSeconds(2);
         }
 
         @Override

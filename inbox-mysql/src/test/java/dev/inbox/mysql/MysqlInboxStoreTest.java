@@ -138,7 +138,17 @@ class MysqlInboxStoreTest {
     class TransactionalKit extends TransactionalStoreContract {
         @Override
         protected TransactionalInboxStore createStore(Duration grace) {
-            return store(auto, grace);
+            return MysqlInboxStore.builder(auto)
+                    .table(TABLE)
+                    .sequenceTable(SEQUENCES)
+                    .grace(grace)
+                    .lockWaitTimeout(lockWaitBound())
+                    .build();
+        }
+
+        @Override
+        protected Duration lockWaitBound() {
+            return Duration.ofSeconds(1);
         }
 
         @Override
@@ -281,6 +291,51 @@ class MysqlInboxStoreTest {
         assertThatThrownBy(() -> MysqlInboxStore.builder(null)).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> MysqlInboxStore.builder(auto).purgeBatchSize(0))
                 .isInstanceOf(IllegalArgumentException.class);
+        for (Duration bad : new Duration[] {null, Duration.ZERO, Duration.ofDays(-1), Duration.ofDays(20_000)}) {
+            assertThatThrownBy(() -> MysqlInboxStore.builder(auto).lockWaitTimeout(bad))
+                    .as("lockWaitTimeout(%s)", bad)
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("lockWaitTimeout");
+        }
+    }
+
+    /**
+     * MySQL has no {@code SET STATEMENT}: the lock wait bound is the session's, set before the claim
+     * and restored after it. Run here on MariaDB, which has both, by calling that path directly: a
+     * claim behind an open transaction fails retryably within the bound, and the session keeps its
+     * own value afterwards.
+     */
+    @Test
+    void sessionLockWait_boundsTheClaimAndRestoresTheSessionValue() throws Exception {
+        MysqlInboxStore store = MysqlInboxStore.builder(auto)
+                .table(TABLE)
+                .sequenceTable(SEQUENCES)
+                .lockWaitTimeout(Duration.ofMillis(1))
+                .build();
+        ClaimRequest request = ClaimRequest.of(key("session-lock-wait"), OwnerToken.random(), Duration.ofMinutes(1));
+        try (Connection holder = manual.getConnection();
+                Connection waiter = manual.getConnection();
+                java.sql.Statement session = waiter.createStatement()) {
+            assertThat(store.claimInTransaction(holder, request.key(), Duration.ofMinutes(1), null))
+                    .isEqualTo(ClaimResult.acquired());
+            session.execute("SET SESSION innodb_lock_wait_timeout = 33");
+            long started = System.nanoTime();
+            assertThatThrownBy(() -> store.claimWithSessionLockWait(waiter, request, 60_000_000L))
+                    .isInstanceOf(SQLException.class)
+                    .satisfies(e -> assertThat(dev.inbox.jdbc.JdbcErrors.isRetryable((SQLException) e))
+                            .isTrue());
+            assertThat(Duration.ofNanos(System.nanoTime() - started))
+                    .as("bounded by 1 s, not the session's 33 s")
+                    .isLessThan(Duration.ofSeconds(20));
+            try (ResultSet value = session.executeQuery("SELECT @@SESSION.innodb_lock_wait_timeout")) {
+                value.next();
+                assertThat(value.getInt(1))
+                        .as("the session's own value, restored")
+                        .isEqualTo(33);
+            }
+            waiter.rollback();
+            holder.rollback();
+        }
     }
 
     @Test

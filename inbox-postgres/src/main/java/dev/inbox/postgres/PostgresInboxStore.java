@@ -13,6 +13,7 @@ import dev.inbox.jdbc.TransactionalInboxStore;
 import dev.inbox.spi.BatchClaims;
 import dev.inbox.spi.ClaimRequest;
 import dev.inbox.spi.ClaimResult;
+import dev.inbox.spi.InboxArguments;
 import dev.inbox.spi.OwnerToken;
 import dev.inbox.spi.StoredRecord;
 import java.sql.Connection;
@@ -68,6 +69,17 @@ import org.jspecify.annotations.Nullable;
  * A concurrent transaction on the same key waits on the row lock and then sees DUPLICATE (after
  * commit) or ACQUIRED (after rollback). Use READ COMMITTED, PostgreSQL's default.
  *
+ * <p><b>A consumer that hangs inside its transaction</b> holds the row lock for as long as its
+ * transaction stays open, and PostgreSQL's own {@code lock_timeout} is 0 (wait forever). A
+ * transactional claim therefore waits at most {@link Builder#lockWaitTimeout(Duration)} (default
+ * {@value #DEFAULT_LOCK_WAIT_SECONDS} s) and then fails with a retryable {@link InboxStoreException}
+ * (SQL state 55P03): roll back and let the broker redeliver. The bound applies to the claim's
+ * statements alone — the transaction's own {@code lock_timeout} is restored after them in the same
+ * round trip — and a consumer that dies releases the lock as soon as the server sees its
+ * connection close. Lease-mode claims never hold a lock beyond one statement, so only a
+ * transactional claim in flight can make them wait; bound those with the data source's {@code
+ * socketTimeout} or {@link Builder#queryTimeout(Duration)}.
+ *
  * <p>The store borrows a connection from the caller's {@link DataSource} for each operation and
  * never closes the data source.
  */
@@ -75,6 +87,9 @@ public final class PostgresInboxStore implements TransactionalInboxStore {
 
     /** The most keys sent in one {@code claimAll} statement. */
     public static final int BATCH_CHUNK = 1_000;
+
+    /** The default of {@link Builder#lockWaitTimeout(Duration)}, in seconds. */
+    public static final int DEFAULT_LOCK_WAIT_SECONDS = 10;
 
     private static final int MAX_ATTEMPTS = 8;
 
@@ -84,19 +99,22 @@ public final class PostgresInboxStore implements TransactionalInboxStore {
     private final long graceMicros;
     private final int purgeBatchSize;
     private final int queryTimeoutSeconds;
+    private final String lockWaitMillis;
 
     private PostgresInboxStore(
             DataSource dataSource,
             PostgresStatements sql,
             Duration grace,
             int purgeBatchSize,
-            @Nullable Duration queryTimeout) {
+            @Nullable Duration queryTimeout,
+            Duration lockWait) {
         this.dataSource = dataSource;
         this.jdbc = new JdbcExecutor(dataSource);
         this.sql = sql;
         this.graceMicros = Micros.of(grace);
         this.purgeBatchSize = purgeBatchSize;
         this.queryTimeoutSeconds = queryTimeout == null ? 0 : (int) Math.max(1, queryTimeout.toSeconds());
+        this.lockWaitMillis = Long.toString(lockWait.toMillis());
     }
 
     /**
@@ -176,11 +194,17 @@ public final class PostgresInboxStore implements TransactionalInboxStore {
                 .bigint("duration_us", durationMicros)
                 .text("fingerprint", request.fingerprint())
                 .bigint("grace_us", graceMicros);
+        // A transactional claim may wait on another open transaction: bound that wait.
+        boolean bounded = state == 1;
+        if (bounded) {
+            params.text("lock_timeout_ms", lockWaitMillis);
+        }
         // Fast path: a new key is inserted, a duplicate or a busy key is answered from the row as
         // read, and neither locks nor writes anything.
-        try (PreparedStatement statement = sql.claimIfAbsent().prepare(connection, params)) {
+        try (PreparedStatement statement =
+                (bounded ? sql.boundedClaimIfAbsent() : sql.claimIfAbsent()).prepare(connection, params)) {
             setTimeout(statement);
-            try (ResultSet row = statement.executeQuery()) {
+            try (ResultSet row = query(statement, bounded)) {
                 if (row.next()) {
                     ClaimResult answer = StoredRecord.answer(record(row, 2), row.getBoolean(1), request);
                     if (answer != null) {
@@ -191,10 +215,10 @@ public final class PostgresInboxStore implements TransactionalInboxStore {
         }
         // The record may be taken over (or was inserted by a transaction the snapshot cannot see):
         // let the conditional upsert decide, under the row lock.
-        try (PreparedStatement statement = sql.claim().prepare(connection, params)) {
+        try (PreparedStatement statement = (bounded ? sql.boundedClaim() : sql.claim()).prepare(connection, params)) {
             setTimeout(statement);
             for (int attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
-                try (ResultSet row = statement.executeQuery()) {
+                try (ResultSet row = query(statement, bounded)) {
                     row.next();
                     ClaimResult answer = StoredRecord.answer(record(row, 2), row.getBoolean(1), request);
                     if (answer != null) {
@@ -205,6 +229,16 @@ public final class PostgresInboxStore implements TransactionalInboxStore {
         }
         throw new InboxStoreException(
                 "claim of " + request.key() + " found its record changing under it " + MAX_ATTEMPTS + " times", null);
+    }
+
+    /** Runs {@code statement}: the claim's result, the second of three when lock-bounded. */
+    private static ResultSet query(PreparedStatement statement, boolean bounded) throws SQLException {
+        if (!bounded) {
+            return statement.executeQuery();
+        }
+        statement.execute();
+        statement.getMoreResults();
+        return statement.getResultSet();
     }
 
     @Override
@@ -358,9 +392,27 @@ public final class PostgresInboxStore implements TransactionalInboxStore {
     public static final class Builder extends JdbcStoreBuilder<Builder> {
 
         private @Nullable Duration queryTimeout;
+        private Duration lockWaitTimeout = Duration.ofSeconds(DEFAULT_LOCK_WAIT_SECONDS);
 
         private Builder(DataSource dataSource) {
             super(dataSource);
+        }
+
+        /**
+         * The longest a transactional claim waits for a key that another open transaction holds
+         * (a consumer hung inside its transaction), before it fails with a retryable {@link
+         * InboxStoreException}; default {@value #DEFAULT_LOCK_WAIT_SECONDS} s, at least 1 ms. Set
+         * as {@code lock_timeout} for the claim's statements only.
+         *
+         * @throws IllegalArgumentException if null, under 1 ms, or over {@link Integer#MAX_VALUE} ms
+         */
+        public Builder lockWaitTimeout(Duration lockWaitTimeout) {
+            requirePositive(lockWaitTimeout, "lockWaitTimeout");
+            InboxArguments.requireArgument(
+                    lockWaitTimeout.toMillis() >= 1 && lockWaitTimeout.toMillis() <= Integer.MAX_VALUE,
+                    "lockWaitTimeout must be between 1 ms and " + Integer.MAX_VALUE + " ms but was " + lockWaitTimeout);
+            this.lockWaitTimeout = lockWaitTimeout;
+            return this;
         }
 
         /**
@@ -384,7 +436,8 @@ public final class PostgresInboxStore implements TransactionalInboxStore {
                     new PostgresStatements(schema, table, sequenceTable),
                     grace,
                     purgeBatchSize,
-                    queryTimeout);
+                    queryTimeout,
+                    lockWaitTimeout);
         }
     }
 }

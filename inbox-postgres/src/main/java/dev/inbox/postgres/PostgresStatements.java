@@ -41,6 +41,8 @@ final class PostgresStatements {
     private final @Nullable String schema;
     private final NamedSql claimIfAbsent;
     private final NamedSql claim;
+    private final NamedSql boundedClaimIfAbsent;
+    private final NamedSql boundedClaim;
     private final NamedSql claimBatchIfAbsent;
     private final NamedSql complete;
     private final NamedSql release;
@@ -56,6 +58,8 @@ final class PostgresStatements {
         this.oldExpiresIndex = prefix + '"' + truncated(table.name() + "_expires_at") + '"';
         this.claimIfAbsent = NamedSql.of(claimIfAbsentText());
         this.claim = NamedSql.of(claimText());
+        this.boundedClaimIfAbsent = NamedSql.of(lockBounded(claimIfAbsentText()));
+        this.boundedClaim = NamedSql.of(lockBounded(claimText()));
         this.claimBatchIfAbsent = NamedSql.of(claimBatchIfAbsentText());
         this.complete = NamedSql.of(completeText());
         this.release = NamedSql.of(releaseText());
@@ -69,6 +73,30 @@ final class PostgresStatements {
                     + " VALUES (:consumer, :key, :owner, :state,"
                     + " clock_timestamp() + :duration_us * interval '1 microsecond',"
                     + " clock_timestamp() + (:duration_us + :grace_us) * interval '1 microsecond', :fingerprint)";
+
+    /**
+     * {@code statement} with {@code lock_timeout} set to {@code :lock_timeout_ms} before it and
+     * restored after it, in the caller's transaction: three statements that pgjdbc sends in one
+     * round trip, whose second result is the statement's. The caller's own {@code lock_timeout} is
+     * kept in the placeholder setting {@code inbox.lock_timeout} meanwhile (both are transaction-local);
+     * if the statement fails, the transaction is aborted and the setting goes with it.
+     */
+    private static String lockBounded(String statement) {
+        return "SELECT set_config('inbox.lock_timeout', current_setting('lock_timeout'), true),"
+                + " set_config('lock_timeout', :lock_timeout_ms, true); "
+                + statement
+                + "; SELECT set_config('lock_timeout', current_setting('inbox.lock_timeout'), true)";
+    }
+
+    /** {@link #claimIfAbsent()} bounded by {@code :lock_timeout_ms}; see {@link #lockBounded(String)}. */
+    NamedSql boundedClaimIfAbsent() {
+        return boundedClaimIfAbsent;
+    }
+
+    /** {@link #claim()} bounded by {@code :lock_timeout_ms}; see {@link #lockBounded(String)}. */
+    NamedSql boundedClaim() {
+        return boundedClaim;
+    }
 
     /** The qualified inbox table, for messages. */
     String inboxTable() {

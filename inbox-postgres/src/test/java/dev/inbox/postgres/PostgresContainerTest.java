@@ -79,6 +79,11 @@ class PostgresContainerTest {
         }
 
         @Override
+        protected Duration lockWaitBound() {
+            return Duration.ofSeconds(PostgresInboxStore.DEFAULT_LOCK_WAIT_SECONDS); // the default, unset
+        }
+
+        @Override
         protected DataSource dataSource() {
             return pool;
         }

@@ -139,7 +139,17 @@ class PostgresInboxStoreTest {
     class TransactionalKit extends TransactionalStoreContract {
         @Override
         protected TransactionalInboxStore createStore(Duration grace) {
-            return store(auto, grace);
+            return PostgresInboxStore.builder(auto)
+                    .table(TABLE)
+                    .sequenceTable(SEQUENCES)
+                    .grace(grace)
+                    .lockWaitTimeout(lockWaitBound())
+                    .build();
+        }
+
+        @Override
+        protected Duration lockWaitBound() {
+            return Duration.ofSeconds(1);
         }
 
         @Override
@@ -199,6 +209,41 @@ class PostgresInboxStoreTest {
                 .isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> PostgresInboxStore.builder(auto).queryTimeout(Duration.ZERO))
                 .isInstanceOf(IllegalArgumentException.class);
+        for (Duration bad : new Duration[] {null, Duration.ZERO, Duration.ofNanos(1), Duration.ofDays(-1)}) {
+            assertThatThrownBy(() -> PostgresInboxStore.builder(auto).lockWaitTimeout(bad))
+                    .as("lockWaitTimeout(%s)", bad)
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("lockWaitTimeout");
+        }
+    }
+
+    /**
+     * The claim's lock wait bound is set for its own statements only: a {@code lock_timeout} the
+     * caller's transaction set is back in force after the claim, for the business writes.
+     */
+    @Test
+    void transactionalClaim_restoresTheTransactionsOwnLockTimeout() throws SQLException {
+        PostgresInboxStore store = PostgresInboxStore.builder(auto)
+                .table(TABLE)
+                .sequenceTable(SEQUENCES)
+                .lockWaitTimeout(Duration.ofMillis(1500))
+                .build();
+        try (Connection c = manual.getConnection();
+                java.sql.Statement s = c.createStatement()) {
+            s.execute("SET LOCAL lock_timeout = '7s'");
+            assertThat(store.claimInTransaction(c, key("own-lock-timeout"), Duration.ofMinutes(1), null))
+                    .isEqualTo(ClaimResult.acquired());
+            assertThat(store.claimInTransaction(c, key("own-lock-timeout"), Duration.ofMinutes(1), null)
+                            .status())
+                    .isEqualTo(dev.inbox.spi.ClaimStatus.DUPLICATE);
+            try (ResultSet shown = s.executeQuery("SHOW lock_timeout")) {
+                shown.next();
+                assertThat(shown.getString(1))
+                        .as("the transaction's lock_timeout after two claims")
+                        .isEqualTo("7s");
+            }
+            c.rollback();
+        }
     }
 
     /**

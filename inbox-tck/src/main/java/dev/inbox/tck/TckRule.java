@@ -43,6 +43,9 @@ public enum TckRule {
     E4("A reply lost after the server applied a claim: the same owner's retry is ACQUIRED, another owner's BUSY."),
     E5("A server stalled past the client timeout: the timeout surfaces as InboxStoreException; after it resumes"
             + " exactly one owner holds the key."),
+    E6("A transactional claim waiting on a transaction that hangs gets a retryable InboxStoreException within the"
+            + " store's lock wait bound, never an answer; after the holder dies the next delivery is ACQUIRED and the"
+            + " event is applied once."),
     L1("Operations after close fail with IllegalStateException; schema creation is idempotent.");
 
     private final String sentence;

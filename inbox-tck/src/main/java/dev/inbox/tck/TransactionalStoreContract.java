@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.inbox.InboxKey;
+import dev.inbox.InboxStoreException;
 import dev.inbox.jdbc.TransactionalInboxStore;
 import dev.inbox.spi.ClaimRequest;
 import dev.inbox.spi.ClaimResult;
@@ -11,14 +12,12 @@ import dev.inbox.spi.ClaimStatus;
 import dev.inbox.spi.FingerprintCheck;
 import dev.inbox.spi.OwnerToken;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -26,14 +25,15 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
 /**
- * Rules T1–T3 for stores with a transactional mode: the claim joins the caller's JDBC transaction.
- * The kit keeps its business rows in a table of its own, {@value #BUSINESS_TABLE}, created with
- * portable SQL in the store's database.
+ * Rules T1–T3 and E6 for stores with a transactional mode: the claim joins the caller's JDBC
+ * transaction, and a consumer that hangs or dies inside that transaction never makes another
+ * delivery of the key wait without bound. The kit keeps its business rows in a table of its own,
+ * {@value #BUSINESS_TABLE}, created with portable SQL in the store's database.
  */
 public abstract class TransactionalStoreContract {
 
     /** The kit's business table: one row per applied event. */
-    public static final String BUSINESS_TABLE = "inbox_tck_business";
+    public static final String BUSINESS_TABLE = BusinessTable.NAME;
 
     /** The store under test. */
     protected TransactionalInboxStore store;
@@ -45,6 +45,19 @@ public abstract class TransactionalStoreContract {
 
     /** The database of the store, where the kit also creates its business table. */
     protected abstract DataSource dataSource();
+
+    /**
+     * The longest a transactional claim of the store from {@link #createStore(Duration)} waits for
+     * a key that another open transaction holds, before it gives up with a retryable {@link
+     * InboxStoreException} (its lock wait bound, as configured). Rule E6 allows this plus {@link
+     * #lockWaitSlack()}.
+     */
+    protected abstract Duration lockWaitBound();
+
+    /** What rule E6 allows past {@link #lockWaitBound()} for the answer to arrive; default 5 s. */
+    protected Duration lockWaitSlack() {
+        return Duration.ofSeconds(5);
+    }
 
     /** How many transactions race on one key in rule T2. */
     protected int raceThreads() {
@@ -60,13 +73,7 @@ public abstract class TransactionalStoreContract {
     void open() throws Exception {
         consumer = TckSupport.freshConsumer();
         store = createStore(Duration.ofMinutes(10));
-        try (Connection c = dataSource().getConnection();
-                Statement s = c.createStatement()) {
-            s.execute("CREATE TABLE IF NOT EXISTS " + BUSINESS_TABLE + " (id VARCHAR(200) PRIMARY KEY)");
-            if (!c.getAutoCommit()) {
-                c.commit();
-            }
-        }
+        BusinessTable.create(dataSource());
     }
 
     @AfterEach
@@ -219,6 +226,94 @@ public abstract class TransactionalStoreContract {
         }
     }
 
+    @Test
+    @DisplayName("E6 a claim waiting on a transaction that hangs ends within the lock wait bound, retryable")
+    void e6_hungTransactionBoundsTheWait() throws Exception {
+        try (Connection hung = transaction()) {
+            assertThat(store.claimInTransaction(hung, key("e6-hung"), long_(), null))
+                    .isEqualTo(ClaimResult.acquired());
+            insertBusinessRow(hung, consumer + "/e6-hung/first");
+            long started = System.nanoTime();
+            CompletableFuture<Object> waiter = CompletableFuture.supplyAsync(() -> claimAndApply("e6-hung", "second"));
+            Object outcome = waitFor(waiter, "a claim behind a transaction that never ends");
+            Duration waited = Duration.ofNanos(System.nanoTime() - started);
+            assertThat(outcome)
+                    .as(
+                            "while the first transaction is open, a second delivery can know nothing: it must fail,"
+                                    + " not answer (waited %s)",
+                            waited)
+                    .isInstanceOf(InboxStoreException.class);
+            assertThat(((InboxStoreException) outcome).isRetryable())
+                    .as("a lock wait that timed out is retryable: %s", outcome)
+                    .isTrue();
+            hung.commit();
+        }
+        assertThat(countBusinessRows(consumer + "/e6-hung/%"))
+                .as("the hung transaction's work, once it commits, and nothing of the bounded one")
+                .isEqualTo(1);
+        assertThat(claimAndApply("e6-hung", "third"))
+                .as("a delivery after the hung transaction committed")
+                .isEqualTo(ClaimResult.duplicate(false, FingerprintCheck.NOT_COMPARED));
+    }
+
+    @Test
+    @DisplayName("E6 a consumer killed inside its transaction leaves the key to the next delivery, applied once")
+    void e6_killedConsumerLeavesTheKeyToTheNextDelivery() throws Exception {
+        Connection killed = transaction();
+        try {
+            assertThat(store.claimInTransaction(killed, key("e6-killed"), long_(), null))
+                    .isEqualTo(ClaimResult.acquired());
+            insertBusinessRow(killed, consumer + "/e6-killed/first");
+            CompletableFuture<Object> waiter =
+                    CompletableFuture.supplyAsync(() -> claimAndApply("e6-killed", "second"));
+            TckSupport.pause(Duration.ofMillis(200));
+            // What the server sees when a consumer process dies: its socket closes, no rollback is sent.
+            killed.abort(Runnable::run);
+            closeQuietly(killed); // a no-op after abort for most drivers; an embedded database needs it
+            Object outcome = waitFor(waiter, "a claim behind a consumer that died");
+            if (outcome instanceof InboxStoreException e && e.isRetryable()) {
+                outcome = claimAndApply("e6-killed", "retried"); // the bound ended the wait first: redeliver
+            }
+            assertThat(outcome).as("the next delivery after the holder died").isEqualTo(ClaimResult.acquired());
+        } finally {
+            closeQuietly(killed);
+        }
+        assertThat(countBusinessRows(consumer + "/e6-killed/%"))
+                .as("the dead consumer's write is gone and the next delivery's stands: applied once")
+                .isEqualTo(1);
+        assertThat(claimAndApply("e6-killed", "late"))
+                .isEqualTo(ClaimResult.duplicate(false, FingerprintCheck.NOT_COMPARED));
+    }
+
+    /** Closes a connection that was aborted: its pool or driver may complain that it is gone. */
+    private static void closeQuietly(Connection aborted) {
+        try {
+            aborted.close();
+        } catch (SQLException expected) {
+            // already closed by the abort
+        }
+    }
+
+    private Object claimAndApply(String id, String delivery) {
+        return BusinessTable.claimAndApply(store, dataSource(), key(id), delivery);
+    }
+
+    private Object waitFor(CompletableFuture<Object> waiter, String what) throws Exception {
+        return waitFor(waiter, what, lockWaitBound(), lockWaitSlack());
+    }
+
+    /** The outcome of {@code waiter}, which must come within the lock wait bound and its slack. */
+    static Object waitFor(CompletableFuture<Object> waiter, String what, Duration bound, Duration slack)
+            throws Exception {
+        Duration limit = bound.plus(slack);
+        try {
+            return waiter.get(limit.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            throw new AssertionError(what + " still waits after " + limit + " (lock wait bound " + bound
+                    + " + slack): a consumer that hangs inside its transaction would stall every delivery of the key");
+        }
+    }
+
     private ClaimResult secondTransactionAfter(boolean commitFirst) throws Exception {
         try (Connection first = transaction()) {
             assertThat(store.claimInTransaction(first, key("t2"), long_(), null))
@@ -250,22 +345,11 @@ public abstract class TransactionalStoreContract {
     }
 
     private static void insertBusinessRow(Connection c, String id) throws SQLException {
-        try (PreparedStatement s = c.prepareStatement("INSERT INTO " + BUSINESS_TABLE + " (id) VALUES (?)")) {
-            s.setString(1, id);
-            s.executeUpdate();
-        }
+        BusinessTable.insert(c, id);
     }
 
     private int countBusinessRows(String pattern) throws SQLException {
-        try (Connection c = dataSource().getConnection();
-                PreparedStatement s =
-                        c.prepareStatement("SELECT COUNT(*) FROM " + BUSINESS_TABLE + " WHERE id LIKE ?")) {
-            s.setString(1, pattern);
-            try (ResultSet rs = s.executeQuery()) {
-                rs.next();
-                return rs.getInt(1);
-            }
-        }
+        return BusinessTable.count(dataSource(), pattern);
     }
 
     private InboxKey key(String id) {

@@ -2,6 +2,8 @@ package dev.inbox.tck;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.inbox.InboxKey;
+import dev.inbox.InboxStoreException;
 import dev.inbox.jdbc.TransactionalInboxStore;
 import dev.inbox.spi.ClaimRequest;
 import dev.inbox.spi.ClaimResult;
@@ -11,6 +13,7 @@ import java.time.Duration;
 import java.util.UUID;
 import javax.sql.DataSource;
 import org.h2.jdbcx.JdbcDataSource;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.platform.testkit.engine.Events;
@@ -31,9 +34,20 @@ class TransactionalRuleSelfTest {
         protected DataSource dataSource() {
             return DATABASES.computeIfAbsent(getClass(), k -> {
                 JdbcDataSource h2 = new JdbcDataSource();
-                h2.setURL("jdbc:h2:mem:kit-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=20000");
+                h2.setURL("jdbc:h2:mem:kit-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1;LOCK_TIMEOUT="
+                        + lockTimeout().toMillis());
                 return h2;
             });
+        }
+
+        /** H2's LOCK_TIMEOUT: the store's lock wait bound. */
+        Duration lockTimeout() {
+            return Duration.ofSeconds(2);
+        }
+
+        @Override
+        protected Duration lockWaitBound() {
+            return lockTimeout();
         }
 
         @Override
@@ -93,8 +107,44 @@ class TransactionalRuleSelfTest {
         }
     }
 
+    /** Declares a bound of 1 s but waits up to H2's 20 s: a hung holder stalls the key. */
+    static class WaitsPastItsBoundKit extends CorrectKit {
+        @Override
+        Duration lockTimeout() {
+            return Duration.ofSeconds(20);
+        }
+
+        @Override
+        protected Duration lockWaitBound() {
+            return Duration.ofSeconds(1);
+        }
+
+        @Override
+        protected Duration lockWaitSlack() {
+            return Duration.ofSeconds(1);
+        }
+    }
+
+    /** Answers ACQUIRED when its lock wait times out: two transactions hold the key at once. */
+    static class LockTimeoutIsAcquiredKit extends H2Kit {
+        @Override
+        protected TransactionalInboxStore createStore(Duration grace) throws SQLException {
+            return new H2TransactionalStore(dataSource(), grace) {
+                @Override
+                public ClaimResult claimInTransaction(
+                        Connection connection, InboxKey key, Duration retention, @Nullable String fingerprint) {
+                    try {
+                        return super.claimInTransaction(connection, key, retention, fingerprint);
+                    } catch (InboxStoreException e) {
+                        return ClaimResult.acquired();
+                    }
+                }
+            };
+        }
+    }
+
     @Test
-    void correctTransactionalStore_passesT1ToT3() {
+    void correctTransactionalStore_passesT1ToT3AndE6() {
         Events events = KitRun.all(CorrectKit.class);
         assertThat(events.failed().list()).as("failures of the correct store").isEmpty();
         assertThat(events.succeeded().count()).isPositive();
@@ -110,6 +160,18 @@ class TransactionalRuleSelfTest {
     @DisplayName("T2 catches a store that takes a unique violation for a win")
     void t2() {
         assertThat(KitRun.failedRules(ViolationIsAcquiredKit.class, "T2")).contains("T2");
+    }
+
+    @Test
+    @DisplayName("E6 catches a claim that waits past its declared lock wait bound")
+    void e6_waitsPastBound() {
+        assertThat(KitRun.failedRules(WaitsPastItsBoundKit.class, "E6")).contains("E6");
+    }
+
+    @Test
+    @DisplayName("E6 catches a store that answers ACQUIRED when its lock wait times out")
+    void e6_timeoutIsAcquired() {
+        assertThat(KitRun.failedRules(LockTimeoutIsAcquiredKit.class, "E6")).contains("E6");
     }
 
     @Test

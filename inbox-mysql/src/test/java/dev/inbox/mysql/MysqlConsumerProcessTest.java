@@ -1,0 +1,73 @@
+package dev.inbox.mysql;
+
+import com.mysql.cj.jdbc.MysqlDataSource;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.inbox.jdbc.TransactionalInboxStore;
+import dev.inbox.tck.ConsumerProcessContract;
+import dev.inbox.tck.TransactionalStoreFactory;
+import java.time.Duration;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+
+/** E6 with real consumer processes killed and frozen inside their transaction. */
+class MysqlConsumerProcessTest extends ConsumerProcessContract {
+
+    private static final Duration LOCK_WAIT = Duration.ofSeconds(1);
+
+    private static HikariDataSource pool;
+
+    /** Builds the store in the consumer process, as {@link #store(DataSource)} does here. */
+    public static final class Factory implements TransactionalStoreFactory {
+        @Override
+        public TransactionalInboxStore create(String jdbcUrl) {
+            MysqlDataSource dataSource = new MysqlDataSource();
+            dataSource.setURL(jdbcUrl);
+            return store(dataSource);
+        }
+    }
+
+    static MysqlInboxStore store(DataSource dataSource) {
+        return MysqlInboxStore.builder(dataSource)
+                .table("inbox_process")
+                .sequenceTable("inbox_process_sequence")
+                .lockWaitTimeout(LOCK_WAIT)
+                .build();
+    }
+
+    @BeforeAll
+    static void createSchema() {
+        pool = MysqlTestDatabase.pool(4, true);
+        store(pool).createSchemaIfMissing();
+    }
+
+    @AfterAll
+    static void closePool() {
+        pool.close();
+    }
+
+    @Override
+    protected Class<? extends TransactionalStoreFactory> storeFactory() {
+        return Factory.class;
+    }
+
+    @Override
+    protected String jdbcUrl() {
+        return MysqlTestDatabase.url();
+    }
+
+    @Override
+    protected DataSource dataSource() {
+        return pool;
+    }
+
+    @Override
+    protected TransactionalInboxStore createStore() {
+        return store(pool);
+    }
+
+    @Override
+    protected Duration lockWaitBound() {
+        return LOCK_WAIT;
+    }
+}
