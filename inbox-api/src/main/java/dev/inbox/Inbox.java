@@ -9,6 +9,8 @@ import dev.inbox.spi.ClaimResult;
 import dev.inbox.spi.InboxStore;
 import dev.inbox.spi.OwnerToken;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -115,11 +117,70 @@ public final class Inbox {
             release(key, owner, failure);
             throw Inbox.<E>rethrow(failure);
         }
+        boolean completed = completeClaim(key, owner);
+        return new HandleResult(HandleOutcome.PROCESSED, claim, !completed);
+    }
+
+    /**
+     * Claims a batch of events in as few round trips as the store allows ({@link
+     * InboxStore#claimAll}), for a consumer that polls many messages at once: run the work of each
+     * {@link Claim#isAcquired() acquired} claim, then {@link Claim#complete()} or {@link
+     * Claim#release()} it. An id repeated in the batch is {@code DUPLICATE} after its first
+     * occurrence. A retryable store failure is retried with the same owners, which is safe.
+     *
+     * @param ids the events' dedup ids, in delivery order
+     * @return one claim per id, in the same order
+     * @throws IllegalArgumentException if {@code ids} is null or an id is not a valid key (before
+     *     any I/O)
+     * @throws InboxStoreException if the store could not answer; nothing may be acknowledged
+     */
+    public List<Claim> claimAll(List<String> ids) {
+        requireNonNull(ids, "ids");
+        List<ClaimRequest> requests = new ArrayList<>(ids.size());
+        for (String id : ids) {
+            requests.add(ClaimRequest.of(InboxKey.of(consumer, id), OwnerToken.random(), lease));
+        }
+        if (requests.isEmpty()) {
+            return List.of();
+        }
+        for (int attempt = 1; ; attempt++) {
+            long start = System.nanoTime();
+            try {
+                List<ClaimResult> results = store.claimAll(requests);
+                long each = (System.nanoTime() - start) / requests.size();
+                List<Claim> claims = new ArrayList<>(requests.size());
+                for (int i = 0; i < requests.size(); i++) {
+                    ClaimRequest request = requests.get(i);
+                    metrics.claimed(consumer, results.get(i), each);
+                    claims.add(new Claim(this, request.key(), request.owner(), results.get(i)));
+                }
+                return claims;
+            } catch (InboxStoreException e) {
+                metrics.storeError(consumer, "claimAll", e);
+                if (attempt >= claimAttempts || !e.isRetryable()) {
+                    throw e;
+                }
+            }
+        }
+    }
+
+    /** {@link Claim#complete()}: complete with retries; a lost lease is counted. */
+    boolean completeClaim(InboxKey key, OwnerToken owner) {
         boolean completed = complete(key, owner);
         if (!completed) {
             metrics.leaseLost(consumer);
         }
-        return new HandleResult(HandleOutcome.PROCESSED, claim, !completed);
+        return completed;
+    }
+
+    /** {@link Claim#release()}: the store's answer, its failure counted and thrown. */
+    boolean releaseClaim(InboxKey key, OwnerToken owner) {
+        try {
+            return store.release(key, owner);
+        } catch (InboxStoreException e) {
+            metrics.storeError(consumer, "release", e);
+            throw e;
+        }
     }
 
     /**

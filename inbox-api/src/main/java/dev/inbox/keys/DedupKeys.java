@@ -10,23 +10,30 @@ import java.security.NoSuchAlgorithmException;
 import java.util.Collection;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Map;
 import java.util.regex.Pattern;
 
 /**
- * Derives the dedup id of an event, three ways, each stable across every redelivery of the same
+ * Derives the dedup id of an event, four ways, each stable across every redelivery of the same
  * logical event:
  *
  * <ol>
- *   <li><b>Broker-native ids</b> ({@link #kafka}, {@link #sqs}, {@link #amqp}): free, prefer them
- *       when the producer never re-publishes the same event under a new id.
+ *   <li><b>Producer-assigned ids</b> ({@link #eventId}, {@link #cloudEvent}, {@link
+ *       #cloudEventJson}): sent with every copy of the event, so they catch a producer's re-send
+ *       (a retry after a timeout writes a second copy) as well as the broker's redelivery. Prefer
+ *       them.
+ *   <li><b>Broker-native ids</b> ({@link #kafka}, {@link #sqs}, {@link #amqp}): the record's place
+ *       in the log or the broker's message id. A Kafka (topic, partition, offset) catches only the
+ *       redelivery of the same record, never a re-send, which lands at a new offset.
  *   <li><b>Business keys</b> ({@link #business}): fields that identify the event in the domain,
  *       such as order id + event type + version; right when the producer may re-publish.
  *   <li><b>Content hashes</b> ({@link #contentHash}): SHA-256 over the RFC 8785 canonical JSON of
  *       the payload with its volatile fields removed; when nothing else is reliable.
  * </ol>
  *
- * <p>Each derivation has its own prefix ({@code kafka:}, {@code sqs:}, {@code amqp:}, {@code key:},
- * {@code sha256:}), so ids derived different ways never collide. Never derive an id from a value
+ * <p>Each derivation has its own prefix ({@code id:}, {@code ce:}, {@code kafka:}, {@code sqs:},
+ * {@code amqp:}, {@code key:}, {@code sha256:}), so ids derived different ways never collide. Never
+ * derive an id from a value
  * the producer regenerates per attempt, such as a UUID minted at publish time.
  */
 public final class DedupKeys {
@@ -71,6 +78,50 @@ public final class DedupKeys {
     }
 
     /**
+     * The id of a CloudEvent: its {@code source} and {@code id} attributes, which the CloudEvents
+     * specification makes unique per distinct event (a producer that re-sends an event keeps both).
+     * In binary mode they travel as headers ({@code ce_source}, {@code ce_id} on Kafka); for
+     * structured mode see {@link #cloudEventJson(String)}.
+     *
+     * @throws IllegalArgumentException if either is null or empty, or the id would be too long
+     */
+    public static String cloudEvent(String source, String id) {
+        return joined("ce", requireNonEmpty(source, "source"), requireNonEmpty(id, "id"));
+    }
+
+    /**
+     * The id of a CloudEvent in structured mode (the whole event one JSON object, content type
+     * {@code application/cloudevents+json}): {@link #cloudEvent(String, String)} of its {@code
+     * source} and {@code id} members.
+     *
+     * @throws IllegalArgumentException if {@code json} is not a JSON object with non-empty string
+     *     members {@code source} and {@code id}
+     */
+    public static String cloudEventJson(String json) {
+        requireNonNull(json, "json");
+        Object event = JsonParser.parse(json);
+        requireArgument(event instanceof Map<?, ?>, "a structured CloudEvent must be a JSON object");
+        Map<?, ?> members = (Map<?, ?>) event;
+        Object source = members.get("source");
+        Object id = members.get("id");
+        requireArgument(
+                source instanceof String && id instanceof String,
+                "a structured CloudEvent needs string members \"source\" and \"id\"");
+        return cloudEvent((String) source, (String) id);
+    }
+
+    /**
+     * An id the producer assigned to the event and sends with every copy of it: a Debezium outbox
+     * event's {@code id} header, a message id of your own, a Kafka record key that names the event
+     * (not the entity). Catches the broker's redeliveries and the producer's re-sends alike.
+     *
+     * @throws IllegalArgumentException if {@code eventId} is null or empty, or too long for a key
+     */
+    public static String eventId(String eventId) {
+        return checked("id:" + requireNonEmpty(eventId, "eventId"));
+    }
+
+    /**
      * A business key from one or more parts, joined unambiguously: {@code ("a:b", "c")} and {@code
      * ("a", "b:c")} give different ids. A part may be empty; its position still counts.
      *
@@ -80,9 +131,16 @@ public final class DedupKeys {
     public static String business(String... parts) {
         requireNonNull(parts, "parts");
         requireArgument(parts.length > 0, "a business key needs at least one part");
-        StringBuilder out = new StringBuilder("key");
         for (int i = 0; i < parts.length; i++) {
-            String part = requireNonNull(parts[i], "parts[" + i + "]");
+            requireNonNull(parts[i], "parts[" + i + "]");
+        }
+        return joined("key", parts);
+    }
+
+    /** {@code prefix} and the parts, each after a colon, with colons and backslashes escaped. */
+    private static String joined(String prefix, String... parts) {
+        StringBuilder out = new StringBuilder(prefix);
+        for (String part : parts) {
             out.append(':');
             for (int j = 0; j < part.length(); j++) {
                 char c = part.charAt(j);

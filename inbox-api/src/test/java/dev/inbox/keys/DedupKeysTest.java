@@ -59,4 +59,37 @@ class DedupKeysTest {
         assertThat(DedupKeys.contentHash("{\"b\":1,\"a\":\"\u00e9\"}"))
                 .isEqualTo(DedupKeys.sha256("{\"a\":\"\u00e9\",\"b\":1}"));
     }
+
+    @Test
+    void cloudEvent_isSourceAndIdInBothModes() {
+        String binary = DedupKeys.cloudEvent("/orders/eu", "A-1");
+        assertThat(binary).isEqualTo("ce:/orders/eu:A-1");
+        String structured =
+                DedupKeys.cloudEventJson("{\"specversion\":\"1.0\",\"id\":\"A-1\",\"source\":\"/orders/eu\","
+                        + "\"type\":\"order.placed\",\"time\":\"2026-12-01T10:00:00Z\",\"data\":{\"n\":1}}");
+        assertThat(structured)
+                .as("structured mode: the same event, the same id")
+                .isEqualTo(binary);
+        assertThat(DedupKeys.cloudEvent("/orders/eu:A", "1"))
+                .as("a colon inside a part cannot make two events collide")
+                .isNotEqualTo(DedupKeys.cloudEvent("/orders/eu", "A:1"));
+        assertThat(DedupKeys.cloudEvent("s", "1")).isNotEqualTo(DedupKeys.business("s", "1"));
+        assertThatThrownBy(() -> DedupKeys.cloudEvent("", "1")).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> DedupKeys.cloudEvent("s", null)).isInstanceOf(IllegalArgumentException.class);
+        for (String bad : new String[] {
+            "[1]", "{\"id\":\"1\"}", "{\"id\":1,\"source\":\"s\"}", "not json", "{\"id\":\"\",\"source\":\"s\"}"
+        }) {
+            assertThatThrownBy(() -> DedupKeys.cloudEventJson(bad))
+                    .as(bad)
+                    .isInstanceOf(IllegalArgumentException.class);
+        }
+    }
+
+    @Test
+    void eventId_isTheProducersIdUnderItsOwnPrefix() {
+        assertThat(DedupKeys.eventId("0b4c1e2a-outbox")).isEqualTo("id:0b4c1e2a-outbox");
+        assertThat(DedupKeys.eventId("42")).isNotEqualTo(DedupKeys.amqp("42")).isNotEqualTo(DedupKeys.sqs("42"));
+        assertThatThrownBy(() -> DedupKeys.eventId("")).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> DedupKeys.eventId("x".repeat(600))).isInstanceOf(IllegalArgumentException.class);
+    }
 }

@@ -1,0 +1,48 @@
+#!/bin/sh
+# Regenerates every file in benchmarks/results from the current code, in one run, with the
+# commands benchmarks/README.md shows: the JMH claim, purge and latency runs, the storm table's
+# runs (--json), then the table and chart. About an hour on a 2-core machine; run nothing else
+# meanwhile. Needs the local servers (PostgreSQL, MariaDB/MySQL, Redis), node for dynalite, python3.
+set -eu
+cd "$(dirname "$0")/.."
+R=benchmarks/results
+./mvnw -q -B -pl benchmarks -am package -DskipTests
+JMH="java -jar benchmarks/target/benchmarks.jar"
+
+$JMH PostgresClaimBenchmark -t 1 -rf json -rff $R/postgres-claims-t1.json
+$JMH PostgresClaimBenchmark -t 4 -rf json -rff $R/postgres-claims-t4.json
+$JMH PostgresPurgeBenchmark -rf json -rff $R/postgres-purge.json
+$JMH MysqlClaimBenchmark -t 1 -rf json -rff $R/mysql-claims-t1.json
+$JMH MysqlClaimBenchmark -t 4 -rf json -rff $R/mysql-claims-t4.json
+$JMH MysqlPurgeBenchmark -rf json -rff $R/mysql-purge.json
+$JMH RedisClaimBenchmark -t 1 -rf json -rff $R/redis-claims-t1.json
+$JMH RedisClaimBenchmark -t 4 -rf json -rff $R/redis-claims-t4.json
+$JMH DynamoDbClaimBenchmark -t 1 -rf json -rff $R/dynamodb-claims-t1.json
+$JMH "DynamoDbClaimBenchmark.(claim|contended|claimComplete)_" -t 4 -rf json -rff $R/dynamodb-claims-t4.json
+$JMH "(Postgres|Mysql|Redis|DynamoDb)ClaimBenchmark.(claim|duplicate|contended|claimComplete|transactional)_" \
+    -t 1 -bm sample -tu us -wi 1 -w 2 -i 3 -r 3 -rf json -rff $R/all-latency-t1.json
+# JMH's rawDataHistogram fields are megabytes of samples the report does not read.
+python3 - "$R/all-latency-t1.json" <<'PY'
+import json, sys
+path = sys.argv[1]
+runs = json.load(open(path))
+for run in runs:
+    run["primaryMetric"].pop("rawDataHistogram", None)
+json.dump(runs, open(path, "w"), indent=4)
+PY
+
+# The storm table (20,000 events, the runner's defaults unless given).
+STORM="java -Xmx512m -cp benchmarks/target/benchmarks.jar dev.inbox.benchmarks.storm.StormRunner --json"
+$STORM > $R/storm-caffeine-lease.json
+$STORM --store postgres --mode transactional --crash-after-work-rate 0.01 > $R/storm-postgres-transactional.json
+$STORM --store postgres --crash-after-work-rate 0.01 > $R/storm-postgres-lease.json
+$STORM --store mysql --mode transactional --crash-after-work-rate 0.01 > $R/storm-mysql-transactional.json
+$STORM --store redis > $R/storm-redis-lease.json
+PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+node inbox-dynamodb/src/test/dynalite/node_modules/dynalite/cli.js --port "$PORT" --host 127.0.0.1 &
+DYNALITE=$!
+trap 'kill $DYNALITE 2>/dev/null || true' EXIT
+sleep 2
+$STORM --store dynamodb --dynamodb-url "http://127.0.0.1:$PORT" --events 5000 > $R/storm-dynamodb-lease.json
+
+./mvnw -q -B -pl benchmarks -am compile exec:java -Dexec.mainClass=dev.inbox.benchmarks.report.ResultsReport

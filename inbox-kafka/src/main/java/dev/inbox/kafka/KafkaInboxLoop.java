@@ -1,0 +1,629 @@
+package dev.inbox.kafka;
+
+import static dev.inbox.spi.InboxArguments.requireNonNull;
+import static dev.inbox.spi.InboxArguments.requirePositive;
+
+import dev.inbox.Claim;
+import dev.inbox.HandleResult;
+import dev.inbox.Inbox;
+import dev.inbox.InboxStoreException;
+import dev.inbox.jdbc.TransactionalInbox;
+import java.lang.System.Logger.Level;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.atomic.LongAdder;
+import org.apache.kafka.clients.consumer.CommitFailedException;
+import org.apache.kafka.clients.consumer.Consumer;
+import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.TopicPartition;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A consumer loop around your {@link Consumer}: each {@link #pollOnce(Duration)} polls, claims the
+ * records, runs your handler for the new events in partition order, and commits each partition's
+ * offset only up to the first record that is not safely done.
+ *
+ * <pre>{@code
+ * KafkaInboxLoop<String, String> loop = KafkaInboxLoop.lease(consumer, inbox, record -> mailer.send(record.value()))
+ *         .keys(RecordKeys.header("event-id"))
+ *         .build();
+ * loop.subscribe(List.of("orders"));
+ * while (running) {
+ *     loop.pollOnce(Duration.ofMillis(500));
+ * }
+ * }</pre>
+ *
+ * <p>Per record, by the claim's answer:
+ *
+ * <ul>
+ *   <li>{@code DUPLICATE} — skipped, and its offset is committed with the rest.
+ *   <li>{@code ACQUIRED} — the handler runs; on success the claim is completed. If the handler
+ *       throws, the claim is released and the record is handed to the {@linkplain
+ *       Builder#recoverer(RecordRecoverer) recoverer}, or (none set) retried: the loop seeks back
+ *       to it and pauses its partition for the {@linkplain Builder#failureBackoff(Duration) failure
+ *       backoff}.
+ *   <li>{@code BUSY} — another consumer is applying the event right now (and may still fail):
+ *       nothing past it is committed; the loop seeks back to it and pauses its partition for the
+ *       {@linkplain Builder#busyBackoff(Duration) busy backoff}, so other partitions go on.
+ * </ul>
+ *
+ * <p>Records after a stopped one in the same partition are not applied in that poll (their claims
+ * are released), so each partition is applied in order. A store that cannot answer stops the whole
+ * poll: every partition is sought back and paused for the failure backoff; nothing is committed. A
+ * record without a dedup key goes to the {@linkplain Builder#onMissingKey(RecordRecoverer)
+ * missing-key recoverer}, or (none set) makes {@code pollOnce} throw {@link IllegalStateException}
+ * before anything of the poll is applied: never processed without dedup.
+ *
+ * <p>Offsets are committed with {@code commitSync} at the end of each poll; the consumer must have
+ * {@code enable.auto.commit=false}. Nothing is held between polls, so a rebalance never finds a
+ * claim in flight; a commit that failed (the group rebalanced meanwhile) is retried on the next
+ * poll and when partitions are revoked, and records redelivered meanwhile are answered {@code
+ * DUPLICATE}. Keep each poll's work within {@code max.poll.interval.ms}.
+ *
+ * <p>Not thread-safe, like the consumer it drives: call it from the consumer's thread.
+ *
+ * @param <K> the record key type
+ * @param <V> the record value type
+ */
+public final class KafkaInboxLoop<K, V> {
+
+    private static final System.Logger LOG = System.getLogger(KafkaInboxLoop.class.getName());
+
+    private final Consumer<K, V> consumer;
+    private final Processor<K, V> processor;
+    private final RecordKeys keys;
+    private final Duration busyBackoff;
+    private final Duration failureBackoff;
+    private final @Nullable RecordRecoverer<K, V> recoverer;
+    private final @Nullable RecordRecoverer<K, V> missingKey;
+    private final Map<TopicPartition, Long> pausedUntilNanos = new HashMap<>();
+    private final Map<TopicPartition, OffsetAndMetadata> uncommitted = new HashMap<>();
+    private final LongAdder processed = new LongAdder();
+    private final LongAdder duplicates = new LongAdder();
+    private final LongAdder busy = new LongAdder();
+    private final LongAdder failed = new LongAdder();
+    private final LongAdder recovered = new LongAdder();
+    private final LongAdder storeFailures = new LongAdder();
+
+    private KafkaInboxLoop(Builder<K, V> builder) {
+        this.consumer = builder.consumer;
+        this.processor = builder.processor;
+        this.keys = builder.keys;
+        this.busyBackoff = builder.busyBackoff;
+        this.failureBackoff = builder.failureBackoff;
+        this.recoverer = builder.recoverer;
+        this.missingKey = builder.missingKey;
+    }
+
+    /**
+     * A loop in lease mode: the records of a poll are claimed in one {@link Inbox#claimAll} and
+     * {@code handler} runs for the acquired ones.
+     *
+     * @throws IllegalArgumentException if an argument is null
+     */
+    public static <K, V> Builder<K, V> lease(Consumer<K, V> consumer, Inbox inbox, RecordHandler<K, V> handler) {
+        requireNonNull(inbox, "inbox");
+        requireNonNull(handler, "handler");
+        return new Builder<>(requireNonNull(consumer, "consumer"), new LeaseProcessor<>(inbox, handler));
+    }
+
+    /**
+     * A loop in transactional mode: each record is claimed inside a database transaction together
+     * with {@code handler}'s writes ({@link TransactionalInbox#handle}), and its offset is committed
+     * after that transaction: exactly once, crashes included, for effects in that database.
+     *
+     * @throws IllegalArgumentException if an argument is null
+     */
+    public static <K, V> Builder<K, V> transactional(
+            Consumer<K, V> consumer, TransactionalInbox inbox, TransactionalRecordHandler<K, V> handler) {
+        requireNonNull(inbox, "inbox");
+        requireNonNull(handler, "handler");
+        return new Builder<>(requireNonNull(consumer, "consumer"), new TransactionalProcessor<>(inbox, handler));
+    }
+
+    /**
+     * Subscribes the consumer to {@code topics} with this loop's {@link #rebalanceListener()}.
+     *
+     * @throws IllegalArgumentException if {@code topics} is null
+     */
+    public void subscribe(Collection<String> topics) {
+        consumer.subscribe(requireNonNull(topics, "topics"), rebalanceListener());
+    }
+
+    /**
+     * The listener to subscribe with when you subscribe yourself: on revocation it commits what a
+     * failed commit left behind and forgets the revoked partitions' backoffs.
+     */
+    public ConsumerRebalanceListener rebalanceListener() {
+        return new ConsumerRebalanceListener() {
+            @Override
+            public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
+                Map<TopicPartition, OffsetAndMetadata> revoked = new HashMap<>();
+                for (TopicPartition partition : partitions) {
+                    OffsetAndMetadata offset = uncommitted.remove(partition);
+                    if (offset != null) {
+                        revoked.put(partition, offset);
+                    }
+                    pausedUntilNanos.remove(partition);
+                }
+                if (!revoked.isEmpty()) {
+                    commit(revoked);
+                }
+            }
+
+            @Override
+            public void onPartitionsLost(Collection<TopicPartition> partitions) {
+                for (TopicPartition partition : partitions) {
+                    uncommitted.remove(partition);
+                    pausedUntilNanos.remove(partition);
+                }
+            }
+
+            @Override
+            public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
+                // nothing is held between polls
+            }
+        };
+    }
+
+    /**
+     * Polls once and handles what came, as the class describes.
+     *
+     * @return how many records are done (applied, duplicate or recovered) and committed or about to be
+     * @throws IllegalArgumentException if {@code timeout} is null or negative
+     * @throws IllegalStateException if a record has no dedup key and no missing-key recoverer is
+     *     set (nothing of the poll was applied or committed)
+     */
+    public int pollOnce(Duration timeout) {
+        requireNonNull(timeout, "timeout");
+        if (timeout.isNegative()) {
+            throw new IllegalArgumentException("timeout must not be negative but was " + timeout);
+        }
+        resumeDue();
+        if (!uncommitted.isEmpty()) {
+            commit(Map.copyOf(uncommitted));
+        }
+        ConsumerRecords<K, V> records = consumer.poll(timeout);
+        if (records.isEmpty()) {
+            return 0;
+        }
+        List<Item<K, V>> items = new ArrayList<>(records.count());
+        for (TopicPartition partition : records.partitions()) {
+            for (ConsumerRecord<K, V> record : records.records(partition)) {
+                items.add(keyed(record));
+            }
+        }
+        if (missingKey == null) {
+            for (Item<K, V> item : items) {
+                if (item.id == null) {
+                    seekBackAll(records);
+                    throw new IllegalStateException(item.keyProblem.getMessage()
+                            + "; nothing of this poll was applied. Choose where keys come from with keys(...),"
+                            + " or handle such records with onMissingKey(...)");
+                }
+            }
+        }
+        Batch<K, V> batch;
+        try {
+            batch = processor.claim(items);
+        } catch (InboxStoreException e) {
+            storeFailures.increment();
+            LOG.log(
+                    Level.WARNING,
+                    "the inbox store could not claim a poll of " + items.size()
+                            + " records; every partition is sought back and retried after " + failureBackoff,
+                    e);
+            seekBackAll(records);
+            for (TopicPartition partition : records.partitions()) {
+                pause(partition, failureBackoff);
+            }
+            return 0;
+        }
+        int done = 0;
+        Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
+        int index = 0;
+        for (TopicPartition partition : records.partitions()) {
+            List<ConsumerRecord<K, V>> inPartition = records.records(partition);
+            int first = index;
+            index += inPartition.size();
+            for (int i = first; i < index; i++) {
+                Item<K, V> item = items.get(i);
+                Outcome outcome = item.id == null ? recoverMissing(item) : run(batch, i, item);
+                if (outcome == Outcome.DONE) {
+                    done++;
+                    offsets.put(partition, new OffsetAndMetadata(item.record.offset() + 1));
+                    continue;
+                }
+                consumer.seek(partition, item.record.offset());
+                pause(partition, outcome == Outcome.BUSY ? busyBackoff : failureBackoff);
+                for (int rest = i + 1; rest < index; rest++) {
+                    batch.abandon(rest);
+                }
+                break;
+            }
+        }
+        if (!offsets.isEmpty()) {
+            uncommitted.putAll(offsets);
+            commit(offsets);
+        }
+        return done;
+    }
+
+    /** How many records this loop applied, skipped, found busy, failed, recovered, and polls the store failed. */
+    public Counts counts() {
+        return new Counts(
+                processed.sum(), duplicates.sum(), busy.sum(), failed.sum(), recovered.sum(), storeFailures.sum());
+    }
+
+    private Item<K, V> keyed(ConsumerRecord<K, V> record) {
+        String where = record.topic() + "-" + record.partition() + "@" + record.offset();
+        try {
+            String id = keys.keyOf(record);
+            return id == null
+                    ? new Item<>(record, null, new IllegalArgumentException("record " + where + " has no dedup key"))
+                    : new Item<>(record, id, null);
+        } catch (IllegalArgumentException e) {
+            return new Item<>(
+                    record,
+                    null,
+                    new IllegalArgumentException("record " + where + " has no valid dedup key: " + e.getMessage(), e));
+        }
+    }
+
+    private Outcome run(Batch<K, V> batch, int index, Item<K, V> item) {
+        Outcome outcome;
+        try {
+            outcome = batch.run(index);
+        } catch (WorkFailed e) {
+            return recover(item, e.work);
+        } catch (InboxStoreException e) {
+            storeFailures.increment();
+            LOG.log(Level.WARNING, "the inbox store failed on " + where(item) + "; retried after " + failureBackoff, e);
+            return Outcome.FAILED;
+        }
+        (outcome == Outcome.BUSY ? busy : outcome == Outcome.DUPLICATE ? duplicates : processed).increment();
+        return outcome == Outcome.BUSY ? Outcome.BUSY : Outcome.DONE;
+    }
+
+    private Outcome recover(Item<K, V> item, Exception failure) {
+        failed.increment();
+        if (recoverer == null) {
+            LOG.log(
+                    Level.WARNING,
+                    "the handler failed on " + where(item) + "; retried after " + failureBackoff,
+                    failure);
+            return Outcome.FAILED;
+        }
+        return recoverWith(recoverer, item, failure);
+    }
+
+    private Outcome recoverMissing(Item<K, V> item) {
+        return recoverWith(missingKey, item, item.keyProblem);
+    }
+
+    private Outcome recoverWith(RecordRecoverer<K, V> with, Item<K, V> item, Exception failure) {
+        try {
+            with.recover(item.record, failure);
+            recovered.increment();
+            return Outcome.DONE;
+        } catch (Exception e) {
+            e.addSuppressed(failure);
+            LOG.log(Level.WARNING, "the recoverer failed on " + where(item) + "; retried after " + failureBackoff, e);
+            return Outcome.FAILED;
+        }
+    }
+
+    private void commit(Map<TopicPartition, OffsetAndMetadata> offsets) {
+        try {
+            consumer.commitSync(offsets);
+            offsets.forEach(uncommitted::remove);
+        } catch (CommitFailedException e) {
+            // The group rebalanced: another member may redeliver these records; they are DUPLICATE.
+            LOG.log(Level.WARNING, "offsets " + offsets + " could not be committed; retried on the next poll", e);
+        } catch (KafkaException e) {
+            LOG.log(Level.WARNING, "offsets " + offsets + " could not be committed; retried on the next poll", e);
+        }
+    }
+
+    private void seekBackAll(ConsumerRecords<K, V> records) {
+        for (TopicPartition partition : records.partitions()) {
+            consumer.seek(partition, records.records(partition).get(0).offset());
+        }
+    }
+
+    private void pause(TopicPartition partition, Duration backoff) {
+        pausedUntilNanos.put(partition, System.nanoTime() + backoff.toNanos());
+        consumer.pause(Set.of(partition));
+    }
+
+    private void resumeDue() {
+        if (pausedUntilNanos.isEmpty()) {
+            return;
+        }
+        long now = System.nanoTime();
+        Set<TopicPartition> assigned = consumer.assignment();
+        Set<TopicPartition> due = new HashSet<>();
+        for (Iterator<Map.Entry<TopicPartition, Long>> it =
+                        pausedUntilNanos.entrySet().iterator();
+                it.hasNext(); ) {
+            Map.Entry<TopicPartition, Long> paused = it.next();
+            if (!assigned.contains(paused.getKey())) {
+                it.remove();
+            } else if (now - paused.getValue() >= 0) {
+                due.add(paused.getKey());
+                it.remove();
+            }
+        }
+        if (!due.isEmpty()) {
+            consumer.resume(due);
+        }
+    }
+
+    private static String where(Item<?, ?> item) {
+        return item.record.topic() + "-" + item.record.partition() + "@" + item.record.offset() + " (" + item.id + ")";
+    }
+
+    /**
+     * What the loop has done since it was built.
+     *
+     * @param processed records whose handler ran and whose claim was completed
+     * @param duplicates records skipped as already applied
+     * @param busy times a record was found being applied by another consumer and retried later
+     * @param failed handler failures (retried or recovered)
+     * @param recovered records handed to a recoverer, which returned
+     * @param storeFailures polls or records the store could not answer (retried)
+     */
+    public record Counts(long processed, long duplicates, long busy, long failed, long recovered, long storeFailures) {}
+
+    /** What became of one record. */
+    enum Outcome {
+        DONE,
+        DUPLICATE,
+        BUSY,
+        FAILED
+    }
+
+    /** A record with its dedup id, or why it has none. */
+    record Item<K, V>(
+            ConsumerRecord<K, V> record,
+            @Nullable String id,
+            @Nullable IllegalArgumentException keyProblem) {}
+
+    /** The handler threw: carries what it threw. */
+    static final class WorkFailed extends Exception {
+        private static final long serialVersionUID = 1L;
+        final transient Exception work;
+
+        WorkFailed(Exception work) {
+            super(work);
+            this.work = work;
+        }
+    }
+
+    /** Lease or transactional: how a poll's records are claimed and applied. */
+    interface Processor<K, V> {
+        Batch<K, V> claim(List<Item<K, V>> items);
+    }
+
+    /** One poll's claims. */
+    interface Batch<K, V> {
+        /** Applies item {@code index}: DONE (applied), DUPLICATE or BUSY. */
+        Outcome run(int index) throws WorkFailed;
+
+        /** Gives up item {@code index} without applying it (its partition stopped before it). */
+        void abandon(int index);
+    }
+
+    /** Lease mode: one claimAll per poll. */
+    private static final class LeaseProcessor<K, V> implements Processor<K, V> {
+        private final Inbox inbox;
+        private final RecordHandler<K, V> handler;
+
+        LeaseProcessor(Inbox inbox, RecordHandler<K, V> handler) {
+            this.inbox = inbox;
+            this.handler = handler;
+        }
+
+        @Override
+        public Batch<K, V> claim(List<Item<K, V>> items) {
+            List<String> ids = new ArrayList<>(items.size());
+            List<Integer> positions = new ArrayList<>(items.size());
+            for (int i = 0; i < items.size(); i++) {
+                if (items.get(i).id != null) {
+                    ids.add(items.get(i).id);
+                    positions.add(i);
+                }
+            }
+            List<Claim> claimed = inbox.claimAll(ids);
+            Claim[] claims = new Claim[items.size()];
+            for (int j = 0; j < claimed.size(); j++) {
+                claims[positions.get(j)] = claimed.get(j);
+            }
+            return new Batch<>() {
+                @Override
+                public Outcome run(int index) throws WorkFailed {
+                    Claim claim = claims[index];
+                    switch (claim.status()) {
+                        case DUPLICATE:
+                            return Outcome.DUPLICATE;
+                        case BUSY:
+                            return Outcome.BUSY;
+                        default:
+                            break;
+                    }
+                    try {
+                        handler.handle(items.get(index).record);
+                    } catch (Exception e) {
+                        releaseQuietly(claim);
+                        throw new WorkFailed(e);
+                    }
+                    try {
+                        if (!claim.complete()) {
+                            LOG.log(
+                                    Level.WARNING,
+                                    "the lease of " + claim + " ended before its work did, and another"
+                                            + " delivery took it over: make the lease longer than the slowest handler");
+                        }
+                    } catch (InboxStoreException e) {
+                        // The work ran: committing past it is right (a redelivery would apply it again once
+                        // the lease ends); a producer's re-send may still find the record unfinished.
+                        LOG.log(
+                                Level.WARNING,
+                                "the work for " + claim + " ran but its completion could not be"
+                                        + " recorded; its offset is committed",
+                                e);
+                    }
+                    return Outcome.DONE;
+                }
+
+                @Override
+                public void abandon(int index) {
+                    Claim claim = claims[index];
+                    if (claim != null && claim.isAcquired()) {
+                        releaseQuietly(claim);
+                    }
+                }
+            };
+        }
+
+        private static void releaseQuietly(Claim claim) {
+            try {
+                claim.release();
+            } catch (InboxStoreException e) {
+                LOG.log(Level.WARNING, "could not release " + claim + "; its lease ends by itself", e);
+            }
+        }
+    }
+
+    /** Transactional mode: one transaction per record, claim and work together. */
+    private static final class TransactionalProcessor<K, V> implements Processor<K, V> {
+        private final TransactionalInbox inbox;
+        private final TransactionalRecordHandler<K, V> handler;
+
+        TransactionalProcessor(TransactionalInbox inbox, TransactionalRecordHandler<K, V> handler) {
+            this.inbox = inbox;
+            this.handler = handler;
+        }
+
+        @Override
+        public Batch<K, V> claim(List<Item<K, V>> items) {
+            return new Batch<>() {
+                @Override
+                public Outcome run(int index) throws WorkFailed {
+                    Item<K, V> item = items.get(index);
+                    HandleResult result;
+                    try {
+                        result = inbox.handle(item.id, connection -> handler.handle(item.record, connection));
+                    } catch (InboxStoreException e) {
+                        throw e;
+                    } catch (Exception e) {
+                        throw new WorkFailed(e);
+                    }
+                    switch (result.outcome()) {
+                        case DUPLICATE:
+                            return Outcome.DUPLICATE;
+                        case BUSY:
+                            return Outcome.BUSY;
+                        default:
+                            return Outcome.DONE;
+                    }
+                }
+
+                @Override
+                public void abandon(int index) {
+                    // nothing is held: each record's transaction has ended
+                }
+            };
+        }
+    }
+
+    /** Configures a {@link KafkaInboxLoop}; each setter checks its argument at once. */
+    public static final class Builder<K, V> {
+
+        private final Consumer<K, V> consumer;
+        private final Processor<K, V> processor;
+        private RecordKeys keys = RecordKeys.standard();
+        private Duration busyBackoff = Duration.ofSeconds(1);
+        private Duration failureBackoff = Duration.ofSeconds(1);
+        private @Nullable RecordRecoverer<K, V> recoverer;
+        private @Nullable RecordRecoverer<K, V> missingKey;
+
+        private Builder(Consumer<K, V> consumer, Processor<K, V> processor) {
+            this.consumer = consumer;
+            this.processor = processor;
+        }
+
+        /**
+         * Where each record's dedup id comes from; default {@link RecordKeys#standard()} (a
+         * CloudEvent's source + id, else the Debezium outbox {@code id} header).
+         *
+         * @throws IllegalArgumentException if null
+         */
+        public Builder<K, V> keys(RecordKeys keys) {
+            this.keys = requireNonNull(keys, "keys");
+            return this;
+        }
+
+        /**
+         * How long a partition waits after a record was found BUSY (another consumer is applying
+         * it) before it is polled again; default 1 s.
+         *
+         * @throws IllegalArgumentException if null or not positive
+         */
+        public Builder<K, V> busyBackoff(Duration busyBackoff) {
+            this.busyBackoff = requirePositive(busyBackoff, "busyBackoff");
+            return this;
+        }
+
+        /**
+         * How long a partition waits after its handler or the store failed before the record is
+         * tried again; default 1 s.
+         *
+         * @throws IllegalArgumentException if null or not positive
+         */
+        public Builder<K, V> failureBackoff(Duration failureBackoff) {
+            this.failureBackoff = requirePositive(failureBackoff, "failureBackoff");
+            return this;
+        }
+
+        /**
+         * What to do with a record whose handler failed (after its claim was released), instead of
+         * retrying it until it succeeds: publish it to a dead-letter topic, for example. Default:
+         * none, retry.
+         *
+         * @throws IllegalArgumentException if null
+         */
+        public Builder<K, V> recoverer(RecordRecoverer<K, V> recoverer) {
+            this.recoverer = requireNonNull(recoverer, "recoverer");
+            return this;
+        }
+
+        /**
+         * What to do with a record that has no valid dedup key. Default: none, and {@link
+         * #pollOnce(Duration)} throws, applying nothing of that poll — a record is never
+         * processed without dedup.
+         *
+         * @throws IllegalArgumentException if null
+         */
+        public Builder<K, V> onMissingKey(RecordRecoverer<K, V> missingKey) {
+            this.missingKey = requireNonNull(missingKey, "missingKey");
+            return this;
+        }
+
+        /** Builds the loop; it does not touch the consumer until used. */
+        public KafkaInboxLoop<K, V> build() {
+            return new KafkaInboxLoop<>(this);
+        }
+    }
+}

@@ -1,0 +1,85 @@
+package dev.inbox.kafka;
+
+import dev.inbox.testing.KafkaBroker;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.jspecify.annotations.Nullable;
+
+/** The real broker the tests share ({@link KafkaBroker#bootstrap()}), and clients on it. */
+final class Kafka {
+
+    private Kafka() {}
+
+    /** A new topic of {@code partitions} partitions, with a name of its own. */
+    static String topic(int partitions) throws Exception {
+        String name = "inbox-test-" + UUID.randomUUID();
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, KafkaBroker.bootstrap()))) {
+            admin.createTopics(List.of(new NewTopic(name, partitions, (short) 1)))
+                    .all()
+                    .get(60, TimeUnit.SECONDS);
+        }
+        return name;
+    }
+
+    static KafkaProducer<String, String> producer() {
+        Properties p = new Properties();
+        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, KafkaBroker.bootstrap());
+        p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+        p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+        p.put(ProducerConfig.LINGER_MS_CONFIG, "0");
+        return new KafkaProducer<>(p);
+    }
+
+    /** A consumer in {@code group} with auto-commit off, reading from the earliest offset. */
+    static KafkaConsumer<String, String> consumer(String group) {
+        Properties p = new Properties();
+        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, KafkaBroker.bootstrap());
+        p.put(ConsumerConfig.GROUP_ID_CONFIG, group);
+        p.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "consumer");
+        p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "50");
+        p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+        p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+        return new KafkaConsumer<>(p);
+    }
+
+    /** Sends a CloudEvent (binary mode) with id {@code id} to partition {@code partition}, and waits for it. */
+    static void sendEvent(KafkaProducer<String, String> producer, String topic, int partition, @Nullable String id)
+            throws Exception {
+        ProducerRecord<String, String> record =
+                new ProducerRecord<>(topic, partition, null, "{\"event\":\"" + id + "\"}");
+        if (id != null) {
+            record.headers().add("ce_id", id.getBytes(StandardCharsets.UTF_8));
+            record.headers().add("ce_source", "/tests".getBytes(StandardCharsets.UTF_8));
+        }
+        producer.send(record).get(30, TimeUnit.SECONDS);
+    }
+
+    /** The committed offset of {@code group} on partition {@code partition}, or -1 for none. */
+    static long committed(String group, String topic, int partition) {
+        try (KafkaConsumer<String, String> reader = consumer(group)) {
+            TopicPartition tp = new TopicPartition(topic, partition);
+            OffsetAndMetadata offset = reader.committed(java.util.Set.of(tp), Duration.ofSeconds(30))
+                    .get(tp);
+            return offset == null ? -1 : offset.offset();
+        }
+    }
+}

@@ -1,0 +1,292 @@
+package dev.inbox.kafka;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.inbox.Inbox;
+import dev.inbox.InboxKey;
+import dev.inbox.InboxStoreException;
+import dev.inbox.caffeine.CaffeineInboxStore;
+import dev.inbox.keys.DedupKeys;
+import dev.inbox.spi.ClaimRequest;
+import dev.inbox.spi.ClaimResult;
+import dev.inbox.spi.InboxStore;
+import dev.inbox.spi.OwnerToken;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** The lease-mode loop against a real Kafka broker, with the in-memory store. */
+class KafkaInboxLoopTest {
+
+    private static final Duration BACKOFF = Duration.ofMillis(200);
+
+    private final String group = "inbox-test-" + UUID.randomUUID();
+    private final Map<String, AtomicInteger> applied = new ConcurrentHashMap<>();
+    private CaffeineInboxStore store;
+    private Inbox inbox;
+    private KafkaProducer<String, String> producer;
+    private KafkaConsumer<String, String> consumer;
+    private String topic;
+
+    @BeforeEach
+    void setUp() throws Exception {
+        store = CaffeineInboxStore.builder().build();
+        inbox = Inbox.builder(store)
+                .consumer("kafka-test")
+                .lease(Duration.ofSeconds(30))
+                .build();
+        producer = Kafka.producer();
+        consumer = Kafka.consumer(group);
+        topic = Kafka.topic(1);
+    }
+
+    @AfterEach
+    void tearDown() {
+        consumer.close();
+        producer.close();
+        store.close();
+    }
+
+    private void apply(ConsumerRecord<String, String> record) {
+        applied.computeIfAbsent(record.value(), v -> new AtomicInteger()).incrementAndGet();
+    }
+
+    private int applications(String id) {
+        AtomicInteger count = applied.get("{\"event\":\"" + id + "\"}");
+        return count == null ? 0 : count.get();
+    }
+
+    private KafkaInboxLoop.Builder<String, String> loop(RecordHandler<String, String> handler) {
+        return KafkaInboxLoop.lease(consumer, inbox, handler)
+                .busyBackoff(BACKOFF)
+                .failureBackoff(BACKOFF);
+    }
+
+    /** Polls until {@code done} holds, at most 30 s. */
+    private static void pollUntil(KafkaInboxLoop<?, ?> loop, BooleanSupplier done) {
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (!done.getAsBoolean()) {
+            assertThat(System.nanoTime()).as("still waiting after 30 s").isLessThan(deadline);
+            loop.pollOnce(Duration.ofMillis(100));
+        }
+    }
+
+    private long committed() {
+        return Kafka.committed(group, topic, 0);
+    }
+
+    @Test
+    void aDuplicateIsSkippedAndItsOffsetCommitted() throws Exception {
+        Kafka.sendEvent(producer, topic, 0, "a");
+        Kafka.sendEvent(producer, topic, 0, "b");
+        Kafka.sendEvent(producer, topic, 0, "a"); // the producer's re-send, at a new offset
+        KafkaInboxLoop<String, String> loop = loop(this::apply).build();
+        loop.subscribe(List.of(topic));
+        pollUntil(loop, () -> loop.counts().processed() + loop.counts().duplicates() == 3);
+        assertThat(applications("a")).isEqualTo(1);
+        assertThat(applications("b")).isEqualTo(1);
+        assertThat(loop.counts().duplicates()).isEqualTo(1);
+        assertThat(committed())
+                .as("the duplicate's offset is committed too (spring-kafka #2372)")
+                .isEqualTo(3);
+    }
+
+    @Test
+    void aBusyRecordStopsItsPartitionUntilTheOtherAttemptEnds_thenIsApplied() throws Exception {
+        InboxKey b = InboxKey.of("kafka-test", DedupKeys.cloudEvent("/tests", "b"));
+        OwnerToken other = OwnerToken.random();
+        assertThat(store.claim(ClaimRequest.of(b, other, Duration.ofMinutes(5))))
+                .isEqualTo(ClaimResult.acquired());
+        Kafka.sendEvent(producer, topic, 0, "a");
+        Kafka.sendEvent(producer, topic, 0, "b");
+        Kafka.sendEvent(producer, topic, 0, "c");
+        KafkaInboxLoop<String, String> loop = loop(this::apply).build();
+        loop.subscribe(List.of(topic));
+        pollUntil(loop, () -> loop.counts().busy() >= 1);
+        assertThat(applications("a")).isEqualTo(1);
+        assertThat(applications("c"))
+                .as("after a BUSY record its partition stops: order kept")
+                .isZero();
+        assertThat(committed()).as("nothing committed past the BUSY record").isEqualTo(1);
+        for (int i = 0; i < 5; i++) {
+            loop.pollOnce(Duration.ofMillis(100)); // still busy: retried, never committed past
+        }
+        assertThat(committed()).isEqualTo(1);
+        // The other attempt fails and releases: the event must still be applied, by us.
+        assertThat(store.release(b, other)).isTrue();
+        pollUntil(loop, () -> applications("c") == 1);
+        assertThat(applications("b")).isEqualTo(1);
+        assertThat(committed()).isEqualTo(3);
+        assertThat(store.claim(ClaimRequest.of(
+                                InboxKey.of("kafka-test", DedupKeys.cloudEvent("/tests", "c")),
+                                OwnerToken.random(),
+                                Duration.ofMinutes(1)))
+                        .status())
+                .as("c, claimed and released while b was busy, then applied and completed")
+                .isEqualTo(dev.inbox.spi.ClaimStatus.DUPLICATE);
+    }
+
+    @Test
+    void aFailingHandlerIsRetriedAndNothingPastItIsCommitted() throws Exception {
+        Kafka.sendEvent(producer, topic, 0, "a");
+        Kafka.sendEvent(producer, topic, 0, "b");
+        Kafka.sendEvent(producer, topic, 0, "c");
+        AtomicInteger failuresLeft = new AtomicInteger(2);
+        KafkaInboxLoop<String, String> loop = loop(record -> {
+                    if (record.value().contains("\"b\"") && failuresLeft.getAndDecrement() > 0) {
+                        throw new IllegalStateException("b fails twice");
+                    }
+                    apply(record);
+                })
+                .build();
+        loop.subscribe(List.of(topic));
+        pollUntil(loop, () -> loop.counts().failed() == 1);
+        assertThat(committed()).isEqualTo(1);
+        assertThat(applications("c")).isZero();
+        pollUntil(loop, () -> applications("c") == 1);
+        assertThat(applications("a")).isEqualTo(1);
+        assertThat(applications("b")).isEqualTo(1);
+        assertThat(loop.counts().failed()).isEqualTo(2);
+        assertThat(committed()).isEqualTo(3);
+    }
+
+    @Test
+    void aRecovererTakesAFailedRecordAndItsOffsetIsCommitted() throws Exception {
+        Kafka.sendEvent(producer, topic, 0, "a");
+        Kafka.sendEvent(producer, topic, 0, "b");
+        List<String> deadLetters = new CopyOnWriteArrayList<>();
+        KafkaInboxLoop<String, String> loop = loop(record -> {
+                    if (record.value().contains("\"a\"")) {
+                        throw new IllegalStateException("poison");
+                    }
+                    apply(record);
+                })
+                .recoverer((record, failure) -> deadLetters.add(record.value() + " " + failure.getMessage()))
+                .build();
+        loop.subscribe(List.of(topic));
+        pollUntil(loop, () -> applications("b") == 1);
+        assertThat(deadLetters).containsExactly("{\"event\":\"a\"} poison");
+        assertThat(committed()).isEqualTo(2);
+        assertThat(store.claim(ClaimRequest.of(
+                        InboxKey.of("kafka-test", DedupKeys.cloudEvent("/tests", "a")),
+                        OwnerToken.random(),
+                        Duration.ofMinutes(1))))
+                .as("the failed event's claim was released, not completed")
+                .isEqualTo(ClaimResult.acquired());
+    }
+
+    @Test
+    void aRecordWithoutKeyFailsThePollLoudly_andNothingOfItIsApplied() throws Exception {
+        Kafka.sendEvent(producer, topic, 0, "a");
+        Kafka.sendEvent(producer, topic, 0, null);
+        KafkaInboxLoop<String, String> loop = loop(this::apply).build();
+        loop.subscribe(List.of(topic));
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        IllegalStateException thrown = null;
+        while (thrown == null && System.nanoTime() < deadline) {
+            try {
+                loop.pollOnce(Duration.ofMillis(100));
+            } catch (IllegalStateException e) {
+                thrown = e;
+            }
+        }
+        assertThat(thrown).isNotNull();
+        assertThat(thrown.getMessage()).contains(topic + "-0@1", "no dedup key", "onMissingKey");
+        assertThat(applied).as("nothing of the poll applied").isEmpty();
+        assertThat(committed()).isEqualTo(-1);
+        assertThatThrownBy(() -> loop.pollOnce(Duration.ofSeconds(5)))
+                .as("polled again from the same place, it fails again")
+                .isInstanceOf(IllegalStateException.class);
+    }
+
+    @Test
+    void aRecordWithoutKeyGoesToTheMissingKeyRecoverer() throws Exception {
+        Kafka.sendEvent(producer, topic, 0, null);
+        Kafka.sendEvent(producer, topic, 0, "a");
+        List<String> parked = new CopyOnWriteArrayList<>();
+        KafkaInboxLoop<String, String> loop = loop(this::apply)
+                .onMissingKey((record, why) -> parked.add(why.getMessage()))
+                .build();
+        loop.subscribe(List.of(topic));
+        pollUntil(loop, () -> applications("a") == 1);
+        assertThat(parked).singleElement().asString().contains("no dedup key");
+        assertThat(committed()).isEqualTo(2);
+    }
+
+    @Test
+    void aStoreThatCannotAnswerAppliesAndCommitsNothing_thenThePollIsRetried() throws Exception {
+        AtomicInteger outagesLeft = new AtomicInteger(2);
+        InboxStore flaky = new InboxStore() {
+            @Override
+            public ClaimResult claim(ClaimRequest request) {
+                return store.claim(request);
+            }
+
+            @Override
+            public List<ClaimResult> claimAll(List<ClaimRequest> requests) {
+                if (outagesLeft.getAndDecrement() > 0) {
+                    throw new InboxStoreException("store down", null, true);
+                }
+                return store.claimAll(requests);
+            }
+
+            @Override
+            public boolean complete(InboxKey key, OwnerToken owner, Duration retention) {
+                return store.complete(key, owner, retention);
+            }
+
+            @Override
+            public boolean release(InboxKey key, OwnerToken owner) {
+                return store.release(key, owner);
+            }
+
+            @Override
+            public long purge() {
+                return store.purge();
+            }
+
+            @Override
+            public void close() {}
+        };
+        inbox = Inbox.builder(flaky).consumer("kafka-test").claimAttempts(1).build();
+        Kafka.sendEvent(producer, topic, 0, "a");
+        Kafka.sendEvent(producer, topic, 0, "b");
+        KafkaInboxLoop<String, String> loop = loop(this::apply).build();
+        loop.subscribe(List.of(topic));
+        pollUntil(loop, () -> loop.counts().storeFailures() == 1);
+        assertThat(applied).isEmpty();
+        assertThat(committed()).isEqualTo(-1);
+        pollUntil(loop, () -> applications("b") == 1);
+        assertThat(applications("a")).isEqualTo(1);
+        assertThat(loop.counts().storeFailures()).isEqualTo(2);
+        assertThat(committed()).isEqualTo(2);
+    }
+
+    @Test
+    void builderRejectsBadInput() {
+        assertThatThrownBy(() -> KafkaInboxLoop.lease(null, inbox, this::apply))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> KafkaInboxLoop.lease(consumer, null, this::apply))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> KafkaInboxLoop.lease(consumer, inbox, null))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> loop(this::apply).busyBackoff(Duration.ZERO))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("busyBackoff");
+        assertThatThrownBy(() -> loop(this::apply).keys(null)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> loop(this::apply).build().pollOnce(Duration.ofMillis(-1)))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+}

@@ -1,0 +1,263 @@
+package dev.inbox.testing;
+
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A real single-node Kafka broker (KRaft, broker and controller in one process) in a JVM of its
+ * own, on free loopback ports, in a temporary directory — started from {@code kafka.Kafka} on the
+ * test class path, so the test's build needs {@code org.apache.kafka:kafka_2.13} in test scope.
+ * Ready in a few seconds; {@link #crash()} kills it ({@code SIGKILL}) and {@link #restart()}
+ * starts it again on the same files and ports, offsets and all.
+ *
+ * <p>{@link #bootstrap()} is what most tests want: the broker named by {@code
+ * INBOX_TEST_KAFKA_BOOTSTRAP} (or {@code -Dinbox.test.kafka.bootstrap}) when set — it must answer —
+ * else one broker this JVM starts once and stops when it exits.
+ *
+ * <p>Rebalances are quick: {@code group.initial.rebalance.delay.ms=0}, and the consumer-protocol
+ * heartbeat is 500 ms.
+ */
+public final class KafkaBroker implements AutoCloseable {
+
+    private static final String MAIN = "kafka.Kafka";
+    private static final long START_TIMEOUT_MS = 90_000;
+    private static @Nullable String shared;
+
+    private final Path dir;
+    private final int port;
+    private final int controllerPort;
+    private @Nullable Process process;
+
+    private KafkaBroker() throws IOException {
+        this.dir = Files.createTempDirectory("inbox-kafka");
+        this.port = Processes.freePort();
+        this.controllerPort = Processes.freePort();
+    }
+
+    /**
+     * The bootstrap servers of the broker the tests share: {@code INBOX_TEST_KAFKA_BOOTSTRAP} when
+     * set, else a broker started once per JVM.
+     *
+     * @throws NoTestServerException if the named broker does not answer or none could be started
+     */
+    public static synchronized String bootstrap() {
+        if (shared != null) {
+            return shared;
+        }
+        String named = Settings.get("inbox.test.kafka.bootstrap", "INBOX_TEST_KAFKA_BOOTSTRAP");
+        if (named != null) {
+            try {
+                probe(named.split(",")[0].trim());
+            } catch (IOException e) {
+                throw new NoTestServerException(
+                        "INBOX_TEST_KAFKA_BOOTSTRAP=" + named + " does not answer as a Kafka broker: " + e, e);
+            }
+            shared = named;
+            return named;
+        }
+        try {
+            KafkaBroker broker = start();
+            Runtime.getRuntime().addShutdownHook(new Thread(broker::close, "inbox-kafka-stop"));
+            shared = broker.bootstrapServers();
+            return shared;
+        } catch (IOException | RuntimeException e) {
+            throw new NoTestServerException(
+                    "no Kafka broker: set INBOX_TEST_KAFKA_BOOTSTRAP to one, or let the tests start one (" + e + ")",
+                    e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new NoTestServerException("interrupted while starting Kafka", e);
+        }
+    }
+
+    /**
+     * Starts a broker of the caller's own (to crash and restart) and waits until it answers.
+     *
+     * @throws IllegalStateException if {@code kafka.Kafka} is not on the class path, or the broker
+     *     did not answer within 90 s (its log is in the message)
+     */
+    public static KafkaBroker start() throws IOException, InterruptedException {
+        try {
+            Class.forName(MAIN, false, KafkaBroker.class.getClassLoader());
+        } catch (ClassNotFoundException e) {
+            throw new IllegalStateException(MAIN + " is not on the test class path: add org.apache.kafka:kafka_2.13"
+                    + " (test scope), or point INBOX_TEST_KAFKA_BOOTSTRAP at a broker");
+        }
+        KafkaBroker broker = new KafkaBroker();
+        try {
+            broker.writeConfig();
+            Processes.run(
+                    java("kafka.tools.StorageTool", "format", "-t", clusterId(), "-c", broker.config(), "--standalone"),
+                    60);
+            broker.launch();
+            return broker;
+        } catch (IOException | InterruptedException | RuntimeException e) {
+            broker.close();
+            throw e;
+        }
+    }
+
+    /** {@code 127.0.0.1:<port>}, for {@code bootstrap.servers}. */
+    public String bootstrapServers() {
+        return "127.0.0.1:" + port;
+    }
+
+    /** Kills the broker at once ({@code SIGKILL}): no clean shutdown, as a crash would. */
+    public void crash() {
+        Process running = process;
+        if (running != null) {
+            running.destroyForcibly();
+            try {
+                running.waitFor();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            process = null;
+        }
+    }
+
+    /** Starts the broker again on its files and ports and waits until it answers. */
+    public void restart() throws IOException, InterruptedException {
+        crash();
+        launch();
+    }
+
+    /** Stops the broker and deletes its files. */
+    @Override
+    public void close() {
+        Process running = process;
+        if (running != null) {
+            Processes.stop(running);
+            process = null;
+        }
+        Processes.deleteTree(dir);
+    }
+
+    private void launch() throws IOException, InterruptedException {
+        Path log = dir.resolve("broker.log");
+        List<String> command = java(MAIN, config());
+        command.add(1, "-Dlog4j2.configurationFile=" + dir.resolve("log4j2.properties"));
+        command.add(1, "-Xmx512m");
+        process = new ProcessBuilder(command)
+                .redirectErrorStream(true)
+                .redirectOutput(log.toFile())
+                .start();
+        long deadline = System.currentTimeMillis() + START_TIMEOUT_MS;
+        while (true) {
+            try {
+                probe(bootstrapServers());
+                return;
+            } catch (IOException notYet) {
+                if (!process.isAlive() || System.currentTimeMillis() > deadline) {
+                    String output = Files.exists(log) ? Files.readString(log) : "";
+                    throw new IllegalStateException("the Kafka broker did not answer on " + bootstrapServers()
+                            + (process.isAlive() ? " within " + START_TIMEOUT_MS + " ms" : " (it exited)")
+                            + "; its log:\n"
+                            + output.substring(Math.max(0, output.length() - 4000)));
+                }
+                Thread.sleep(200);
+            }
+        }
+    }
+
+    private String config() {
+        return dir.resolve("server.properties").toString();
+    }
+
+    private void writeConfig() throws IOException {
+        Files.writeString(
+                dir.resolve("server.properties"),
+                String.join(
+                        "\n",
+                        "process.roles=broker,controller",
+                        "node.id=1",
+                        "controller.quorum.bootstrap.servers=127.0.0.1:" + controllerPort,
+                        "listeners=PLAINTEXT://127.0.0.1:" + port + ",CONTROLLER://127.0.0.1:" + controllerPort,
+                        "advertised.listeners=PLAINTEXT://127.0.0.1:" + port,
+                        "controller.listener.names=CONTROLLER",
+                        "listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
+                        "inter.broker.listener.name=PLAINTEXT",
+                        "log.dirs=" + dir.resolve("data"),
+                        "num.partitions=1",
+                        "offsets.topic.replication.factor=1",
+                        "offsets.topic.num.partitions=1",
+                        "transaction.state.log.replication.factor=1",
+                        "transaction.state.log.min.isr=1",
+                        "share.coordinator.state.topic.replication.factor=1",
+                        "share.coordinator.state.topic.min.isr=1",
+                        "group.initial.rebalance.delay.ms=0",
+                        "group.consumer.heartbeat.interval.ms=500",
+                        "group.consumer.min.heartbeat.interval.ms=500",
+                        "broker.session.timeout.ms=2000",
+                        "broker.heartbeat.interval.ms=500",
+                        "auto.create.topics.enable=true",
+                        ""));
+        Files.writeString(
+                dir.resolve("log4j2.properties"),
+                String.join(
+                        "\n",
+                        "appender.out.type=Console",
+                        "appender.out.name=out",
+                        "appender.out.layout.type=PatternLayout",
+                        "appender.out.layout.pattern=[%d] %p %m (%c)%n",
+                        "rootLogger.level=WARN",
+                        "rootLogger.appenderRef.out.ref=out",
+                        ""));
+    }
+
+    private static List<String> java(String main, String... args) {
+        List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.add("-cp");
+        command.add(System.getProperty("java.class.path"));
+        command.add(main);
+        command.addAll(List.of(args));
+        return command;
+    }
+
+    /** A Kafka cluster id: 16 random bytes, URL-safe base64 without padding. */
+    private static String clusterId() {
+        byte[] bytes = new byte[16];
+        new SecureRandom().nextBytes(bytes);
+        return Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
+    }
+
+    /** Sends an ApiVersions request (v0) to {@code hostPort} and expects the answer to it. */
+    static void probe(String hostPort) throws IOException {
+        int colon = hostPort.lastIndexOf(':');
+        String host = hostPort.substring(0, colon);
+        int port = Integer.parseInt(hostPort.substring(colon + 1));
+        byte[] client = "inbox-probe".getBytes(StandardCharsets.UTF_8);
+        try (Socket socket = new Socket()) {
+            socket.connect(new InetSocketAddress(host, port), 2_000);
+            socket.setSoTimeout(2_000);
+            DataOutputStream out = new DataOutputStream(socket.getOutputStream());
+            out.writeInt(2 + 2 + 4 + 2 + client.length);
+            out.writeShort(18); // ApiVersions
+            out.writeShort(0);
+            out.writeInt(4242); // correlation id
+            out.writeShort(client.length);
+            out.write(client);
+            out.flush();
+            DataInputStream in = new DataInputStream(socket.getInputStream());
+            int size = in.readInt();
+            int correlation = in.readInt();
+            short error = in.readShort();
+            if (size < 6 || correlation != 4242 || error != 0) {
+                throw new IOException("not a ready Kafka broker (size " + size + ", correlation " + correlation
+                        + ", error " + error + ")");
+            }
+        }
+    }
+}
