@@ -265,6 +265,9 @@ public final class Inbox {
 
     @SuppressWarnings("unchecked")
     private static <E extends Exception> RuntimeException rethrow(Throwable failure) throws E {
+        if (failure instanceof Error error) {
+            throw error; // (E) erases to a cast to Exception, which would turn an Error into a ClassCastException
+        }
         throw (E) failure;
     }
 

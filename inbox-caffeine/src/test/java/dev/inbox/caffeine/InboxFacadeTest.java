@@ -114,6 +114,42 @@ class InboxFacadeTest {
     }
 
     @Test
+    void handle_whenWorkThrowsAnError_rethrowsThatSameError() {
+        AssertionError failure = new AssertionError("an Error, not an Exception");
+        assertThatThrownBy(() -> inbox.handle("e2-error", () -> {
+                    throw failure;
+                }))
+                .isSameAs(failure);
+    }
+
+    @Test
+    void claimAll_answersEachIdInOrder_andEachAcquiredClaimCompletesOrReleases() {
+        inbox.handle("done", () -> {});
+        List<dev.inbox.Claim> claims = inbox.claimAll(List.of("new-1", "done", "new-2", "new-1"));
+        assertThat(claims).extracting(dev.inbox.Claim::id).containsExactly("new-1", "done", "new-2", "new-1");
+        assertThat(claims)
+                .extracting(dev.inbox.Claim::status)
+                .containsExactly(
+                        dev.inbox.spi.ClaimStatus.ACQUIRED,
+                        dev.inbox.spi.ClaimStatus.DUPLICATE,
+                        dev.inbox.spi.ClaimStatus.ACQUIRED,
+                        dev.inbox.spi.ClaimStatus.DUPLICATE);
+        assertThat(claims.get(0).complete()).isTrue();
+        assertThat(claims.get(2).release()).isTrue();
+        assertThat(inbox.handle("new-1", () -> {}).outcome()).isEqualTo(HandleOutcome.DUPLICATE);
+        assertThat(inbox.handle("new-2", () -> {}).outcome())
+                .as("released: the next delivery applies it")
+                .isEqualTo(HandleOutcome.PROCESSED);
+        assertThatThrownBy(() -> claims.get(1).complete())
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("DUPLICATE");
+        assertThat(inbox.claimAll(List.of())).isEmpty();
+        assertThatThrownBy(() -> inbox.claimAll(null)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> inbox.claimAll(java.util.Arrays.asList("a", null)))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
     void handle_whileAnotherDeliveryIsInFlight_isBusy_andMustNotBeAcknowledged() throws Exception {
         CountDownLatch inWork = new CountDownLatch(1);
         CountDownLatch finish = new CountDownLatch(1);

@@ -162,6 +162,9 @@ public final class TransactionalInbox {
 
     @SuppressWarnings("unchecked")
     private static <E extends Exception> RuntimeException rethrow(Throwable failure) throws E {
+        if (failure instanceof Error error) {
+            throw error; // (E) erases to a cast to Exception, which would turn an Error into a ClassCastException
+        }
         throw (E) failure;
     }
 
