@@ -9,6 +9,7 @@ import dev.inbox.HandleResult;
 import dev.inbox.Inbox;
 import dev.inbox.InboxKey;
 import dev.inbox.InboxStoreException;
+import dev.inbox.jdbc.TransactionalInbox;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.concurrent.Executors;
@@ -41,13 +42,18 @@ import java.util.concurrent.TimeUnit;
  * <p>A channel or connection lost while the work runs leaves the message unacknowledged: the
  * broker redelivers it, and the inbox answers that delivery from the record (DUPLICATE once the
  * work completed, or after the claim's lease).
+ *
+ * <p>{@link #transactional(Channel, TransactionalInbox, TransactionalMessageHandler)} claims each
+ * message inside a database transaction together with the handler's writes and acknowledges it
+ * after the commit: a consumer that dies before the commit leaves neither the writes nor the
+ * record, and the broker redelivers the message — exactly once for effects in that database.
  */
 public final class InboxConsumer extends DefaultConsumer {
 
     private static final System.Logger LOG = System.getLogger(InboxConsumer.class.getName());
 
-    private final Inbox inbox;
-    private final MessageHandler handler;
+    private final String consumer;
+    private final Handling handling;
     private final MessageKeys keys;
     private final Duration busyDelay;
     private final boolean requeueFailedWork;
@@ -55,8 +61,8 @@ public final class InboxConsumer extends DefaultConsumer {
 
     private InboxConsumer(Builder b) {
         super(b.channel);
-        this.inbox = b.inbox;
-        this.handler = b.handler;
+        this.consumer = b.consumer;
+        this.handling = b.handling;
         this.keys = b.keys;
         this.busyDelay = b.busyDelay;
         this.requeueFailedWork = b.requeueFailedWork;
@@ -74,7 +80,35 @@ public final class InboxConsumer extends DefaultConsumer {
      * @throws IllegalArgumentException if an argument is null
      */
     public static Builder builder(Channel channel, Inbox inbox, MessageHandler handler) {
-        return new Builder(channel, inbox, handler);
+        if (inbox == null || handler == null) {
+            throw new IllegalArgumentException("channel, inbox and handler must not be null");
+        }
+        return new Builder(
+                channel, inbox.consumer(), (key, delivery) -> inbox.handle(key, () -> handler.handle(delivery)));
+    }
+
+    /**
+     * Starts configuring a consumer on {@code channel} in transactional mode: each message is
+     * claimed through {@code inbox} in a transaction with {@code handler}'s writes, and acknowledged
+     * after the commit.
+     *
+     * @throws IllegalArgumentException if an argument is null
+     */
+    public static Builder transactional(
+            Channel channel, TransactionalInbox inbox, TransactionalMessageHandler handler) {
+        if (inbox == null || handler == null) {
+            throw new IllegalArgumentException("channel, inbox and handler must not be null");
+        }
+        return new Builder(
+                channel,
+                inbox.consumer(),
+                (key, delivery) -> inbox.handle(key, connection -> handler.handle(delivery, connection)));
+    }
+
+    /** Runs one delivery through the inbox: lease or transactional mode. */
+    @FunctionalInterface
+    private interface Handling {
+        HandleResult handle(String key, Delivery delivery) throws Exception;
     }
 
     @Override
@@ -86,7 +120,7 @@ public final class InboxConsumer extends DefaultConsumer {
         try {
             key = keys.keyOf(delivery);
             if (key != null) {
-                InboxKey.of(inbox.consumer(), key); // an invalid key (over 512 bytes…) is no key
+                InboxKey.of(consumer, key); // an invalid key (over 512 bytes…) is no key
             }
         } catch (IllegalArgumentException invalid) {
             key = null;
@@ -101,7 +135,7 @@ public final class InboxConsumer extends DefaultConsumer {
         }
         HandleResult result;
         try {
-            result = inbox.handle(key, () -> handler.handle(delivery));
+            result = handling.handle(key, delivery);
         } catch (InboxStoreException storeDown) {
             requeueLater(deliveryTag);
             return;
@@ -138,19 +172,19 @@ public final class InboxConsumer extends DefaultConsumer {
     /** Configures an {@link InboxConsumer}; each setter checks its argument at once. */
     public static final class Builder {
         private final Channel channel;
-        private final Inbox inbox;
-        private final MessageHandler handler;
+        private final String consumer;
+        private final Handling handling;
         private MessageKeys keys = MessageKeys.standard();
         private Duration busyDelay = Duration.ofSeconds(1);
         private boolean requeueFailedWork = true;
 
-        private Builder(Channel channel, Inbox inbox, MessageHandler handler) {
-            if (channel == null || inbox == null || handler == null) {
+        private Builder(Channel channel, String consumer, Handling handling) {
+            if (channel == null) {
                 throw new IllegalArgumentException("channel, inbox and handler must not be null");
             }
             this.channel = channel;
-            this.inbox = inbox;
-            this.handler = handler;
+            this.consumer = consumer;
+            this.handling = handling;
         }
 
         /**
@@ -190,6 +224,7 @@ public final class InboxConsumer extends DefaultConsumer {
             return this;
         }
 
+        /** Builds the consumer; pass it to {@code basicConsume} with auto-ack off. */
         public InboxConsumer build() {
             return new InboxConsumer(this);
         }
