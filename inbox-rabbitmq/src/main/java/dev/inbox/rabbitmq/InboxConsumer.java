@@ -15,6 +15,7 @@ import java.time.Duration;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * A manual-ack consumer that runs each delivery through an {@link Inbox}: the event's work runs
@@ -58,6 +59,12 @@ public final class InboxConsumer extends DefaultConsumer {
     private final Duration busyDelay;
     private final boolean requeueFailedWork;
     private final ScheduledExecutorService later;
+    private final LongAdder processed = new LongAdder();
+    private final LongAdder duplicates = new LongAdder();
+    private final LongAdder busy = new LongAdder();
+    private final LongAdder failed = new LongAdder();
+    private final LongAdder rejected = new LongAdder();
+    private final LongAdder storeFailures = new LongAdder();
 
     private InboxConsumer(Builder b) {
         super(b.channel);
@@ -130,6 +137,7 @@ public final class InboxConsumer extends DefaultConsumer {
                     System.Logger.Level.WARNING,
                     "message without a usable dedup key rejected (dead-lettered): {0}",
                     envelope);
+            rejected.increment();
             getChannel().basicReject(deliveryTag, false);
             return;
         }
@@ -137,15 +145,51 @@ public final class InboxConsumer extends DefaultConsumer {
         try {
             result = handling.handle(key, delivery);
         } catch (InboxStoreException storeDown) {
+            storeFailures.increment();
             requeueLater(deliveryTag);
             return;
         } catch (Exception workFailed) {
+            failed.increment();
             getChannel().basicNack(deliveryTag, false, requeueFailedWork);
             return;
         }
         switch (result.outcome()) {
-            case PROCESSED, DUPLICATE -> getChannel().basicAck(deliveryTag, false);
-            case BUSY -> requeueLater(deliveryTag);
+            case PROCESSED -> {
+                getChannel().basicAck(deliveryTag, false);
+                processed.increment();
+            }
+            case DUPLICATE -> {
+                getChannel().basicAck(deliveryTag, false);
+                duplicates.increment();
+            }
+            case BUSY -> {
+                busy.increment();
+                requeueLater(deliveryTag);
+            }
+        }
+    }
+
+    /** What this consumer has done since it was built. */
+    public Counts counts() {
+        return new Counts(
+                processed.sum(), duplicates.sum(), busy.sum(), failed.sum(), rejected.sum(), storeFailures.sum());
+    }
+
+    /**
+     * What a consumer has done.
+     *
+     * @param processed messages whose work ran and was recorded, then acknowledged
+     * @param duplicates messages acknowledged without work, as already applied
+     * @param busy messages requeued because another delivery held the event
+     * @param failed messages whose work threw, nacked
+     * @param rejected messages without a usable key, dead-lettered
+     * @param storeFailures messages requeued because the store could not answer
+     */
+    public record Counts(long processed, long duplicates, long busy, long failed, long rejected, long storeFailures) {
+
+        /** The messages acknowledged: processed and duplicates. */
+        public long acknowledged() {
+            return processed + duplicates;
         }
     }
 

@@ -121,7 +121,8 @@ class InboxConsumerTest {
     @Test
     void redeliveriesAndResendsOfOneMessageId_areAppliedOnce_andAllAcknowledged() throws Exception {
         channel.basicQos(10);
-        channel.basicConsume(queue, false, consumer(counting()).build());
+        InboxConsumer inboxConsumer = consumer(counting()).build();
+        channel.basicConsume(queue, false, inboxConsumer);
         for (int i = 0; i < 3; i++) {
             publish("order-42", "order-42 shipped");
         }
@@ -136,6 +137,8 @@ class InboxConsumerTest {
         assertThat(pending(queue))
                 .as("messages left: every delivery was acknowledged")
                 .isZero();
+        assertThat(inboxConsumer.counts()).isEqualTo(new InboxConsumer.Counts(2, 2, 0, 0, 0, 0));
+        assertThat(inboxConsumer.counts().acknowledged()).isEqualTo(4);
     }
 
     @Test

@@ -2,9 +2,13 @@ package dev.inbox.testing;
 
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
+import java.io.File;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.net.URISyntaxException;
+import java.net.URL;
+import java.net.URLClassLoader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -220,10 +224,34 @@ public final class KafkaBroker implements AutoCloseable {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.add("-cp");
-        command.add(System.getProperty("java.class.path"));
+        command.add(classPath());
         command.add(main);
         command.addAll(List.of(args));
         return command;
+    }
+
+    /**
+     * The class path {@code kafka.Kafka} was found on: the JVM's, and before it the entries of the
+     * URL class loaders this class was loaded through (as {@code exec:java} and other in-process
+     * launchers load the application, leaving {@code java.class.path} to the launcher).
+     */
+    private static String classPath() {
+        List<String> entries = new ArrayList<>();
+        for (ClassLoader loader = KafkaBroker.class.getClassLoader(); loader != null; loader = loader.getParent()) {
+            if (loader instanceof URLClassLoader urls) {
+                for (URL url : urls.getURLs()) {
+                    if ("file".equals(url.getProtocol())) {
+                        try {
+                            entries.add(Path.of(url.toURI()).toString());
+                        } catch (URISyntaxException ignored) {
+                            // not a path
+                        }
+                    }
+                }
+            }
+        }
+        entries.add(System.getProperty("java.class.path"));
+        return String.join(File.pathSeparator, entries);
     }
 
     /** A Kafka cluster id: 16 random bytes, URL-safe base64 without padding. */

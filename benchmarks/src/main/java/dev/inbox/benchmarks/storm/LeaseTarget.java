@@ -107,6 +107,16 @@ final class LeaseTarget implements StormTarget {
         }
     }
 
+    /** The inbox the broker adapters run deliveries through. */
+    Inbox inbox() {
+        return inbox;
+    }
+
+    /** Counts one application of {@code event} in the ledger. */
+    void record(int event) {
+        ledger.incrementAndGet(event);
+    }
+
     @Override
     public long purge() {
         return store.purge();

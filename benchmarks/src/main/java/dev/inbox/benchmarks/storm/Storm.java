@@ -73,6 +73,30 @@ final class Storm {
         return metrics;
     }
 
+    /** What happened so far, for a storm driven through a real broker ({@link BrokerStorm}). */
+    Counters counters() {
+        return counters;
+    }
+
+    /** Records that one of {@code event}'s deliveries applied it without the store recording it. */
+    void cause(int event) {
+        causes.incrementAndGet(event);
+    }
+
+    /** The report of a run that took {@code elapsedNanos}, from the target's ledger. */
+    StormReport report(StormTarget target, long elapsedNanos, boolean finished) throws Exception {
+        return StormReport.of(
+                config,
+                target,
+                counters,
+                ledger(target),
+                causes(),
+                latencies.getIntervalHistogram(),
+                samples,
+                elapsedNanos,
+                finished);
+    }
+
     /** Runs the storm against {@code target} and reports; {@code progress} hears every 2 seconds. */
     StormReport run(StormTarget target, Consumer<String> progress) throws Exception {
         Random plan = new Random(config.seed());
@@ -134,17 +158,7 @@ final class Storm {
         if (!config.heapInterval().isZero()) {
             samples.take(target);
         }
-        long elapsed = System.nanoTime() - start;
-        return StormReport.of(
-                config,
-                target,
-                counters,
-                ledger(target),
-                causes(),
-                latencies.getIntervalHistogram(),
-                samples,
-                elapsed,
-                finished);
+        return report(target, System.nanoTime() - start, finished);
     }
 
     /**
@@ -283,7 +297,8 @@ final class Storm {
         }
     }
 
-    private Fault drawFault() {
+    /** The fault for one delivery, at the configured rates. */
+    Fault drawFault() {
         double r = ThreadLocalRandom.current().nextDouble();
         if (r < config.crashBeforeWorkRate()) {
             return Fault.CRASH_BEFORE_WORK;

@@ -31,12 +31,17 @@ record StormConfig(
         Duration purgeInterval,
         Duration heapInterval,
         long seed,
-        boolean json) {
+        boolean json,
+        String broker,
+        String kafkaBootstrap,
+        String amqpUri) {
 
     static final String DEFAULT_JDBC_URL = "jdbc:postgresql://127.0.0.1:5432/test?user=postgres";
 
     static final String DEFAULT_MYSQL_URL =
             "jdbc:mysql://127.0.0.1:3306/test?user=root&password=&sslMode=DISABLED&allowPublicKeyRetrieval=true";
+
+    static final String DEFAULT_AMQP_URI = "amqp://guest:guest@127.0.0.1:5672";
 
     static final String USAGE = String.join(
             "\n",
@@ -46,6 +51,7 @@ record StormConfig(
             "             [--crash-before-work-rate R] [--crash-after-work-rate R]",
             "             [--lease-ms N] [--retention-ms N] [--grace-ms N] [--seed N] [--json]",
             "             [--event-rate N] [--purge-every-ms N] [--heap-every-ms N]",
+            "             [--broker kafka|rabbitmq] [--kafka-bootstrap HOST:PORT] [--amqp-uri URI]",
             "",
             "Simulates a consumer fleet: each event is delivered 1 + d times (d drawn from 0..max-redeliveries),",
             "redeliveries concurrent with the first delivery, out of order and after delays, to concurrent",
@@ -67,7 +73,14 @@ record StormConfig(
             "For a soak: --event-rate N releases N events per second (0, the default, releases all at once),",
             "so deliveries are generated as the run goes and memory stays flat; --purge-every-ms N purges",
             "expired records while the storm runs (use a short --retention-ms and --grace-ms so there are",
-            "some); --heap-every-ms N samples the heap after a full GC and the store's record count.");
+            "some); --heap-every-ms N samples the heap after a full GC and the store's record count.",
+            "",
+            "--broker kafka|rabbitmq sends the storm through a real broker and the inbox adapter: the producer",
+            "publishes each event 1 + d times (re-sends under the event's own id, as a retrying producer does),",
+            "--consumers members consume through KafkaInboxLoop or InboxConsumer, a crash kills a member mid-work",
+            "(no commit, no ack) and a new one joins, and one extra member joins and leaves mid-run. Kafka uses",
+            "--kafka-bootstrap, or starts a single-node broker of its own (needs kafka_2.13 on the class path,",
+            "as this build has); RabbitMQ uses --amqp-uri (default " + DEFAULT_AMQP_URI + ").");
 
     static StormConfig defaults() {
         return new StormConfig(
@@ -91,7 +104,10 @@ record StormConfig(
                 Duration.ZERO,
                 Duration.ZERO,
                 42L,
-                false);
+                false,
+                "",
+                "",
+                DEFAULT_AMQP_URI);
     }
 
     /** {@code --help}: the usage goes to standard output and the exit code is 0. */
@@ -139,7 +155,10 @@ record StormConfig(
                 "event-rate",
                 "purge-every-ms",
                 "heap-every-ms",
-                "seed"));
+                "seed",
+                "broker",
+                "kafka-bootstrap",
+                "amqp-uri"));
         for (String name : values.keySet()) {
             if (!known.contains(name)) {
                 throw new IllegalArgumentException("unknown option --" + name);
@@ -171,9 +190,19 @@ record StormConfig(
                 Duration.ofMillis(number(values, "purge-every-ms", 0, 0, 3_600_000)),
                 Duration.ofMillis(number(values, "heap-every-ms", 0, 0, 3_600_000)),
                 number(values, "seed", d.seed(), Long.MIN_VALUE, Long.MAX_VALUE),
-                json);
+                json,
+                values.getOrDefault("broker", d.broker()),
+                values.getOrDefault("kafka-bootstrap", d.kafkaBootstrap()),
+                values.getOrDefault("amqp-uri", d.amqpUri()));
         if (!c.mode().equals("lease") && !c.mode().equals("transactional")) {
             throw new IllegalArgumentException("--mode is lease or transactional, not " + c.mode());
+        }
+        if (!c.broker().isEmpty() && !c.broker().equals("kafka") && !c.broker().equals("rabbitmq")) {
+            throw new IllegalArgumentException("--broker is kafka or rabbitmq, not " + c.broker());
+        }
+        if (!c.broker().isEmpty() && (c.eventRate() != 0 || !c.heapInterval().isZero())) {
+            throw new IllegalArgumentException(
+                    "--event-rate and --heap-every-ms are for simulated storms, not --broker");
         }
         if (c.failRate() + c.crashBeforeWorkRate() + c.crashAfterWorkRate() >= 1) {
             throw new IllegalArgumentException("the fail and crash rates must add up to less than 1");

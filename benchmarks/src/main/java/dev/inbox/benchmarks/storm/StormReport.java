@@ -245,6 +245,7 @@ record StormReport(
     String toJson() {
         Map<String, Object> json = new LinkedHashMap<>();
         json.put("store", target);
+        json.put("broker", config.broker().isEmpty() ? "simulated" : config.broker());
         json.put("events", events);
         json.put("partitions", config.partitions());
         json.put("consumers", config.consumers());

@@ -78,7 +78,24 @@ public final class StormRunner {
                 return 3;
             }
             try (StormTarget t = target) {
-                StormReport report = storm.run(t, err::println);
+                StormReport report;
+                if (config.broker().isEmpty()) {
+                    report = storm.run(t, err::println);
+                } else {
+                    BrokerDriver broker;
+                    try {
+                        broker = config.broker().equals("kafka")
+                                ? new KafkaDriver(config, t)
+                                : new RabbitDriver(config, t);
+                    } catch (Exception e) {
+                        err.println("storm: "
+                                + (e instanceof IllegalStateException ? e.getMessage() : Endpoint.rootCause(e)));
+                        return 3;
+                    }
+                    try (BrokerDriver b = broker) {
+                        report = BrokerStorm.run(config, storm, t, b, err::println);
+                    }
+                }
                 out.println(config.json() ? report.toJson() : report.toText());
                 return report.passed() ? 0 : 1;
             }

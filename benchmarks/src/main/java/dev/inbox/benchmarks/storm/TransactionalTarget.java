@@ -115,7 +115,13 @@ final class TransactionalTarget implements StormTarget {
         }
     }
 
-    private void record(Connection connection, int event) throws SQLException {
+    /** The inbox the broker adapters run deliveries through. */
+    TransactionalInbox inbox() {
+        return inbox;
+    }
+
+    /** Writes {@code event}'s ledger row on {@code connection}, in the caller's transaction. */
+    void record(Connection connection, int event) throws SQLException {
         try (PreparedStatement s =
                 connection.prepareStatement("INSERT INTO " + LEDGER + " (run, event) VALUES (?, ?)")) {
             s.setString(1, consumer);

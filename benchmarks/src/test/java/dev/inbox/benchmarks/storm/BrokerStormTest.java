@@ -1,0 +1,88 @@
+package dev.inbox.benchmarks.storm;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.inbox.testing.KafkaBroker;
+import dev.inbox.testing.TestServers;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Small storms through the real brokers, with the faults the README's bigger ones have: producer
+ * re-sends, consumers crashing mid-work (before and after it), failing work, a member joining and
+ * leaving mid-run.
+ */
+class BrokerStormTest {
+
+    private final ByteArrayOutputStream out = new ByteArrayOutputStream();
+    private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+
+    private int run(String... args) throws Exception {
+        return StormRunner.run(
+                args,
+                new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8));
+    }
+
+    private String[] storm(String broker, String mode, String... more) {
+        String[] base = {
+            "--broker", broker,
+            "--store", "postgres",
+            "--jdbc-url", TestServers.postgres(),
+            "--mode", mode,
+            "--events", "600",
+            "--partitions", "4",
+            "--consumers", "3",
+            "--crash-after-work-rate", "0.01",
+            "--crash-before-work-rate", "0.01",
+            "--fail-rate", "0.02",
+            "--json"
+        };
+        String[] all = java.util.Arrays.copyOf(base, base.length + more.length);
+        System.arraycopy(more, 0, all, base.length, more.length);
+        return all;
+    }
+
+    @Test
+    void kafka_transactional_withCrashesResendsAndARebalance_isExactlyOnce() throws Exception {
+        int code = run(storm("kafka", "transactional", "--kafka-bootstrap", KafkaBroker.bootstrap()));
+        String json = out.toString(StandardCharsets.UTF_8);
+        assertThat(code).as(json + err).isZero();
+        assertThat(json)
+                .contains("\"verdict\":\"EXACTLY-ONCE")
+                .contains("\"neverApplied\":0")
+                .contains("\"appliedTwice\":0")
+                .doesNotContain("\"crashesAfterWork\":0,")
+                .doesNotContain("\"duplicatesSuppressed\":0,");
+    }
+
+    @Test
+    void rabbitmq_transactional_withCrashesResendsAndAMemberLeaving_isExactlyOnce() throws Exception {
+        int code = run(storm("rabbitmq", "transactional", "--amqp-uri", TestServers.rabbitmq()));
+        String json = out.toString(StandardCharsets.UTF_8);
+        assertThat(code).as(json + err).isZero();
+        assertThat(json)
+                .contains("\"verdict\":\"EXACTLY-ONCE")
+                .contains("\"neverApplied\":0")
+                .contains("\"appliedTwice\":0")
+                .doesNotContain("\"crashesAfterWork\":0,")
+                .doesNotContain("\"duplicatesSuppressed\":0,");
+    }
+
+    @Test
+    void kafka_lease_withCrashesAfterWork_explainsEachExtraApplication() throws Exception {
+        int code = run(storm("kafka", "lease", "--kafka-bootstrap", KafkaBroker.bootstrap(), "--lease-ms", "2000"));
+        String json = out.toString(StandardCharsets.UTF_8);
+        assertThat(code).as(json + err).isZero();
+        assertThat(json).contains("\"neverApplied\":0").contains("\"unexplainedExtraApplications\":0");
+    }
+
+    @Test
+    void anUnreachableBroker_isExitCode3_withOneLine() throws Exception {
+        int code = run("--broker", "rabbitmq", "--store", "caffeine", "--amqp-uri", "amqp://guest:guest@127.0.0.1:1");
+        assertThat(code).isEqualTo(3);
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("RabbitMQ").contains("127.0.0.1:1");
+    }
+}
