@@ -1,5 +1,6 @@
 package dev.inbox.benchmarks.storm;
 
+import dev.inbox.benchmarks.brokers.KafkaClients;
 import dev.inbox.kafka.KafkaInboxLoop;
 import dev.inbox.kafka.RecordKeys;
 import dev.inbox.testing.KafkaBroker;
@@ -8,7 +9,6 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -18,16 +18,12 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.ListOffsetsResult;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.OffsetSpec;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.StringDeserializer;
-import org.apache.kafka.common.serialization.StringSerializer;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -76,12 +72,7 @@ final class KafkaDriver implements BrokerDriver {
 
     @Override
     public void publish(List<Integer> events) throws Exception {
-        Properties p = new Properties();
-        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
-        p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
-        p.put(ProducerConfig.LINGER_MS_CONFIG, "5");
-        try (KafkaProducer<String, String> producer = new KafkaProducer<>(p)) {
+        try (KafkaProducer<String, String> producer = KafkaClients.producer(bootstrap)) {
             for (int event : events) {
                 ProducerRecord<String, String> record =
                         new ProducerRecord<>(topic, event % partitions, null, Integer.toString(event));
@@ -95,16 +86,7 @@ final class KafkaDriver implements BrokerDriver {
 
     @Override
     public Member join(Applier applier) {
-        Properties p = new Properties();
-        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        p.put(ConsumerConfig.GROUP_ID_CONFIG, group);
-        p.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "consumer");
-        p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
-        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-        p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "100");
-        p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
-        p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
-        KafkaConsumer<String, String> consumer = new KafkaConsumer<>(p);
+        KafkaConsumer<String, String> consumer = KafkaClients.consumer(bootstrap, group, 100);
         KafkaInboxLoop.Builder<String, String> builder = target instanceof TransactionalTarget transactional
                 ? KafkaInboxLoop.transactional(
                         consumer, transactional.inbox(), (record, c) -> applier.apply(event(record), c))

@@ -1,0 +1,279 @@
+package dev.inbox.benchmarks.adapters;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.rabbitmq.client.AMQP;
+import com.rabbitmq.client.Channel;
+import com.rabbitmq.client.Connection;
+import com.rabbitmq.client.ConnectionFactory;
+import com.rabbitmq.client.DefaultConsumer;
+import com.rabbitmq.client.Envelope;
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.inbox.Inbox;
+import dev.inbox.benchmarks.brokers.KafkaClients;
+import dev.inbox.caffeine.CaffeineInboxStore;
+import dev.inbox.kafka.KafkaInboxLoop;
+import dev.inbox.kafka.RecordKeys;
+import dev.inbox.postgres.PostgresInboxStore;
+import dev.inbox.rabbitmq.InboxConsumer;
+import dev.inbox.rabbitmq.MessageKeys;
+import dev.inbox.spi.InboxStore;
+import dev.inbox.testing.KafkaBroker;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.LongAdder;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+
+/**
+ * Messages per second through each broker: the bare client loop (Kafka: poll, work, {@code
+ * commitSync} per poll; RabbitMQ: a manual-ack consumer, work, {@code basicAck}) against the inbox
+ * adapter doing the same work in lease mode ({@code KafkaInboxLoop}, {@code InboxConsumer}) on the
+ * embedded store and on PostgreSQL, with one and with four consumers. The work is the same trivial
+ * sum everywhere, so the difference is the adapter's and the store's. Each variant consumes the
+ * same number of unique messages published for it; a round of every variant is run twice and the
+ * second is reported (the first warms the JVM, the broker and the database).
+ *
+ * <pre>{@code
+ * java -cp benchmarks/target/benchmarks.jar dev.inbox.benchmarks.adapters.AdapterThroughput \
+ *     [--messages 20000] [--kafka-bootstrap HOST:PORT] [--amqp-uri URI] [--jdbc-url URL] > adapters.json
+ * }</pre>
+ */
+public final class AdapterThroughput {
+
+    private static final LongAdder SINK = new LongAdder();
+
+    private final int messages;
+    private final String amqpUri;
+    private final String jdbcUrl;
+    private String bootstrap;
+
+    private AdapterThroughput(Map<String, String> args) {
+        this.messages = Integer.parseInt(args.getOrDefault("messages", "20000"));
+        this.amqpUri = args.getOrDefault("amqp-uri", "amqp://guest:guest@127.0.0.1:5672");
+        this.jdbcUrl = args.getOrDefault("jdbc-url", "jdbc:postgresql://127.0.0.1:5432/test?user=postgres");
+        this.bootstrap = args.getOrDefault("kafka-bootstrap", "");
+    }
+
+    public static void main(String[] argv) throws Exception {
+        Map<String, String> args = new LinkedHashMap<>();
+        for (int i = 0; i + 1 < argv.length; i += 2) {
+            args.put(argv[i].replaceFirst("^--", ""), argv[i + 1]);
+        }
+        AdapterThroughput run = new AdapterThroughput(args);
+        KafkaBroker embedded = null;
+        if (run.bootstrap.isEmpty()) {
+            embedded = KafkaBroker.start();
+            run.bootstrap = embedded.bootstrapServers();
+        }
+        try {
+            List<Map<String, Object>> rows = new ArrayList<>();
+            for (int round = 0; round < 2; round++) {
+                rows.clear();
+                for (int consumers : new int[] {1, 4}) {
+                    for (String variant : new String[] {"bare", "caffeine", "postgres"}) {
+                        rows.add(run.kafka(variant, consumers));
+                        rows.add(run.rabbit(variant, consumers));
+                    }
+                }
+            }
+            Map<String, Object> report = new LinkedHashMap<>();
+            report.put("messages", run.messages);
+            report.put("command", "AdapterThroughput " + String.join(" ", argv));
+            report.put("rows", rows);
+            System.out.println(
+                    new ObjectMapper().writerWithDefaultPrettyPrinter().writeValueAsString(report));
+        } finally {
+            if (embedded != null) {
+                embedded.close();
+            }
+        }
+    }
+
+    /** The work every variant does for a message: the same, and nearly nothing. */
+    private static void work(String value) {
+        SINK.add(Integer.parseInt(value));
+    }
+
+    private Map<String, Object> row(String broker, String variant, int consumers, long nanos) {
+        Map<String, Object> row = new LinkedHashMap<>();
+        row.put("broker", broker);
+        row.put("variant", variant);
+        row.put("consumers", consumers);
+        row.put("seconds", Math.round(nanos / 1e6) / 1e3);
+        row.put("messagesPerSecond", Math.round(messages / (nanos / 1e9)));
+        System.err.println(row);
+        return row;
+    }
+
+    /** A fresh inbox for one variant, or null for the bare loop; closed by the caller's resources. */
+    private Inbox inbox(String variant, List<AutoCloseable> resources) {
+        InboxStore store;
+        switch (variant) {
+            case "bare" -> {
+                return null;
+            }
+            case "caffeine" -> store = CaffeineInboxStore.builder().build();
+            default -> {
+                HikariConfig config = new HikariConfig();
+                config.setJdbcUrl(jdbcUrl);
+                config.setMaximumPoolSize(6);
+                HikariDataSource pool = new HikariDataSource(config);
+                resources.add(pool);
+                PostgresInboxStore postgres =
+                        PostgresInboxStore.builder(pool).table("inbox_adapters").build();
+                postgres.createSchemaIfMissing();
+                store = postgres;
+            }
+        }
+        resources.add(0, store::close);
+        return Inbox.builder(store).consumer("adapters-" + UUID.randomUUID()).build();
+    }
+
+    private Map<String, Object> kafka(String variant, int consumers) throws Exception {
+        String topic = "inbox-adapters-" + UUID.randomUUID();
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
+            admin.createTopics(List.of(new NewTopic(topic, 4, (short) 1))).all().get(30, TimeUnit.SECONDS);
+        }
+        try (KafkaProducer<String, String> producer = KafkaClients.producer(bootstrap)) {
+            for (int i = 0; i < messages; i++) {
+                ProducerRecord<String, String> record = new ProducerRecord<>(topic, i % 4, null, Integer.toString(i));
+                record.headers().add("ce_id", ("m" + i).getBytes(StandardCharsets.UTF_8));
+                record.headers().add("ce_source", "/adapters".getBytes(StandardCharsets.UTF_8));
+                producer.send(record);
+            }
+            producer.flush();
+        }
+        List<AutoCloseable> resources = new ArrayList<>();
+        Inbox inbox = inbox(variant, resources);
+        String group = "inbox-adapters-" + UUID.randomUUID();
+        LongAdder consumed = new LongAdder();
+        AtomicBoolean done = new AtomicBoolean();
+        List<Thread> threads = new ArrayList<>();
+        long start = System.nanoTime();
+        for (int c = 0; c < consumers; c++) {
+            Thread thread = new Thread(() -> consumeKafka(topic, group, inbox, consumed, done));
+            threads.add(thread);
+            thread.start();
+        }
+        while (consumed.sum() < messages) {
+            Thread.sleep(5);
+        }
+        long nanos = System.nanoTime() - start;
+        done.set(true);
+        for (Thread thread : threads) {
+            thread.join(30_000);
+        }
+        for (AutoCloseable resource : resources) {
+            resource.close();
+        }
+        return row("kafka", variant, consumers, nanos);
+    }
+
+    private void consumeKafka(String topic, String group, Inbox inbox, LongAdder consumed, AtomicBoolean done) {
+        try (KafkaConsumer<String, String> consumer = KafkaClients.consumer(bootstrap, group, 500)) {
+            if (inbox == null) {
+                consumer.subscribe(List.of(topic));
+                while (!done.get()) {
+                    ConsumerRecords<String, String> records = consumer.poll(Duration.ofMillis(50));
+                    for (ConsumerRecord<String, String> record : records) {
+                        work(record.value());
+                    }
+                    if (!records.isEmpty()) {
+                        consumer.commitSync();
+                        consumed.add(records.count());
+                    }
+                }
+            } else {
+                KafkaInboxLoop<String, String> loop = KafkaInboxLoop.lease(
+                                consumer, inbox, record -> work(record.value()))
+                        .keys(RecordKeys.cloudEvents())
+                        .build();
+                loop.subscribe(List.of(topic));
+                while (!done.get()) {
+                    consumed.add(loop.pollOnce(Duration.ofMillis(50)));
+                }
+            }
+        }
+    }
+
+    private Map<String, Object> rabbit(String variant, int consumers) throws Exception {
+        ConnectionFactory factory = new ConnectionFactory();
+        factory.setUri(amqpUri);
+        String queue = "inbox-adapters-" + UUID.randomUUID();
+        List<AutoCloseable> resources = new ArrayList<>();
+        try (Connection connection = factory.newConnection("inbox-adapters")) {
+            try (Channel setup = connection.createChannel()) {
+                setup.queueDeclare(queue, false, false, false, null);
+                setup.confirmSelect();
+                for (int i = 0; i < messages; i++) {
+                    AMQP.BasicProperties props = new AMQP.BasicProperties.Builder()
+                            .messageId("m" + i)
+                            .build();
+                    setup.basicPublish("", queue, props, Integer.toString(i).getBytes(StandardCharsets.UTF_8));
+                }
+                setup.waitForConfirmsOrDie(60_000);
+            }
+            Inbox inbox = inbox(variant, resources);
+            LongAdder acked = new LongAdder();
+            List<Channel> channels = new ArrayList<>();
+            List<InboxConsumer> adapters = new ArrayList<>();
+            long start = System.nanoTime();
+            for (int c = 0; c < consumers; c++) {
+                Channel channel = connection.createChannel();
+                channel.basicQos(100);
+                channels.add(channel);
+                if (inbox == null) {
+                    channel.basicConsume(queue, false, new DefaultConsumer(channel) {
+                        @Override
+                        public void handleDelivery(
+                                String tag, Envelope envelope, AMQP.BasicProperties properties, byte[] body)
+                                throws java.io.IOException {
+                            work(new String(body, StandardCharsets.UTF_8));
+                            getChannel().basicAck(envelope.getDeliveryTag(), false);
+                            acked.increment();
+                        }
+                    });
+                } else {
+                    InboxConsumer adapter = InboxConsumer.builder(
+                                    channel, inbox, d -> work(new String(d.getBody(), StandardCharsets.UTF_8)))
+                            .keys(MessageKeys.messageId())
+                            .build();
+                    adapters.add(adapter);
+                    channel.basicConsume(queue, false, adapter);
+                }
+            }
+            while (acked.sum()
+                            + adapters.stream()
+                                    .mapToLong(a -> a.counts().acknowledged())
+                                    .sum()
+                    < messages) {
+                Thread.sleep(5);
+            }
+            long nanos = System.nanoTime() - start;
+            for (Channel channel : channels) {
+                channel.close();
+            }
+            try (Channel cleanup = connection.createChannel()) {
+                cleanup.queueDelete(queue);
+            }
+            for (AutoCloseable resource : resources) {
+                resource.close();
+            }
+            return row("rabbitmq", variant, consumers, nanos);
+        }
+    }
+}
