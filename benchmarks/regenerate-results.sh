@@ -45,4 +45,11 @@ trap 'kill $DYNALITE 2>/dev/null || true' EXIT
 sleep 2
 $STORM --store dynamodb --dynamodb-url "http://127.0.0.1:$PORT" --events 5000 > $R/storm-dynamodb-lease.json
 
+# Through the real brokers (Kafka: a single-node broker the runner starts; RabbitMQ: the local one).
+BROKER="$STORM --store postgres --mode transactional --events 5000 --partitions 4 --consumers 4 --crash-after-work-rate 0.01"
+$BROKER --broker kafka > $R/storm-kafka-postgres-transactional.json
+$BROKER --broker rabbitmq > $R/storm-rabbitmq-postgres-transactional.json
+# The adapters against the bare client loops doing the same work.
+java -Xmx512m -cp benchmarks/target/benchmarks.jar dev.inbox.benchmarks.adapters.AdapterThroughput > $R/adapters.json
+
 ./mvnw -q -B -pl benchmarks -am compile exec:java -Dexec.mainClass=dev.inbox.benchmarks.report.ResultsReport

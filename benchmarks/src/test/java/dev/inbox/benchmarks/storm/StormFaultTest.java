@@ -13,7 +13,9 @@ import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.Timeout;
 
 /**
@@ -25,6 +27,14 @@ import org.junit.jupiter.api.Timeout;
  */
 @Timeout(180)
 class StormFaultTest {
+
+    /** The running test's method name, naming its kept report. */
+    private String test;
+
+    @BeforeEach
+    void name(TestInfo info) {
+        test = info.getTestMethod().orElseThrow().getName();
+    }
 
     private final ByteArrayOutputStream out = new ByteArrayOutputStream();
     private final ByteArrayOutputStream err = new ByteArrayOutputStream();
@@ -55,6 +65,7 @@ class StormFaultTest {
         }
         String json = out.toString(StandardCharsets.UTF_8);
         System.err.println("storm under chaos (" + injected + "): " + json);
+        StormReports.keep("chaos-" + test, injected, json);
         assertThat(code)
                 .as("exit code; injected: %s; report: %s %s", injected, json, err)
                 .isZero();

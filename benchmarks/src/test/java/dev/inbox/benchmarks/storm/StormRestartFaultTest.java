@@ -16,7 +16,9 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.Timeout;
 
 /**
@@ -28,6 +30,14 @@ import org.junit.jupiter.api.Timeout;
  */
 @Timeout(180)
 class StormRestartFaultTest {
+
+    /** The running test's method name, naming its kept report. */
+    private String test;
+
+    @BeforeEach
+    void name(TestInfo info) {
+        test = info.getTestMethod().orElseThrow().getName();
+    }
 
     private final ByteArrayOutputStream out = new ByteArrayOutputStream();
 
@@ -55,6 +65,8 @@ class StormRestartFaultTest {
             restart.run();
             int code = storm.get(150, TimeUnit.SECONDS);
             System.err.println("storm with a server restart: " + out.toString(StandardCharsets.UTF_8));
+            StormReports.keep(
+                    "restart-" + test, "crash after 1.5 s, restart 0.5 s later", out.toString(StandardCharsets.UTF_8));
             return code;
         } finally {
             runner.shutdownNow();
