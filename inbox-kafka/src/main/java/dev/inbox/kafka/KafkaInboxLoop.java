@@ -611,7 +611,7 @@ public final class KafkaInboxLoop<K, V> {
 
         /**
          * What to do with a record that has no valid dedup key. Default: none, and {@link
-         * #pollOnce(Duration)} throws, applying nothing of that poll — a record is never
+         * KafkaInboxLoop#pollOnce(Duration)} throws, applying nothing of that poll — a record is never
          * processed without dedup.
          *
          * @throws IllegalArgumentException if null
