@@ -7,6 +7,9 @@ set -eu
 cd "$(dirname "$0")/.."
 R=benchmarks/results
 ./mvnw -q -B -pl benchmarks -am package -DskipTests
+# dynalite for the DynamoDB runs (the build installs it only when it runs the tests).
+[ -f inbox-dynamodb/src/test/dynalite/node_modules/dynalite/cli.js ] \
+    || (cd inbox-dynamodb/src/test/dynalite && npm ci --ignore-scripts --no-audit --no-fund)
 JMH="java -jar benchmarks/target/benchmarks.jar"
 
 $JMH PostgresClaimBenchmark -t 1 -rf json -rff $R/postgres-claims-t1.json
@@ -51,5 +54,8 @@ $BROKER --broker kafka > $R/storm-kafka-postgres-transactional.json
 $BROKER --broker rabbitmq > $R/storm-rabbitmq-postgres-transactional.json
 # The adapters against the bare client loops doing the same work.
 java -Xmx512m -cp benchmarks/target/benchmarks.jar dev.inbox.benchmarks.adapters.AdapterThroughput > $R/adapters.json
+
+# The in-memory store's footprint (README.md's bytes per key).
+java -cp benchmarks/target/benchmarks.jar dev.inbox.benchmarks.memory.CaffeineFootprint 1000000 > $R/caffeine-footprint.txt
 
 ./mvnw -q -B -pl benchmarks -am compile exec:java -Dexec.mainClass=dev.inbox.benchmarks.report.ResultsReport

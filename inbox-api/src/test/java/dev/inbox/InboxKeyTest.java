@@ -63,6 +63,28 @@ class InboxKeyTest {
     }
 
     @Test
+    void ownerToken_neverRepeatsAcrossThreads() throws Exception {
+        java.util.Set<String> seen = java.util.concurrent.ConcurrentHashMap.newKeySet();
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(4);
+        try {
+            java.util.List<java.util.concurrent.Future<?>> drawn = new java.util.ArrayList<>();
+            for (int t = 0; t < 4; t++) {
+                drawn.add(pool.submit(() -> {
+                    for (int i = 0; i < 50_000; i++) {
+                        seen.add(OwnerToken.random().value());
+                    }
+                }));
+            }
+            for (java.util.concurrent.Future<?> f : drawn) {
+                f.get();
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        assertThat(seen).as("distinct tokens of 200,000 drawn on 4 threads").hasSize(200_000);
+    }
+
+    @Test
     void ownerToken_rejectsEmptyLongAndNonAscii() {
         assertThatThrownBy(() -> OwnerToken.of("")).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> OwnerToken.of("x".repeat(65))).isInstanceOf(IllegalArgumentException.class);
