@@ -3,8 +3,8 @@ package dev.inbox.spi;
 import static dev.inbox.spi.InboxArguments.requireNonNull;
 
 import java.security.SecureRandom;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.Base64;
+import java.util.concurrent.atomic.AtomicLong;
 import org.jspecify.annotations.Nullable;
 
 /**

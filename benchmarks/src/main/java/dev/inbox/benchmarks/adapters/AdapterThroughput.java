@@ -43,13 +43,14 @@ import org.apache.kafka.clients.producer.ProducerRecord;
  * commitSync} per poll; RabbitMQ: a manual-ack consumer, work, {@code basicAck}) against the inbox
  * adapter doing the same work in lease mode ({@code KafkaInboxLoop}, {@code InboxConsumer}) on the
  * embedded store and on PostgreSQL, with one and with four consumers. The work is the same trivial
- * sum everywhere, so the difference is the adapter's and the store's. Each variant consumes the
- * same number of unique messages published for it; a round of every variant is run twice and the
- * second is reported (the first warms the JVM, the broker and the database).
+ * sum everywhere, so the difference is the adapter's and the store's. Each variant consumes unique
+ * messages published for it ({@code --messages}, a tenth of them for the PostgreSQL variants, which
+ * are two orders of magnitude slower); a round of every variant is run twice and the second is
+ * reported (the first warms the JVM, the broker and the database).
  *
  * <pre>{@code
  * java -cp benchmarks/target/benchmarks.jar dev.inbox.benchmarks.adapters.AdapterThroughput \
- *     [--messages 20000] [--kafka-bootstrap HOST:PORT] [--amqp-uri URI] [--jdbc-url URL] > adapters.json
+ *     [--messages 200000] [--kafka-bootstrap HOST:PORT] [--amqp-uri URI] [--jdbc-url URL] > adapters.json
  * }</pre>
  */
 public final class AdapterThroughput {
@@ -62,7 +63,7 @@ public final class AdapterThroughput {
     private String bootstrap;
 
     private AdapterThroughput(Map<String, String> args) {
-        this.messages = Integer.parseInt(args.getOrDefault("messages", "20000"));
+        this.messages = Integer.parseInt(args.getOrDefault("messages", "200000"));
         this.amqpUri = args.getOrDefault("amqp-uri", "amqp://guest:guest@127.0.0.1:5672");
         this.jdbcUrl = args.getOrDefault("jdbc-url", "jdbc:postgresql://127.0.0.1:5432/test?user=postgres");
         this.bootstrap = args.getOrDefault("kafka-bootstrap", "");
@@ -92,6 +93,7 @@ public final class AdapterThroughput {
             }
             Map<String, Object> report = new LinkedHashMap<>();
             report.put("messages", run.messages);
+            report.put("postgresMessages", run.messages(("postgres")));
             report.put("command", "AdapterThroughput " + String.join(" ", argv));
             report.put("rows", rows);
             System.out.println(
@@ -108,13 +110,19 @@ public final class AdapterThroughput {
         SINK.add(Integer.parseInt(value));
     }
 
+    /** How many messages a variant consumes: a tenth for PostgreSQL. */
+    private int messages(String variant) {
+        return variant.equals("postgres") ? Math.max(1, messages / 10) : messages;
+    }
+
     private Map<String, Object> row(String broker, String variant, int consumers, long nanos) {
         Map<String, Object> row = new LinkedHashMap<>();
         row.put("broker", broker);
         row.put("variant", variant);
         row.put("consumers", consumers);
+        row.put("messages", messages(variant));
         row.put("seconds", Math.round(nanos / 1e6) / 1e3);
-        row.put("messagesPerSecond", Math.round(messages / (nanos / 1e9)));
+        row.put("messagesPerSecond", Math.round(messages(variant) / (nanos / 1e9)));
         System.err.println(row);
         return row;
     }
@@ -144,6 +152,7 @@ public final class AdapterThroughput {
     }
 
     private Map<String, Object> kafka(String variant, int consumers) throws Exception {
+        int messages = messages(variant);
         String topic = "inbox-adapters-" + UUID.randomUUID();
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
             admin.createTopics(List.of(new NewTopic(topic, 4, (short) 1))).all().get(30, TimeUnit.SECONDS);
@@ -166,6 +175,7 @@ public final class AdapterThroughput {
         long start = System.nanoTime();
         for (int c = 0; c < consumers; c++) {
             Thread thread = new Thread(() -> consumeKafka(topic, group, inbox, consumed, done));
+            thread.setDaemon(true);
             threads.add(thread);
             thread.start();
         }
@@ -211,6 +221,7 @@ public final class AdapterThroughput {
     }
 
     private Map<String, Object> rabbit(String variant, int consumers) throws Exception {
+        int messages = messages(variant);
         ConnectionFactory factory = new ConnectionFactory();
         factory.setUri(amqpUri);
         String queue = "inbox-adapters-" + UUID.randomUUID();

@@ -13,13 +13,19 @@ public final class KafkaClients {
 
     private KafkaClients() {}
 
-    /** A producer that batches for up to 5 ms. */
+    /**
+     * A producer that batches for up to 5 ms, without idempotence: the storm wants a re-send to be a
+     * record of its own, and a single-node broker that has just created a topic answered an
+     * idempotent producer with OUT_OF_ORDER_SEQUENCE_NUMBER for minutes here.
+     */
     public static KafkaProducer<String, String> producer(String bootstrap) {
         Properties p = new Properties();
         p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
         p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
         p.put(ProducerConfig.LINGER_MS_CONFIG, "5");
+        p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "false");
+        p.put(ProducerConfig.ACKS_CONFIG, "all");
         return new KafkaProducer<>(p);
     }
 

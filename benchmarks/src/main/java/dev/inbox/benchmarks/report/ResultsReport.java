@@ -103,7 +103,11 @@ public final class ResultsReport {
         // class.operation (params) @threads -> side -> what was measured
         Map<String, Map<String, List<Measured>>> byOperation = new TreeMap<>();
         for (Path file : files) {
-            for (JsonNode run : json.readTree(file.toFile())) {
+            JsonNode runs = json.readTree(file.toFile());
+            if (!runs.isArray()) {
+                continue; // not JMH's: a storm report, the adapter benchmark
+            }
+            for (JsonNode run : runs) {
                 String benchmark = run.get("benchmark").asText();
                 String method = benchmark.substring(benchmark.lastIndexOf('.') + 1);
                 String owner = benchmark.substring(0, benchmark.lastIndexOf('.'));
