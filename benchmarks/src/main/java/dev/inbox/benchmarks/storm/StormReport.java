@@ -183,7 +183,7 @@ record StormReport(
                         "never applied          %,d",
                         "throughput             %,.0f deliveries/s over %.2f s",
                         "claim latency          p50 %.0f µs, p99 %.0f µs, p99.9 %.0f µs"),
-                target,
+                target + (config.broker().isEmpty() ? "" : ", through " + config.broker()),
                 events,
                 config.partitions(),
                 config.consumers(),
