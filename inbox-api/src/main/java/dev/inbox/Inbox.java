@@ -23,9 +23,9 @@ import org.jspecify.annotations.Nullable;
  *         .lease(Duration.ofSeconds(30))
  *         .build();
  *
- * HandleResult result = inbox.handle(DedupKeys.kafka(record.topic(), record.partition(), record.offset()),
- *         () -> ledger.post(record.value()));
- * if (result.shouldAcknowledge()) consumer.commit(record);
+ * HandleResult result = inbox.handle(DedupKeys.eventId(message.id()), // the id the producer sends
+ *         () -> ledger.post(message.body()));
+ * if (result.shouldAcknowledge()) message.ack();
  * }</pre>
  *
  * <p>Each {@link #handle} call mints a fresh {@link OwnerToken} and claims the key:
