@@ -4,9 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.inbox.testing.KafkaBroker;
 import dev.inbox.testing.TestServers;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -16,14 +13,10 @@ import org.junit.jupiter.api.Test;
  */
 class BrokerStormTest {
 
-    private final ByteArrayOutputStream out = new ByteArrayOutputStream();
-    private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+    private final RunnerCapture runner = new RunnerCapture();
 
     private int run(String... args) throws Exception {
-        return StormRunner.run(
-                args,
-                new PrintStream(out, true, StandardCharsets.UTF_8),
-                new PrintStream(err, true, StandardCharsets.UTF_8));
+        return runner.run(args);
     }
 
     private String[] storm(String broker, String mode, String... more) {
@@ -47,22 +40,18 @@ class BrokerStormTest {
 
     @Test
     void kafka_transactional_withCrashesResendsAndARebalance_isExactlyOnce() throws Exception {
-        int code = run(storm("kafka", "transactional", "--kafka-bootstrap", KafkaBroker.bootstrap()));
-        String json = out.toString(StandardCharsets.UTF_8);
-        assertThat(code).as(json + err).isZero();
-        assertThat(json)
-                .contains("\"verdict\":\"EXACTLY-ONCE")
-                .contains("\"neverApplied\":0")
-                .contains("\"appliedTwice\":0")
-                .doesNotContain("\"crashesAfterWork\":0,")
-                .doesNotContain("\"duplicatesSuppressed\":0,");
+        assertExactlyOnce(run(storm("kafka", "transactional", "--kafka-bootstrap", KafkaBroker.bootstrap())));
     }
 
     @Test
     void rabbitmq_transactional_withCrashesResendsAndAMemberLeaving_isExactlyOnce() throws Exception {
-        int code = run(storm("rabbitmq", "transactional", "--amqp-uri", TestServers.rabbitmq()));
-        String json = out.toString(StandardCharsets.UTF_8);
-        assertThat(code).as(json + err).isZero();
+        assertExactlyOnce(run(storm("rabbitmq", "transactional", "--amqp-uri", TestServers.rabbitmq())));
+    }
+
+    /** The run exited 0 with EXACTLY-ONCE, and its crashes after work and duplicates really happened. */
+    private void assertExactlyOnce(int code) {
+        String json = runner.out();
+        assertThat(code).as(json + runner.err()).isZero();
         assertThat(json)
                 .contains("\"verdict\":\"EXACTLY-ONCE")
                 .contains("\"neverApplied\":0")
@@ -74,8 +63,8 @@ class BrokerStormTest {
     @Test
     void kafka_lease_withCrashesAfterWork_explainsEachExtraApplication() throws Exception {
         int code = run(storm("kafka", "lease", "--kafka-bootstrap", KafkaBroker.bootstrap(), "--lease-ms", "2000"));
-        String json = out.toString(StandardCharsets.UTF_8);
-        assertThat(code).as(json + err).isZero();
+        String json = runner.out();
+        assertThat(code).as(json + runner.err()).isZero();
         assertThat(json).contains("\"neverApplied\":0").contains("\"unexplainedExtraApplications\":0");
     }
 
@@ -83,6 +72,6 @@ class BrokerStormTest {
     void anUnreachableBroker_isExitCode3_withOneLine() throws Exception {
         int code = run("--broker", "rabbitmq", "--store", "caffeine", "--amqp-uri", "amqp://guest:guest@127.0.0.1:1");
         assertThat(code).isEqualTo(3);
-        assertThat(err.toString(StandardCharsets.UTF_8)).contains("RabbitMQ").contains("127.0.0.1:1");
+        assertThat(runner.err()).contains("RabbitMQ").contains("127.0.0.1:1");
     }
 }

@@ -11,29 +11,22 @@ import dev.inbox.spi.InboxStore;
 import dev.inbox.spi.OwnerToken;
 import dev.inbox.testing.Dynalite;
 import dev.inbox.testing.TestServers;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
 class StormRunnerTest {
 
-    private final ByteArrayOutputStream out = new ByteArrayOutputStream();
-    private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+    private final RunnerCapture runner = new RunnerCapture();
 
     private int run(String... args) throws Exception {
-        return StormRunner.run(
-                args,
-                new PrintStream(out, true, StandardCharsets.UTF_8),
-                new PrintStream(err, true, StandardCharsets.UTF_8));
+        return runner.run(args);
     }
 
     @Test
     void storm_onTheEmbeddedStore_appliesEveryEventExactlyOnce() throws Exception {
         int code = run("--events", "3000", "--json");
-        String json = out.toString(StandardCharsets.UTF_8);
-        assertThat(code).as(json + err).isZero();
+        String json = runner.out();
+        assertThat(code).as(json + runner.err()).isZero();
         assertThat(json)
                 .contains("\"events\":3000")
                 .contains("\"appliedTwice\":0")
@@ -46,7 +39,7 @@ class StormRunnerTest {
     @Test
     void storm_withCrashesAfterWork_reportsTheLeaseModeWindow_notExactlyOnce() throws Exception {
         int code = run("--events", "1500", "--crash-after-work-rate", "0.05", "--crash-before-work-rate", "0");
-        String text = out.toString(StandardCharsets.UTF_8);
+        String text = runner.out();
         assertThat(code).as(text).isZero();
         assertThat(text).contains("AT-LEAST-ONCE").doesNotContain("EXACTLY-ONCE");
     }
@@ -80,8 +73,8 @@ class StormRunnerTest {
                 "--crash-before-work-rate",
                 "0.02",
                 "--json");
-        String json = out.toString(StandardCharsets.UTF_8);
-        assertThat(code).as(json + err).isZero();
+        String json = runner.out();
+        assertThat(code).as(json + runner.err()).isZero();
         assertThat(json)
                 .contains("\"appliedTwice\":0")
                 .contains("\"neverApplied\":0")
@@ -103,8 +96,8 @@ class StormRunnerTest {
                 "--crash-after-work-rate",
                 "0.03",
                 "--json");
-        String json = out.toString(StandardCharsets.UTF_8);
-        assertThat(code).as(json + err).isZero();
+        String json = runner.out();
+        assertThat(code).as(json + runner.err()).isZero();
         assertThat(json)
                 .contains("\"appliedTwice\":0")
                 .contains("\"neverApplied\":0")
@@ -114,8 +107,8 @@ class StormRunnerTest {
     @Test
     void storm_onRedis_appliesEveryEventExactlyOnce() throws Exception {
         int code = run("--store", "redis", "--redis-url", TestServers.redis(), "--events", "1500", "--json");
-        String json = out.toString(StandardCharsets.UTF_8);
-        assertThat(code).as(json + err).isZero();
+        String json = runner.out();
+        assertThat(code).as(json + runner.err()).isZero();
         assertThat(json)
                 .contains("\"store\":\"redis (lease mode)\"")
                 .contains("\"appliedTwice\":0")
@@ -135,8 +128,8 @@ class StormRunnerTest {
                     "--consumers",
                     "4",
                     "--json");
-            String json = out.toString(StandardCharsets.UTF_8);
-            assertThat(code).as(json + err).isZero();
+            String json = runner.out();
+            assertThat(code).as(json + runner.err()).isZero();
             assertThat(json).contains("\"appliedTwice\":0").contains("\"neverApplied\":0");
         }
     }
@@ -144,16 +137,16 @@ class StormRunnerTest {
     @Test
     void storm_onPostgres_leaseMode_appliesEveryEventExactlyOnce() throws Exception {
         int code = run("--store", "postgres", "--jdbc-url", TestServers.postgres(), "--events", "1500", "--json");
-        String json = out.toString(StandardCharsets.UTF_8);
-        assertThat(code).as(json + err).isZero();
+        String json = runner.out();
+        assertThat(code).as(json + runner.err()).isZero();
         assertThat(json).contains("\"appliedTwice\":0").contains("\"neverApplied\":0");
     }
 
     @Test
     void help_printsTheUsageToStandardOutput_andExitsWith0() throws Exception {
         assertThat(run("--help")).isZero();
-        assertThat(out.toString(StandardCharsets.UTF_8)).startsWith("usage: storm");
-        assertThat(err.toString(StandardCharsets.UTF_8)).isEmpty();
+        assertThat(runner.out()).startsWith("usage: storm");
+        assertThat(runner.err()).isEmpty();
     }
 
     @Test
@@ -164,7 +157,7 @@ class StormRunnerTest {
         }
         String url = "jdbc:postgresql://127.0.0.1:" + dead + "/test?user=postgres&password=secret";
         assertThat(run("--store", "postgres", "--jdbc-url", url)).isEqualTo(3);
-        String message = err.toString(StandardCharsets.UTF_8).strip();
+        String message = runner.err().strip();
         assertThat(message)
                 .startsWith("storm: cannot reach the postgres store at jdbc:postgresql://127.0.0.1:" + dead)
                 .contains("password=***")
@@ -178,9 +171,7 @@ class StormRunnerTest {
     @Test
     void badArguments_exitWith2AndUsage() throws Exception {
         assertThat(run("--events", "zero")).isEqualTo(2);
-        assertThat(err.toString(StandardCharsets.UTF_8))
-                .contains("--events takes a whole number")
-                .contains("usage:");
+        assertThat(runner.err()).contains("--events takes a whole number").contains("usage:");
         assertThat(run("--store", "cassandra")).isEqualTo(2);
         assertThat(run("--mode", "eventual")).isEqualTo(2);
         assertThat(run("--store", "caffeine", "--mode", "transactional")).isEqualTo(2);
