@@ -122,6 +122,21 @@ public final class Inbox {
     }
 
     /**
+     * Claims one event and leaves the work to the caller, for frameworks that run the work
+     * themselves between two callbacks (a listener container's interceptor): run the work if the
+     * claim {@link Claim#isAcquired() is acquired}, then {@link Claim#complete()} or {@link
+     * Claim#release()} it. A retryable store failure is retried with the same owner, which is safe.
+     *
+     * @param id the event's dedup id
+     * @throws IllegalArgumentException if {@code id} is not a valid key (before any I/O)
+     * @throws InboxStoreException if the store could not answer; do not acknowledge the message
+     */
+    public Claim claim(String id) {
+        ClaimRequest request = ClaimRequest.of(InboxKey.of(consumer, id), OwnerToken.random(), lease);
+        return new Claim(this, request.key(), request.owner(), claim(request));
+    }
+
+    /**
      * Claims a batch of events in as few round trips as the store allows ({@link
      * InboxStore#claimAll}), for a consumer that polls many messages at once: run the work of each
      * {@link Claim#isAcquired() acquired} claim, then {@link Claim#complete()} or {@link
@@ -198,6 +213,16 @@ public final class Inbox {
             metrics.storeError(consumer, "purge", e);
             throw e;
         }
+    }
+
+    /** The store this inbox claims in. */
+    public InboxStore store() {
+        return store;
+    }
+
+    /** Where this inbox reports claims, errors, late duplicates and purges. */
+    public InboxMetrics metrics() {
+        return metrics;
     }
 
     /** The logical consumer whose keys this inbox scopes. */

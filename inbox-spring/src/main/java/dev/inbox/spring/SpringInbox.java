@@ -1,0 +1,198 @@
+package dev.inbox.spring;
+
+import static dev.inbox.spi.InboxArguments.requireNonNull;
+
+import dev.inbox.HandleOutcome;
+import dev.inbox.HandleResult;
+import dev.inbox.Inbox;
+import dev.inbox.InboxKey;
+import dev.inbox.InboxStoreException;
+import dev.inbox.Work;
+import dev.inbox.jdbc.TransactionalInboxStore;
+import dev.inbox.spi.ClaimResult;
+import dev.inbox.spi.ClaimStatus;
+import java.sql.Connection;
+import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
+import org.springframework.jdbc.datasource.ConnectionHolder;
+import org.springframework.jdbc.datasource.DataSourceUtils;
+import org.springframework.transaction.NoTransactionException;
+import org.springframework.transaction.interceptor.TransactionAspectSupport;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
+
+/**
+ * An {@link Inbox} whose claims join the Spring-managed transaction when there is one.
+ *
+ * <pre>{@code
+ * SpringInbox inbox = SpringInbox.joining(Inbox.builder(postgresStore).consumer("billing").build(), dataSource);
+ *
+ * @Transactional
+ * public void on(PaymentEvent event) {
+ *     inbox.handle(DedupKeys.eventId(event.id()), () -> jdbc.update("UPDATE account SET ...", ...));
+ * }
+ * }</pre>
+ *
+ * <p>Inside a transaction that holds a connection of the data source (a {@code
+ * DataSourceTransactionManager}, a {@code JpaTransactionManager}, or a listener container whose
+ * transaction manager is one of these), the claim is written on that same connection by {@link
+ * TransactionalInboxStore#claimInTransaction}: the record and the business writes commit together
+ * or roll back together, so even a crash after the work cannot apply the event twice. A concurrent
+ * delivery of the same event waits for this transaction and then sees {@code DUPLICATE}.
+ *
+ * <p>Outside such a transaction — or when built with {@link #leaseOnly(Inbox)}, for a store that
+ * cannot join one (Redis, DynamoDB, Caffeine) — the claim is a lease-mode claim of the inbox, as
+ * {@link Inbox#handle} makes it.
+ *
+ * <p>Instances are immutable and thread-safe.
+ */
+public final class SpringInbox {
+
+    private final Inbox inbox;
+    private final @Nullable TransactionalInboxStore store;
+    private final @Nullable DataSource dataSource;
+
+    private SpringInbox(Inbox inbox, @Nullable TransactionalInboxStore store, @Nullable DataSource dataSource) {
+        this.inbox = inbox;
+        this.store = store;
+        this.dataSource = dataSource;
+    }
+
+    /**
+     * Claims that join a Spring-managed transaction on {@code dataSource} whenever one is active,
+     * and are lease-mode claims otherwise.
+     *
+     * @param inbox built on a store that can join a transaction (PostgreSQL, MySQL/MariaDB) on the
+     *     database of {@code dataSource}
+     * @throws IllegalArgumentException if an argument is null or the inbox's store cannot join a
+     *     transaction
+     */
+    public static SpringInbox joining(Inbox inbox, DataSource dataSource) {
+        requireNonNull(inbox, "inbox");
+        requireNonNull(dataSource, "dataSource");
+        if (!(inbox.store() instanceof TransactionalInboxStore transactional)) {
+            throw new IllegalArgumentException("the store " + inbox.store() + " cannot join a transaction (only the"
+                    + " SQL stores can); use SpringInbox.leaseOnly(inbox)");
+        }
+        return new SpringInbox(inbox, transactional, dataSource);
+    }
+
+    /**
+     * Claims that are always lease-mode claims, for stores that cannot join a transaction.
+     *
+     * @throws IllegalArgumentException if {@code inbox} is null
+     */
+    public static SpringInbox leaseOnly(Inbox inbox) {
+        return new SpringInbox(requireNonNull(inbox, "inbox"), null, null);
+    }
+
+    /** The inbox behind this one, for lease-mode calls and its settings. */
+    public Inbox inbox() {
+        return inbox;
+    }
+
+    /**
+     * True when a claim made now on this thread would join the current transaction: this inbox
+     * joins transactions and a Spring transaction holding a connection of its data source is active.
+     */
+    public boolean joinsTransaction() {
+        return dataSource != null
+                && TransactionSynchronizationManager.isActualTransactionActive()
+                && TransactionSynchronizationManager.getResource(dataSource) instanceof ConnectionHolder;
+    }
+
+    /**
+     * Claims event {@code id}: inside the current transaction when {@link #joinsTransaction()},
+     * else in lease mode. An {@code ACQUIRED} claim must end in {@link InboxClaim#complete()} after
+     * the work or {@link InboxClaim#release()} instead (no-ops in a transaction).
+     *
+     * @throws IllegalArgumentException if {@code id} is not a valid key (before any I/O)
+     * @throws InboxStoreException if the store could not answer; do not acknowledge the message
+     */
+    public InboxClaim claim(String id) {
+        if (!joinsTransaction()) {
+            return InboxClaim.lease(inbox.claim(id));
+        }
+        InboxKey key = InboxKey.of(inbox.consumer(), id);
+        DataSource source = requireNonNull(dataSource, "dataSource");
+        TransactionalInboxStore transactional = requireNonNull(store, "store");
+        Connection connection = DataSourceUtils.getConnection(source);
+        long start = System.nanoTime();
+        try {
+            ClaimResult result = transactional.claimInTransaction(connection, key, inbox.retention(), null);
+            inbox.metrics().claimed(inbox.consumer(), result, System.nanoTime() - start);
+            return InboxClaim.transactional(id, result);
+        } catch (InboxStoreException e) {
+            inbox.metrics().storeError(inbox.consumer(), "claim", e);
+            throw e;
+        } finally {
+            DataSourceUtils.releaseConnection(connection, source);
+        }
+    }
+
+    /**
+     * Runs {@code work} once per event: claims {@code id} ({@link #claim(String)}), runs the work
+     * when acquired, and completes the claim (lease mode) or leaves it to the transaction's commit.
+     *
+     * <p>In a transaction, work that throws marks the transaction rollback-only when it was
+     * started by {@code @Transactional} (so a checked exception, which {@code @Transactional} would
+     * otherwise commit, cannot commit the claim without its work); in lease mode the claim is
+     * released. Either way the exception propagates.
+     *
+     * @return {@code PROCESSED}, {@code DUPLICATE} (acknowledge the message) or {@code BUSY} (do
+     *     not acknowledge it)
+     * @throws E what {@code work} threw
+     * @throws IllegalArgumentException if {@code id} is not a valid key or {@code work} is null
+     * @throws InboxStoreException if the store could not answer or record the completion
+     */
+    public <E extends Exception> HandleResult handle(String id, Work<E> work) throws E {
+        requireNonNull(work, "work");
+        InboxClaim claim = claim(id);
+        if (claim.status() != ClaimStatus.ACQUIRED) {
+            return new HandleResult(
+                    claim.status() == ClaimStatus.DUPLICATE ? HandleOutcome.DUPLICATE : HandleOutcome.BUSY,
+                    claim.result(),
+                    false);
+        }
+        try {
+            work.run();
+        } catch (Throwable failure) {
+            abandon(claim, failure);
+            throw SpringInbox.<E>rethrow(failure);
+        }
+        boolean completed = claim.complete();
+        return new HandleResult(HandleOutcome.PROCESSED, claim.result(), !completed);
+    }
+
+    /**
+     * Undoes an acquired claim whose work failed: releases a lease-mode claim, marks the
+     * {@code @Transactional} transaction rollback-only for a transactional one. A failure to do so
+     * is added to {@code failure}, which is what the caller must see.
+     */
+    static void abandon(InboxClaim claim, Throwable failure) {
+        try {
+            if (claim.isTransactional()) {
+                TransactionAspectSupport.currentTransactionStatus().setRollbackOnly();
+            } else {
+                claim.release();
+            }
+        } catch (NoTransactionException e) {
+            // A transaction not started by @Transactional (a listener container's, a TransactionTemplate's)
+            // rolls back on the exception that propagates.
+        } catch (RuntimeException e) {
+            failure.addSuppressed(e);
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private static <E extends Exception> RuntimeException rethrow(Throwable failure) throws E {
+        if (failure instanceof Error error) {
+            throw error;
+        }
+        throw (E) failure;
+    }
+
+    @Override
+    public String toString() {
+        return "SpringInbox[" + inbox + (dataSource == null ? ", lease only" : ", joins transactions") + "]";
+    }
+}

@@ -1,0 +1,174 @@
+package dev.inbox.spring.amqp;
+
+import static dev.inbox.spi.InboxArguments.requireNonNull;
+import static dev.inbox.spi.InboxArguments.requirePositive;
+
+import com.rabbitmq.client.Delivery;
+import com.rabbitmq.client.Envelope;
+import dev.inbox.rabbitmq.MessageKeys;
+import dev.inbox.spring.InboxBusyException;
+import dev.inbox.spring.InboxClaim;
+import dev.inbox.spring.SpringInbox;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicLong;
+import org.aopalliance.intercept.MethodInterceptor;
+import org.aopalliance.intercept.MethodInvocation;
+import org.jspecify.annotations.Nullable;
+import org.springframework.amqp.ImmediateRequeueAmqpException;
+import org.springframework.amqp.core.Message;
+import org.springframework.amqp.core.MessageProperties;
+import org.springframework.amqp.rabbit.support.DefaultMessagePropertiesConverter;
+import org.springframework.amqp.rabbit.support.MessagePropertiesConverter;
+
+/**
+ * Deduplicates the messages of a Spring AMQP listener container: the listener runs once per event,
+ * however often RabbitMQ redelivers it or the producer re-sends it.
+ *
+ * <pre>{@code
+ * factory.setAdviceChain(new InboxRabbitAdvice(inbox, MessageKeys.standard()), retryInterceptor);
+ * }</pre>
+ *
+ * <p>For each message, around the listener (acknowledge mode {@code AUTO}):
+ *
+ * <ul>
+ *   <li>{@code ACQUIRED}: the listener runs; when it returns the claim is completed and the
+ *       container acknowledges; when it throws the claim is released and the container rejects
+ *       (requeues, or dead-letters) as it is configured to.
+ *   <li>{@code DUPLICATE}: the listener does not run and the container acknowledges the message.
+ *   <li>{@code BUSY}: another delivery holds the event. After the busy back-off the message is
+ *       requeued ({@link ImmediateRequeueAmqpException}, which neither a retry advice nor {@code
+ *       defaultRequeueRejected=false} turns into a dead letter): it is never dropped.
+ *   <li>no dedup key: {@link IllegalStateException}, handled like a failing listener.
+ * </ul>
+ *
+ * <p><b>Order in the advice chain.</b> Put this advice <em>first</em>, outside a retry advice: one
+ * claim then covers all of the retry's attempts, and a message the retry finally rejects to a
+ * dead-letter exchange is released (replaying it from the dead-letter queue runs the listener).
+ * A recoverer that returns normally instead ({@code RepublishMessageRecoverer}) makes the message
+ * count as handled: its republished copy is a {@code DUPLICATE}. Keep the lease longer than all of
+ * a retry's attempts together.
+ *
+ * <p><b>Transactional mode.</b> When the container's transaction manager is a {@code
+ * DataSourceTransactionManager} (or a {@code JpaTransactionManager}) on the data source of a
+ * {@link SpringInbox#joining joining} inbox, the advice runs inside that transaction and the claim
+ * is written in it: the event's record and the listener's writes commit together, and a listener
+ * that throws rolls both back.
+ *
+ * <p>Batch listeners are not supported: a batch reaches the advice as a list, which fails.
+ */
+public final class InboxRabbitAdvice implements MethodInterceptor {
+
+    /** The default pause before a message whose event another delivery holds is requeued. */
+    public static final Duration DEFAULT_BUSY_BACKOFF = Duration.ofSeconds(1);
+
+    private static final MessagePropertiesConverter PROPERTIES = new DefaultMessagePropertiesConverter();
+
+    private final SpringInbox inbox;
+    private final MessageKeys keys;
+    private final Duration busyBackoff;
+    private final AtomicLong processed = new AtomicLong();
+    private final AtomicLong duplicates = new AtomicLong();
+    private final AtomicLong busy = new AtomicLong();
+
+    /**
+     * An advice that claims each message's event in {@code inbox} under the dedup id {@code keys}
+     * gives it, with the default busy back-off.
+     *
+     * @throws IllegalArgumentException if an argument is null
+     */
+    public InboxRabbitAdvice(SpringInbox inbox, MessageKeys keys) {
+        this(inbox, keys, DEFAULT_BUSY_BACKOFF);
+    }
+
+    /**
+     * Like {@link #InboxRabbitAdvice(SpringInbox, MessageKeys)}, pausing {@code busyBackoff} before a
+     * busy message is requeued (the consumer thread waits, so the same message does not come straight
+     * back).
+     *
+     * @throws IllegalArgumentException if an argument is null or {@code busyBackoff} not positive
+     */
+    public InboxRabbitAdvice(SpringInbox inbox, MessageKeys keys, Duration busyBackoff) {
+        this.inbox = requireNonNull(inbox, "inbox");
+        this.keys = requireNonNull(keys, "keys");
+        this.busyBackoff = requirePositive(busyBackoff, "busyBackoff");
+    }
+
+    @Override
+    public @Nullable Object invoke(MethodInvocation invocation) throws Throwable {
+        Object[] arguments = invocation.getArguments();
+        if (arguments.length != 2 || !(arguments[1] instanceof Message message)) {
+            throw new IllegalStateException("InboxRabbitAdvice advises a listener container's invokeListener(channel,"
+                    + " message); it does not support batch listeners, and was called with " + arguments.length
+                    + " arguments");
+        }
+        String id = keyOf(message);
+        InboxClaim claim = inbox.claim(id);
+        switch (claim.status()) {
+            case DUPLICATE:
+                duplicates.incrementAndGet();
+                return null;
+            case BUSY:
+                busy.incrementAndGet();
+                Thread.sleep(busyBackoff.toMillis());
+                throw new ImmediateRequeueAmqpException(
+                        "requeued after " + busyBackoff.toMillis() + " ms", new InboxBusyException(id));
+            default:
+                break;
+        }
+        Object result;
+        try {
+            result = invocation.proceed();
+        } catch (Throwable failure) {
+            try {
+                claim.release();
+            } catch (RuntimeException e) {
+                failure.addSuppressed(e); // the lease ends by itself
+            }
+            throw failure;
+        }
+        processed.incrementAndGet();
+        claim.complete();
+        return result;
+    }
+
+    private String keyOf(Message message) {
+        MessageProperties properties = message.getMessageProperties();
+        Envelope envelope = new Envelope(
+                properties.getDeliveryTag(),
+                Boolean.TRUE.equals(properties.isRedelivered()),
+                properties.getReceivedExchange(),
+                properties.getReceivedRoutingKey());
+        Delivery delivery = new Delivery(
+                envelope,
+                PROPERTIES.fromMessageProperties(properties, StandardCharsets.UTF_8.name()),
+                message.getBody());
+        String id = keys.keyOf(delivery);
+        if (id == null) {
+            throw new IllegalStateException("message " + properties.getMessageId() + " from queue "
+                    + properties.getConsumerQueue() + " has no dedup key: it carries none of what the configured"
+                    + " MessageKeys read");
+        }
+        return id;
+    }
+
+    /** Messages whose listener ran and whose claim was completed (or left to the transaction). */
+    public long processed() {
+        return processed.get();
+    }
+
+    /** Messages acknowledged without their listener because their event was already applied. */
+    public long duplicates() {
+        return duplicates.get();
+    }
+
+    /** Messages requeued because another delivery held their event. */
+    public long busy() {
+        return busy.get();
+    }
+
+    @Override
+    public String toString() {
+        return "InboxRabbitAdvice[" + inbox + "]";
+    }
+}

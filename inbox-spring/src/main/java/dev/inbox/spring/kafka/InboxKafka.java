@@ -1,0 +1,142 @@
+package dev.inbox.spring.kafka;
+
+import static dev.inbox.spi.InboxArguments.requireNonNull;
+import static dev.inbox.spi.InboxArguments.requirePositive;
+
+import dev.inbox.InboxStoreException;
+import dev.inbox.spring.InboxBusyException;
+import java.time.Duration;
+import java.util.function.BiFunction;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.jspecify.annotations.Nullable;
+import org.springframework.kafka.config.ContainerCustomizer;
+import org.springframework.kafka.listener.AbstractMessageListenerContainer;
+import org.springframework.kafka.listener.AfterRollbackProcessor;
+import org.springframework.kafka.listener.CommonErrorHandler;
+import org.springframework.kafka.listener.CompositeRecordInterceptor;
+import org.springframework.kafka.listener.DefaultErrorHandler;
+import org.springframework.kafka.listener.FailedRecordProcessor;
+import org.springframework.kafka.listener.RecordInterceptor;
+import org.springframework.util.backoff.BackOff;
+import org.springframework.util.backoff.FixedBackOff;
+
+/**
+ * Installs an {@link InboxRecordInterceptor} in Spring Kafka listener containers, with the error
+ * handling that keeps its promise.
+ *
+ * <pre>{@code
+ * @Bean
+ * ContainerCustomizer<String, String, ConcurrentMessageListenerContainer<String, String>> inbox(SpringInbox inbox) {
+ *     return InboxKafka.customizer(new InboxRecordInterceptor<>(inbox, RecordKeys.standard()));
+ * }
+ * }</pre>
+ *
+ * <p>The error handler's default gives up on a record after ten attempts and commits past it.
+ * For a record whose event another delivery holds ({@link InboxBusyException}), or whose claim the
+ * store could not answer ({@link InboxStoreException}), giving up would lose the event if that
+ * other delivery then failed, so {@link #backOffFunction(Duration)} retries those without limit,
+ * a back-off apart; every other failure keeps the handler's own back-off and recoverer.
+ */
+public final class InboxKafka {
+
+    /** The default pause before a record whose event another delivery holds is redelivered. */
+    public static final Duration DEFAULT_BUSY_BACKOFF = Duration.ofSeconds(1);
+
+    private InboxKafka() {}
+
+    /**
+     * A customizer for a container factory ({@code factory.setContainerCustomizer(...)}) that
+     * {@link #configure configures} every container it creates, with the default busy back-off.
+     *
+     * @throws IllegalArgumentException if {@code interceptor} is null
+     */
+    public static <K, V, C extends AbstractMessageListenerContainer<K, V>> ContainerCustomizer<K, V, C> customizer(
+            InboxRecordInterceptor<K, V> interceptor) {
+        requireNonNull(interceptor, "interceptor");
+        return container -> configure(container, interceptor, DEFAULT_BUSY_BACKOFF);
+    }
+
+    /**
+     * Installs {@code interceptor} in {@code container} and sets what it needs:
+     *
+     * <ul>
+     *   <li>the interceptor runs after the container's own interceptors (one that filters a record
+     *       out leaves it unclaimed), composed with them in a {@link CompositeRecordInterceptor};
+     *   <li>it runs inside the container's transaction, if there is one ({@code
+     *       setInterceptBeforeTx(false)}), so a claim joins a database transaction;
+     *   <li>without a transaction manager: a container with no error handler gets {@link
+     *       #errorHandler(Duration)}; one with a {@link DefaultErrorHandler} gets {@link
+     *       #backOffFunction(Duration)}, which <em>replaces</em> a back-off function of its own;
+     *   <li>with a transaction manager, failures are handled after the rollback: a {@code
+     *       DefaultAfterRollbackProcessor} gets {@link #backOffFunction(Duration)}. Give such a
+     *       container no common error handler: Spring Kafka would run it inside the transaction
+     *       and commit the claim of a record the handler recovered.
+     * </ul>
+     *
+     * @throws IllegalArgumentException if an argument is null or {@code busyBackoff} not positive
+     */
+    public static <K, V> void configure(
+            AbstractMessageListenerContainer<K, V> container,
+            InboxRecordInterceptor<K, V> interceptor,
+            Duration busyBackoff) {
+        requireNonNull(container, "container");
+        requireNonNull(interceptor, "interceptor");
+        requirePositive(busyBackoff, "busyBackoff");
+        RecordInterceptor<K, V> existing = container.getRecordInterceptor();
+        if (existing == null) {
+            container.setRecordInterceptor(interceptor);
+        } else if (existing != interceptor) {
+            container.setRecordInterceptor(new CompositeRecordInterceptor<>(existing, interceptor));
+        }
+        container.setInterceptBeforeTx(false);
+        if (container.getContainerProperties().getTransactionManager() == null) {
+            CommonErrorHandler handler = container.getCommonErrorHandler();
+            if (handler == null) {
+                container.setCommonErrorHandler(errorHandler(busyBackoff));
+            } else if (handler instanceof FailedRecordProcessor processor) {
+                processor.setBackOffFunction(backOffFunction(busyBackoff));
+            }
+        } else {
+            AfterRollbackProcessor<? super K, ? super V> afterRollback = container.getAfterRollbackProcessor();
+            if (afterRollback instanceof FailedRecordProcessor processor) {
+                processor.setBackOffFunction(backOffFunction(busyBackoff));
+            }
+        }
+    }
+
+    /**
+     * A {@link DefaultErrorHandler} with Spring Kafka's defaults (ten attempts, then log and
+     * commit past the record) for failing listeners, and with {@link #backOffFunction(Duration)}.
+     *
+     * @throws IllegalArgumentException if {@code busyBackoff} is null or not positive
+     */
+    public static DefaultErrorHandler errorHandler(Duration busyBackoff) {
+        DefaultErrorHandler handler = new DefaultErrorHandler();
+        handler.setBackOffFunction(backOffFunction(busyBackoff));
+        return handler;
+    }
+
+    /**
+     * For an error handler's or after-rollback processor's {@code setBackOffFunction}: retries a
+     * record that failed with {@link InboxBusyException} or {@link InboxStoreException} (anywhere
+     * in the cause chain) every {@code busyBackoff}, without limit; null — the handler's own
+     * back-off — for every other failure.
+     *
+     * @throws IllegalArgumentException if {@code busyBackoff} is null or not positive
+     */
+    public static BiFunction<ConsumerRecord<?, ?>, @Nullable Exception, @Nullable BackOff> backOffFunction(
+            Duration busyBackoff) {
+        BackOff untilDone = new FixedBackOff(
+                requirePositive(busyBackoff, "busyBackoff").toMillis(), FixedBackOff.UNLIMITED_ATTEMPTS);
+        return (record, exception) -> isInboxFailure(exception) ? untilDone : null;
+    }
+
+    private static boolean isInboxFailure(@Nullable Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof InboxBusyException || t instanceof InboxStoreException) {
+                return true;
+            }
+        }
+        return false;
+    }
+}

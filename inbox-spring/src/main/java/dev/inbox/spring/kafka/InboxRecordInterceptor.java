@@ -1,0 +1,173 @@
+package dev.inbox.spring.kafka;
+
+import static dev.inbox.spi.InboxArguments.requireNonNull;
+
+import dev.inbox.InboxStoreException;
+import dev.inbox.kafka.RecordKeys;
+import dev.inbox.spring.InboxBusyException;
+import dev.inbox.spring.InboxClaim;
+import dev.inbox.spring.SpringInbox;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.apache.kafka.clients.consumer.Consumer;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.jspecify.annotations.Nullable;
+import org.springframework.kafka.listener.RecordInterceptor;
+
+/**
+ * Deduplicates the records of a Spring Kafka listener container: the listener runs once per
+ * event, however often Kafka redelivers it or the producer re-sends it. Install it with {@link
+ * InboxKafka#configure}, which also sets the error handling it needs.
+ *
+ * <p>For each record, before the listener:
+ *
+ * <ul>
+ *   <li>{@code ACQUIRED}: the listener runs; on success the claim is completed, on failure it is
+ *       released, so the error handler's retry claims it again at once.
+ *   <li>{@code DUPLICATE}: the record is skipped — the listener does not run — and its offset is
+ *       committed like a processed record's (Spring Kafka acknowledges a record an interceptor
+ *       skips, and calls the interceptors' {@code success} and {@code afterRecord} for it).
+ *   <li>{@code BUSY}: another delivery holds the event. {@link InboxBusyException} is thrown; the
+ *       error handler of {@link InboxKafka#errorHandler} seeks back and redelivers the record after
+ *       the busy back-off, as many times as it takes — a BUSY record is never skipped.
+ *   <li>no dedup key: {@link IllegalStateException}, handled by the error handler like a failing
+ *       listener.
+ * </ul>
+ *
+ * <p><b>Transactional mode.</b> When the container's transaction manager is a {@code
+ * DataSourceTransactionManager} (or a {@code JpaTransactionManager}) on the data source of a
+ * {@link SpringInbox#joining joining} inbox, and the interceptor runs inside the transaction
+ * ({@code setInterceptBeforeTx(false)}, which {@link InboxKafka#configure} sets), the claim is
+ * written in the listener's database transaction: the event's record and the listener's writes
+ * commit together, and a listener that throws rolls both back. A crash at any point cannot apply
+ * the event twice. Otherwise the claims are lease-mode claims.
+ *
+ * <p>Its state is per consumer thread, so one instance serves all of a factory's containers.
+ */
+public final class InboxRecordInterceptor<K, V> implements RecordInterceptor<K, V> {
+
+    private static final Log log = LogFactory.getLog(InboxRecordInterceptor.class);
+
+    private final SpringInbox inbox;
+    private final RecordKeys keys;
+    private final ThreadLocal<@Nullable InboxClaim> current = new ThreadLocal<>();
+    private final AtomicLong processed = new AtomicLong();
+    private final AtomicLong duplicates = new AtomicLong();
+    private final AtomicLong busy = new AtomicLong();
+
+    /**
+     * An interceptor that claims each record's event in {@code inbox}, under the dedup id {@code
+     * keys} gives it (for example {@code RecordKeys.standard()} or {@code RecordKeys.header("event-id")}).
+     *
+     * @throws IllegalArgumentException if an argument is null
+     */
+    public InboxRecordInterceptor(SpringInbox inbox, RecordKeys keys) {
+        this.inbox = requireNonNull(inbox, "inbox");
+        this.keys = requireNonNull(keys, "keys");
+    }
+
+    @Override
+    public @Nullable ConsumerRecord<K, V> intercept(ConsumerRecord<K, V> record, Consumer<K, V> consumer) {
+        abandonLeftover(); // a claim of a record whose callbacks never came: never held across records
+        String id = keys.keyOf(record);
+        if (id == null) {
+            throw new IllegalStateException("record " + record.topic() + "-" + record.partition() + "@"
+                    + record.offset() + " has no dedup key: it carries none of what the configured RecordKeys read");
+        }
+        InboxClaim claim = inbox.claim(id);
+        switch (claim.status()) {
+            case ACQUIRED:
+                current.set(claim);
+                return record;
+            case DUPLICATE:
+                duplicates.incrementAndGet();
+                return null;
+            default:
+                busy.incrementAndGet();
+                throw new InboxBusyException(id);
+        }
+    }
+
+    @Override
+    public void success(ConsumerRecord<K, V> record, Consumer<K, V> consumer) {
+        InboxClaim claim = take();
+        if (claim != null) {
+            processed.incrementAndGet();
+            // Thrown from here, Spring Kafka would only log it: log it ourselves, with what it means.
+            try {
+                if (!claim.complete()) {
+                    log.warn("the listener of " + claim.id() + " finished after its lease had ended and another"
+                            + " delivery took the event over: it may be applied twice; lengthen the lease");
+                }
+            } catch (InboxStoreException e) {
+                log.error(
+                        "the listener of " + claim.id() + " ran, but its completion could not be recorded; a"
+                                + " redelivery after the lease ends applies it again",
+                        e);
+            }
+        }
+    }
+
+    @Override
+    public void failure(ConsumerRecord<K, V> record, Exception exception, Consumer<K, V> consumer) {
+        InboxClaim claim = take();
+        if (claim != null) {
+            release(claim, exception);
+        }
+    }
+
+    @Override
+    public void afterRecord(ConsumerRecord<K, V> record, Consumer<K, V> consumer) {
+        abandonLeftover();
+    }
+
+    @Override
+    public void clearThreadState(Consumer<?, ?> consumer) {
+        abandonLeftover();
+    }
+
+    /** Records whose listener ran and whose claim was completed (or left to the transaction). */
+    public long processed() {
+        return processed.get();
+    }
+
+    /** Records skipped because their event was already applied. */
+    public long duplicates() {
+        return duplicates.get();
+    }
+
+    /** Records sent back because another delivery held their event. */
+    public long busy() {
+        return busy.get();
+    }
+
+    private @Nullable InboxClaim take() {
+        InboxClaim claim = current.get();
+        current.remove();
+        return claim;
+    }
+
+    private void abandonLeftover() {
+        InboxClaim claim = take();
+        if (claim != null) {
+            release(claim, null);
+        }
+    }
+
+    private static void release(InboxClaim claim, @Nullable Exception cause) {
+        try {
+            claim.release();
+        } catch (RuntimeException e) {
+            if (cause != null) {
+                cause.addSuppressed(e);
+            }
+            log.warn("could not release the claim of " + claim.id() + "; its lease ends by itself", e);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "InboxRecordInterceptor[" + inbox + "]";
+    }
+}

@@ -1,0 +1,100 @@
+package dev.inbox.spring;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.inbox.Inbox;
+import dev.inbox.postgres.PostgresInboxStore;
+import dev.inbox.testing.TestServers;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.stream.Collectors;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+
+/**
+ * The real PostgreSQL the tests find ({@link TestServers#postgres()}): a pool, the inbox's table
+ * and a business table ({@code inbox_spring_applied}) the listeners write to; one per test class.
+ */
+public final class Database implements AutoCloseable {
+
+    public static final String APPLIED = "inbox_spring_applied";
+
+    public final HikariDataSource pool;
+    public final PostgresInboxStore store;
+    public final JdbcTemplate jdbc;
+    public final DataSourceTransactionManager transactions;
+
+    public Database() {
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl(TestServers.postgres());
+        config.setMaximumPoolSize(6);
+        pool = new HikariDataSource(config);
+        store = PostgresInboxStore.builder(pool)
+                .table("inbox_spring")
+                .sequenceTable("inbox_spring_sequence")
+                .build();
+        store.createSchemaIfMissing();
+        jdbc = new JdbcTemplate(pool);
+        jdbc.execute("CREATE TABLE IF NOT EXISTS " + APPLIED + " (run text, event text)");
+        transactions = new DataSourceTransactionManager(pool);
+    }
+
+    /** A joining inbox for a consumer of its own. */
+    public SpringInbox joining(String consumer) {
+        return SpringInbox.joining(Inbox.builder(store).consumer(consumer).build(), pool);
+    }
+
+    /** A consumer name no other test uses. */
+    public static String run() {
+        return "t" + UUID.randomUUID().toString().replace("-", "");
+    }
+
+    /** The business write of the listeners: one row per application of {@code event}. */
+    public void apply(String run, String event) {
+        jdbc.update("INSERT INTO " + APPLIED + " VALUES (?, ?)", run, event);
+    }
+
+    /** How often each event of {@code run} was applied. */
+    public Map<String, Long> applications(String run) {
+        List<String> events = jdbc.queryForList("SELECT event FROM " + APPLIED + " WHERE run = ?", String.class, run);
+        return events.stream().collect(Collectors.groupingBy(e -> e, Collectors.counting()));
+    }
+
+    /** The inbox records of {@code consumer} (any state). */
+    public long records(String consumer) {
+        Long count = jdbc.queryForObject("SELECT count(*) FROM inbox_spring WHERE consumer = ?", Long.class, consumer);
+        return count == null ? 0 : count;
+    }
+
+    /**
+     * The COMPLETED inbox records of {@code consumer} seen by another connection than the current
+     * transaction's: only what is committed.
+     */
+    public long committedRecords(String consumer) {
+        try (java.sql.Connection c = pool.getConnection();
+                java.sql.PreparedStatement s =
+                        c.prepareStatement("SELECT count(*) FROM inbox_spring WHERE consumer = ? AND state = 1")) {
+            s.setString(1, consumer);
+            try (java.sql.ResultSet r = s.executeQuery()) {
+                r.next();
+                return r.getLong(1);
+            }
+        } catch (java.sql.SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** The COMPLETED inbox records of {@code consumer} as the current transaction sees them. */
+    public long completedRecords(String consumer) {
+        Long count = jdbc.queryForObject(
+                "SELECT count(*) FROM inbox_spring WHERE consumer = ? AND state = 1", Long.class, consumer);
+        return count == null ? 0 : count;
+    }
+
+    @Override
+    public void close() {
+        store.close();
+        pool.close();
+    }
+}
