@@ -1,0 +1,189 @@
+package dev.inbox.spring.amqp;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.inbox.Claim;
+import dev.inbox.Inbox;
+import dev.inbox.caffeine.CaffeineInboxStore;
+import dev.inbox.keys.DedupKeys;
+import dev.inbox.rabbitmq.MessageKeys;
+import dev.inbox.spring.Database;
+import dev.inbox.spring.SpringInbox;
+import dev.inbox.testing.TestServers;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
+import org.aopalliance.aop.Advice;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.springframework.amqp.core.Message;
+import org.springframework.amqp.core.MessageListener;
+import org.springframework.amqp.core.MessageProperties;
+import org.springframework.amqp.core.Queue;
+import org.springframework.amqp.rabbit.connection.CachingConnectionFactory;
+import org.springframework.amqp.rabbit.core.RabbitAdmin;
+import org.springframework.amqp.rabbit.core.RabbitTemplate;
+import org.springframework.amqp.rabbit.listener.SimpleMessageListenerContainer;
+
+/** The advice in Spring AMQP's own listener container, against the real RabbitMQ broker. */
+class InboxRabbitAdviceTest {
+
+    private static Database db;
+    private static CachingConnectionFactory connections;
+    private static RabbitAdmin admin;
+    private final String queue = "inbox-spring-" + UUID.randomUUID();
+    private SimpleMessageListenerContainer container;
+    private boolean requeueRejected = true;
+
+    @BeforeAll
+    static void servers() {
+        db = new Database();
+        connections = new CachingConnectionFactory(URI.create(TestServers.rabbitmq()));
+        admin = new RabbitAdmin(connections);
+    }
+
+    @AfterAll
+    static void close() {
+        connections.destroy();
+        db.close();
+    }
+
+    @AfterEach
+    void stop() {
+        if (container != null) {
+            container.stop();
+        }
+        admin.deleteQueue(queue);
+    }
+
+    private static SpringInbox leaseInbox() {
+        return SpringInbox.leaseOnly(Inbox.builder(CaffeineInboxStore.builder().build())
+                .consumer("rabbit")
+                .build());
+    }
+
+    private void send(String... events) {
+        admin.declareQueue(new Queue(queue, false, false, false));
+        RabbitTemplate template = new RabbitTemplate(connections);
+        for (String event : events) {
+            MessageProperties properties = new MessageProperties();
+            properties.setMessageId(event);
+            template.send("", queue, new Message(event.getBytes(StandardCharsets.UTF_8), properties));
+        }
+    }
+
+    private void start(MessageListener listener, Advice... advice) {
+        container = new SimpleMessageListenerContainer(connections);
+        container.setQueueNames(queue);
+        container.setMessageListener(listener);
+        container.setAdviceChain(advice);
+        container.setDefaultRequeueRejected(requeueRejected);
+        container.start();
+    }
+
+    private long ready() {
+        return admin.getQueueInfo(queue).getMessageCount();
+    }
+
+    private static void await(String what, BooleanSupplier condition) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (!condition.getAsBoolean()) {
+            assertThat(System.nanoTime() < deadline)
+                    .as("waited 30 s for: %s", what)
+                    .isTrue();
+            Thread.sleep(25);
+        }
+    }
+
+    private static String body(Message message) {
+        return new String(message.getBody(), StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void duplicatesAreAcknowledgedWithoutTheListener() throws Exception {
+        InboxRabbitAdvice advice = new InboxRabbitAdvice(leaseInbox(), MessageKeys.messageId());
+        List<String> applied = new CopyOnWriteArrayList<>();
+        send("e1", "e2", "e1", "e3", "e2");
+        start(m -> applied.add(body(m)), advice);
+        await("every message handled", () -> advice.processed() + advice.duplicates() == 5);
+        await("every message acknowledged", () -> ready() == 0);
+        assertThat(applied).containsExactly("e1", "e2", "e3");
+        assertThat(advice.duplicates()).isEqualTo(2);
+    }
+
+    @Test
+    void aBusyMessage_isRequeuedUntilTheHolderLetsGo_andNeverDropped() throws Exception {
+        SpringInbox inbox = leaseInbox();
+        InboxRabbitAdvice advice = new InboxRabbitAdvice(inbox, MessageKeys.messageId(), Duration.ofMillis(50));
+        List<String> applied = new CopyOnWriteArrayList<>();
+        Claim holder = inbox.inbox().claim(DedupKeys.amqp("b1"));
+        send("b1");
+        requeueRejected = false; // a failing listener's message would be dropped: a busy one must not be
+        start(m -> applied.add(body(m)), advice);
+        await("several requeues", () -> advice.busy() >= 5);
+        assertThat(applied).isEmpty();
+        assertThat(holder.release()).isTrue();
+        await("applied once the holder let go", () -> applied.size() == 1);
+        await("acknowledged", () -> ready() == 0);
+        assertThat(applied).containsExactly("b1");
+    }
+
+    @Test
+    void aFailingListener_releasesItsClaim_soTheRedeliveryAppliesTheEventOnce() throws Exception {
+        InboxRabbitAdvice advice = new InboxRabbitAdvice(leaseInbox(), MessageKeys.messageId(), Duration.ofMillis(50));
+        List<String> applied = new CopyOnWriteArrayList<>();
+        AtomicInteger attempts = new AtomicInteger();
+        send("f1");
+        start(
+                m -> {
+                    if (attempts.incrementAndGet() < 3) {
+                        throw new IllegalStateException("the listener failed");
+                    }
+                    applied.add(body(m));
+                },
+                advice);
+        await("applied", () -> applied.size() == 1);
+        await("acknowledged", () -> ready() == 0);
+        assertThat(applied).containsExactly("f1");
+        assertThat(advice.busy()).as("each redelivery found the claim released").isZero();
+    }
+
+    /** The claim joins the container's database transaction, and commits or rolls back with the listener's writes. */
+    @Test
+    void transactionalMode_theClaimAndTheListenersWritesCommitOrRollBackTogether() throws Exception {
+        String run = Database.run();
+        InboxRabbitAdvice advice =
+                new InboxRabbitAdvice(db.joining(run), MessageKeys.messageId(), Duration.ofMillis(50));
+        AtomicInteger failures = new AtomicInteger();
+        List<String> seen = new CopyOnWriteArrayList<>();
+        send("t1", "t2", "t1", "t3", "t2");
+        container = new SimpleMessageListenerContainer(connections);
+        container.setQueueNames(queue);
+        container.setTransactionManager(db.transactions);
+        container.setAdviceChain(advice);
+        container.setMessageListener(m -> {
+            String event = body(m);
+            if (event.equals("t1")) {
+                seen.add(db.completedRecords(run) + " in the transaction, " + db.committedRecords(run) + " committed");
+            }
+            db.apply(run, event);
+            if (event.equals("t2") && failures.incrementAndGet() < 3) {
+                throw new IllegalStateException("the listener failed after its write");
+            }
+        });
+        container.start();
+        await("every message handled", () -> advice.processed() + advice.duplicates() == 5);
+        await("every message acknowledged", () -> ready() == 0);
+        assertThat(db.applications(run)).containsOnlyKeys("t1", "t2", "t3").containsValues(1L);
+        assertThat(db.records(run)).isEqualTo(3);
+        assertThat(seen).containsExactly("1 in the transaction, 0 committed");
+    }
+}
