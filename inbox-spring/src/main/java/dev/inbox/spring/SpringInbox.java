@@ -90,6 +90,11 @@ public final class SpringInbox {
         return inbox;
     }
 
+    /** The data source whose transactions the claims join, or null for an inbox built {@link #leaseOnly}. */
+    public @Nullable DataSource dataSource() {
+        return dataSource;
+    }
+
     /**
      * True when a claim made now on this thread would join the current transaction: this inbox
      * joins transactions and a Spring transaction holding a connection of its data source is active.

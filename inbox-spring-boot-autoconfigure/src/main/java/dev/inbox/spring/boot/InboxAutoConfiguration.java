@@ -1,0 +1,209 @@
+package dev.inbox.spring.boot;
+
+import dev.inbox.Inbox;
+import dev.inbox.InboxMetrics;
+import dev.inbox.jdbc.TransactionalInboxStore;
+import dev.inbox.micrometer.MicrometerInboxMetrics;
+import dev.inbox.spi.InboxStore;
+import dev.inbox.spring.SpringInbox;
+import dev.inbox.spring.amqp.InboxRabbitAdvice;
+import dev.inbox.spring.kafka.InboxRecordInterceptor;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import javax.sql.DataSource;
+import org.springframework.beans.factory.ListableBeanFactory;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.actuate.info.InfoContributor;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
+import org.springframework.core.io.ResourceLoader;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.kafka.config.KafkaListenerConfigUtils;
+import org.springframework.kafka.config.KafkaListenerEndpointRegistry;
+import org.springframework.transaction.PlatformTransactionManager;
+
+/**
+ * inbox for Spring Boot: the store chosen from the beans present ({@code inbox.store} overrides
+ * the choice), the {@link Inbox} and the {@link SpringInbox} on it, meters, a health indicator,
+ * info, a scheduled purge, and deduplicated {@code @KafkaListener} and {@code @RabbitListener}
+ * methods. Every bean backs off when the application defines its own.
+ */
+@AutoConfiguration(
+        afterName = {
+            "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
+            "org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration",
+            "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
+            "org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration",
+            "org.springframework.boot.kafka.autoconfigure.KafkaAutoConfiguration",
+            "org.springframework.boot.amqp.autoconfigure.RabbitAutoConfiguration"
+        })
+@EnableConfigurationProperties(InboxProperties.class)
+public class InboxAutoConfiguration {
+
+    @Bean(destroyMethod = "close")
+    @ConditionalOnMissingBean
+    InboxStore inboxStore(InboxProperties properties, ListableBeanFactory beans, ResourceLoader resources) {
+        return new InboxStores(properties, beans, resources.getClassLoader()).create();
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    Inbox inbox(
+            InboxStore store,
+            InboxProperties properties,
+            Environment environment,
+            ObjectProvider<InboxMetrics> metrics) {
+        String consumer = properties.getConsumer() != null
+                ? properties.getConsumer()
+                : environment.getProperty("spring.application.name");
+        if (consumer == null || consumer.isBlank()) {
+            throw new IllegalStateException(
+                    "inbox: set inbox.consumer (or spring.application.name): the logical consumer whose events"
+                            + " the records scope, the same on every instance of this service");
+        }
+        Inbox.Builder builder = Inbox.builder(store)
+                .consumer(consumer)
+                .retention(properties.getRetention())
+                .lease(properties.getLease());
+        metrics.ifAvailable(builder::metrics);
+        return builder.build();
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    SpringInbox springInbox(Inbox inbox, ObjectProvider<DataSource> dataSource) {
+        DataSource source = dataSource.getIfUnique();
+        return inbox.store() instanceof TransactionalInboxStore && source != null
+                ? SpringInbox.joining(inbox, source)
+                : SpringInbox.leaseOnly(inbox);
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    @ConditionalOnProperty(prefix = "inbox.purge", name = "enabled", matchIfMissing = true)
+    InboxPurgeScheduler inboxPurgeScheduler(Inbox inbox, InboxProperties properties) {
+        return new InboxPurgeScheduler(inbox, properties.getPurge().getInterval());
+    }
+
+    /**
+     * The transaction manager a transactional listener runs in: the unique one of the context,
+     * else one on the inbox's DataSource.
+     */
+    static PlatformTransactionManager transactionManager(
+            SpringInbox inbox, ObjectProvider<PlatformTransactionManager> transactions, String property) {
+        DataSource dataSource = inbox.dataSource();
+        if (dataSource == null) {
+            throw new IllegalStateException(property + "=true needs a store that joins transactions (inbox-postgres"
+                    + " or inbox-mysql) on the DataSource, but the store is "
+                    + inbox.inbox().store());
+        }
+        PlatformTransactionManager manager = transactions.getIfUnique();
+        return manager != null ? manager : new DataSourceTransactionManager(dataSource);
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass({MeterRegistry.class, MicrometerInboxMetrics.class})
+    static class Metrics {
+
+        @Bean
+        @ConditionalOnMissingBean(InboxMetrics.class)
+        @ConditionalOnBean(MeterRegistry.class)
+        InboxMetrics inboxMetrics(MeterRegistry registry) {
+            return MicrometerInboxMetrics.of(registry);
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(HealthIndicator.class)
+    static class Health {
+
+        @Bean
+        @ConditionalOnMissingBean(name = "inboxHealthIndicator")
+        InboxHealthIndicator inboxHealthIndicator(Inbox inbox) {
+            return new InboxHealthIndicator(inbox);
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(InfoContributor.class)
+    static class Info {
+
+        @Bean
+        @ConditionalOnMissingBean(name = "inboxInfoContributor")
+        InfoContributor inboxInfoContributor(Inbox inbox, InboxProperties properties) {
+            return builder -> {
+                Map<String, Object> details = new LinkedHashMap<>();
+                details.put("consumer", inbox.consumer());
+                details.put("store", inbox.store().toString());
+                details.put("retention", inbox.retention().toString());
+                details.put("lease", inbox.lease().toString());
+                if (properties.getGrace() != null) {
+                    details.put("grace", properties.getGrace().toString());
+                }
+                details.put(
+                        "purge",
+                        properties.getPurge().isEnabled()
+                                ? "every " + properties.getPurge().getInterval()
+                                : "off");
+                builder.withDetail("inbox", details);
+            };
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass({
+        KafkaListenerEndpointRegistry.class,
+        InboxRecordInterceptor.class,
+        dev.inbox.kafka.RecordKeys.class
+    })
+    @ConditionalOnProperty(prefix = "inbox.kafka", name = "enabled", matchIfMissing = true)
+    static class Kafka {
+
+        @Bean
+        @ConditionalOnBean(name = KafkaListenerConfigUtils.KAFKA_LISTENER_ENDPOINT_REGISTRY_BEAN_NAME)
+        @ConditionalOnMissingBean
+        InboxKafkaListeners inboxKafkaListeners(
+                ListableBeanFactory beans,
+                SpringInbox inbox,
+                InboxProperties properties,
+                ObjectProvider<PlatformTransactionManager> transactions) {
+            InboxProperties.KafkaListeners settings = properties.getKafka();
+            return new InboxKafkaListeners(
+                    beans.getBean(
+                            KafkaListenerConfigUtils.KAFKA_LISTENER_ENDPOINT_REGISTRY_BEAN_NAME,
+                            KafkaListenerEndpointRegistry.class),
+                    inbox,
+                    settings,
+                    settings.isTransactional()
+                            ? transactionManager(inbox, transactions, "inbox.kafka.transactional")
+                            : null);
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass({
+        org.springframework.amqp.rabbit.config.AbstractRabbitListenerContainerFactory.class,
+        InboxRabbitAdvice.class,
+        dev.inbox.rabbitmq.MessageKeys.class
+    })
+    @ConditionalOnProperty(prefix = "inbox.rabbit", name = "enabled", matchIfMissing = true)
+    static class Rabbit {
+
+        @Bean
+        static InboxRabbitListeners inboxRabbitListeners(
+                ObjectProvider<SpringInbox> inbox,
+                ObjectProvider<InboxProperties> properties,
+                ObjectProvider<PlatformTransactionManager> transactions) {
+            return new InboxRabbitListeners(inbox, properties, transactions);
+        }
+    }
+}

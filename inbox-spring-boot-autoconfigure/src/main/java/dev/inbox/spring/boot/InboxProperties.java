@@ -1,0 +1,310 @@
+package dev.inbox.spring.boot;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.jspecify.annotations.Nullable;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+
+/**
+ * The {@code inbox.*} properties. Each setter checks its value, so a wrong one fails the startup
+ * with a message that names the property.
+ */
+@ConfigurationProperties("inbox")
+public class InboxProperties {
+
+    /** Which store holds the inbox records. */
+    public enum StoreKind {
+        /** Chosen from the beans present: a DataSource, a Lettuce client, a DynamoDbClient, else memory. */
+        AUTO,
+        /** PostgreSQL, on the DataSource (module inbox-postgres). */
+        POSTGRES,
+        /** MySQL or MariaDB, on the DataSource (module inbox-mysql). */
+        MYSQL,
+        /** Redis, on the Lettuce RedisClient or RedisClusterClient bean, or inbox.redis.url (module inbox-redis). */
+        REDIS,
+        /** DynamoDB, on the DynamoDbClient bean (module inbox-dynamodb). */
+        DYNAMODB,
+        /** In this JVM's memory (module inbox-caffeine): for tests and single instances, never a fleet. */
+        MEMORY
+    }
+
+    /** The store; AUTO chooses it from the beans present. */
+    private StoreKind store = StoreKind.AUTO;
+
+    /** The logical consumer whose events the records scope; default spring.application.name. */
+    private @Nullable String consumer;
+
+    /** How long a processed event suppresses its duplicates. */
+    private Duration retention = Duration.ofHours(48);
+
+    /** How long a lease-mode claim is held before another delivery may take the event over. */
+    private Duration lease = Duration.ofMinutes(1);
+
+    /** How long an expired record is kept to report late duplicates; default the store's own. */
+    private @Nullable Duration grace;
+
+    /** Create the store's table (SQL, DynamoDB) at startup when it is missing. */
+    private boolean createSchema = false;
+
+    private final Jdbc jdbc = new Jdbc();
+    private final Redis redis = new Redis();
+    private final Dynamodb dynamodb = new Dynamodb();
+    private final Purge purge = new Purge();
+    private final KafkaListeners kafka = new KafkaListeners();
+    private final Listeners rabbit = new Listeners("inbox.rabbit");
+
+    public StoreKind getStore() {
+        return store;
+    }
+
+    public void setStore(StoreKind store) {
+        this.store = store;
+    }
+
+    public @Nullable String getConsumer() {
+        return consumer;
+    }
+
+    public void setConsumer(@Nullable String consumer) {
+        this.consumer = consumer;
+    }
+
+    public Duration getRetention() {
+        return retention;
+    }
+
+    public void setRetention(Duration retention) {
+        this.retention = positive(retention, "inbox.retention");
+    }
+
+    public Duration getLease() {
+        return lease;
+    }
+
+    public void setLease(Duration lease) {
+        this.lease = positive(lease, "inbox.lease");
+    }
+
+    public @Nullable Duration getGrace() {
+        return grace;
+    }
+
+    public void setGrace(@Nullable Duration grace) {
+        if (grace != null && grace.isNegative()) {
+            throw new IllegalArgumentException("inbox.grace must not be negative, but was " + grace);
+        }
+        this.grace = grace;
+    }
+
+    public boolean isCreateSchema() {
+        return createSchema;
+    }
+
+    public void setCreateSchema(boolean createSchema) {
+        this.createSchema = createSchema;
+    }
+
+    public Jdbc getJdbc() {
+        return jdbc;
+    }
+
+    public Redis getRedis() {
+        return redis;
+    }
+
+    public Dynamodb getDynamodb() {
+        return dynamodb;
+    }
+
+    public Purge getPurge() {
+        return purge;
+    }
+
+    public KafkaListeners getKafka() {
+        return kafka;
+    }
+
+    public Listeners getRabbit() {
+        return rabbit;
+    }
+
+    static Duration positive(@Nullable Duration value, String what) {
+        if (value == null || value.isZero() || value.isNegative()) {
+            throw new IllegalArgumentException(what + " must be positive, but was " + value);
+        }
+        return value;
+    }
+
+    /** The PostgreSQL and MySQL/MariaDB stores. */
+    public static class Jdbc {
+
+        /** The inbox table; default the store's own name. */
+        private @Nullable String table;
+
+        /** The schema (PostgreSQL) or database (MySQL) of the table; default the connection's. */
+        private @Nullable String schema;
+
+        public @Nullable String getTable() {
+            return table;
+        }
+
+        public void setTable(@Nullable String table) {
+            this.table = table;
+        }
+
+        public @Nullable String getSchema() {
+            return schema;
+        }
+
+        public void setSchema(@Nullable String schema) {
+            this.schema = schema;
+        }
+    }
+
+    /** The Redis store. */
+    public static class Redis {
+
+        /** A redis:// URI of a standalone server, used when the context has no Lettuce client bean. */
+        private @Nullable String url;
+
+        /** The prefix of every key the store writes; default the store's own. */
+        private @Nullable String prefix;
+
+        public @Nullable String getUrl() {
+            return url;
+        }
+
+        public void setUrl(@Nullable String url) {
+            this.url = url;
+        }
+
+        public @Nullable String getPrefix() {
+            return prefix;
+        }
+
+        public void setPrefix(@Nullable String prefix) {
+            this.prefix = prefix;
+        }
+    }
+
+    /** The DynamoDB store. */
+    public static class Dynamodb {
+
+        /** The table; default the store's own name. */
+        private @Nullable String table;
+
+        public @Nullable String getTable() {
+            return table;
+        }
+
+        public void setTable(@Nullable String table) {
+            this.table = table;
+        }
+    }
+
+    /** Removing expired records on a schedule. */
+    public static class Purge {
+
+        /** Purge on a schedule; safe on every instance at once (purge is idempotent). */
+        private boolean enabled = true;
+
+        /** The mean time between two purges; each wait is drawn within 20 % of it, so instances spread out. */
+        private Duration interval = Duration.ofMinutes(5);
+
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+
+        public Duration getInterval() {
+            return interval;
+        }
+
+        public void setInterval(Duration interval) {
+            this.interval = positive(interval, "inbox.purge.interval");
+        }
+    }
+
+    /** Deduplicating the application's @KafkaListener or @RabbitListener methods. */
+    public static class Listeners {
+
+        private final String prefix;
+
+        /** Deduplicate the listeners. */
+        private boolean enabled = true;
+
+        /**
+         * The header that carries the producer's event id; default CloudEvents and the Debezium
+         * outbox id (Kafka), the AMQP message-id then a JSON content hash (RabbitMQ).
+         */
+        private @Nullable String keyHeader;
+
+        /** The pause before a delivery whose event another delivery holds is tried again. */
+        private Duration busyBackoff = Duration.ofSeconds(1);
+
+        /**
+         * Run each listener in a transaction of the DataSource's transaction manager, with the
+         * claim inside it: the effectively-once mode of the SQL stores.
+         */
+        private boolean transactional = false;
+
+        Listeners(String prefix) {
+            this.prefix = prefix;
+        }
+
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+
+        public @Nullable String getKeyHeader() {
+            return keyHeader;
+        }
+
+        public void setKeyHeader(@Nullable String keyHeader) {
+            this.keyHeader = keyHeader;
+        }
+
+        public Duration getBusyBackoff() {
+            return busyBackoff;
+        }
+
+        public void setBusyBackoff(Duration busyBackoff) {
+            this.busyBackoff = positive(busyBackoff, prefix + ".busy-backoff");
+        }
+
+        public boolean isTransactional() {
+            return transactional;
+        }
+
+        public void setTransactional(boolean transactional) {
+            this.transactional = transactional;
+        }
+    }
+
+    /** Deduplicating the application's @KafkaListener methods. */
+    public static class KafkaListeners extends Listeners {
+
+        /** The ids of the @KafkaListener methods to deduplicate; empty for all of them. */
+        private List<String> listenerIds = new ArrayList<>();
+
+        KafkaListeners() {
+            super("inbox.kafka");
+        }
+
+        public List<String> getListenerIds() {
+            return listenerIds;
+        }
+
+        public void setListenerIds(List<String> listenerIds) {
+            this.listenerIds = listenerIds;
+        }
+    }
+}

@@ -1,0 +1,71 @@
+package dev.inbox.spring.boot;
+
+import dev.inbox.rabbitmq.MessageKeys;
+import dev.inbox.spring.SpringInbox;
+import dev.inbox.spring.amqp.InboxRabbitAdvice;
+import org.aopalliance.aop.Advice;
+import org.jspecify.annotations.Nullable;
+import org.springframework.amqp.rabbit.config.AbstractRabbitListenerContainerFactory;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.BeanPostProcessor;
+import org.springframework.transaction.PlatformTransactionManager;
+
+/**
+ * Puts the {@link InboxRabbitAdvice} first in the advice chain of every Rabbit listener container
+ * factory, before the retry advice Spring Boot configures, so each {@code @RabbitListener} is
+ * deduplicated. With {@code inbox.rabbit.transactional=true} the factories also get the
+ * DataSource's transaction manager, so the claim joins the listener's database transaction.
+ */
+final class InboxRabbitListeners implements BeanPostProcessor {
+
+    private final ObjectProvider<SpringInbox> inbox;
+    private final ObjectProvider<InboxProperties> properties;
+    private final ObjectProvider<PlatformTransactionManager> transactions;
+    private @Nullable InboxRabbitAdvice advice;
+
+    InboxRabbitListeners(
+            ObjectProvider<SpringInbox> inbox,
+            ObjectProvider<InboxProperties> properties,
+            ObjectProvider<PlatformTransactionManager> transactions) {
+        this.inbox = inbox;
+        this.properties = properties;
+        this.transactions = transactions;
+    }
+
+    @Override
+    public Object postProcessAfterInitialization(Object bean, String beanName) {
+        if (bean instanceof AbstractRabbitListenerContainerFactory<?> factory) {
+            InboxProperties.Listeners settings = properties.getObject().getRabbit();
+            InboxRabbitAdvice first = advice(settings);
+            Advice[] chain = factory.getAdviceChain();
+            Advice[] withInbox = new Advice[chain == null ? 1 : chain.length + 1];
+            withInbox[0] = first;
+            if (chain != null) {
+                System.arraycopy(chain, 0, withInbox, 1, chain.length);
+            }
+            factory.setAdviceChain(withInbox);
+            if (settings.isTransactional()) {
+                factory.setTransactionManager(InboxAutoConfiguration.transactionManager(
+                        inbox.getObject(), transactions, "inbox.rabbit.transactional"));
+            }
+        }
+        return bean;
+    }
+
+    private synchronized InboxRabbitAdvice advice(InboxProperties.Listeners settings) {
+        if (advice == null) {
+            String header = settings.getKeyHeader();
+            advice = new InboxRabbitAdvice(
+                    inbox.getObject(),
+                    header == null ? MessageKeys.standard() : MessageKeys.header(header),
+                    settings.getBusyBackoff());
+        }
+        return advice;
+    }
+
+    /** The advice put in the factories' chains, once one was. */
+    @Nullable
+    InboxRabbitAdvice advice() {
+        return advice;
+    }
+}

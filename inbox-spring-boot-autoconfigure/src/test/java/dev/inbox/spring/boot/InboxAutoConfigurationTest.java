@@ -1,0 +1,251 @@
+package dev.inbox.spring.boot;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.inbox.HandleOutcome;
+import dev.inbox.Inbox;
+import dev.inbox.InboxMetrics;
+import dev.inbox.caffeine.CaffeineInboxStore;
+import dev.inbox.dynamodb.DynamoDbInboxStore;
+import dev.inbox.micrometer.MicrometerInboxMetrics;
+import dev.inbox.mysql.MysqlInboxStore;
+import dev.inbox.postgres.PostgresInboxStore;
+import dev.inbox.redis.RedisInboxStore;
+import dev.inbox.spi.InboxStore;
+import dev.inbox.spring.SpringInbox;
+import dev.inbox.testing.Dynalite;
+import dev.inbox.testing.TestServers;
+import io.lettuce.core.RedisClient;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.net.URI;
+import java.time.Duration;
+import java.util.Map;
+import java.util.UUID;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.boot.actuate.info.Info;
+import org.springframework.boot.actuate.info.InfoContributor;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.health.contributor.Status;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+
+/** The auto-configuration in application contexts of every store choice, against the real servers. */
+@ExtendWith(OutputCaptureExtension.class)
+class InboxAutoConfigurationTest {
+
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(InboxAutoConfiguration.class))
+            .withPropertyValues("spring.application.name=orders");
+
+    /** A pool for one context, which closes it. */
+    private static HikariDataSource pool(String url) {
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl(url);
+        config.setMaximumPoolSize(4);
+        return new HikariDataSource(config);
+    }
+
+    @Test
+    void aPostgresDataSource_choosesPostgres_andTheSpringInboxJoinsItsTransactions() {
+        runner.withBean(DataSource.class, () -> pool(TestServers.postgres()))
+                .withPropertyValues("inbox.create-schema=true", "inbox.jdbc.table=inbox_boot")
+                .run(context -> {
+                    assertThat(context).hasSingleBean(InboxStore.class);
+                    assertThat(context.getBean(InboxStore.class)).isInstanceOf(PostgresInboxStore.class);
+                    assertThat(((PostgresInboxStore) context.getBean(InboxStore.class)).tableName())
+                            .contains("inbox_boot");
+                    assertThat(context.getBean(SpringInbox.class).dataSource())
+                            .isSameAs(context.getBean(DataSource.class));
+                    Inbox inbox = context.getBean(Inbox.class);
+                    assertThat(inbox.consumer()).isEqualTo("orders");
+                    String id = "e-" + UUID.randomUUID();
+                    assertThat(inbox.handle(id, () -> {}).outcome()).isEqualTo(HandleOutcome.PROCESSED);
+                    assertThat(inbox.handle(id, () -> {}).outcome()).isEqualTo(HandleOutcome.DUPLICATE);
+                });
+    }
+
+    @Test
+    void aMariadbDataSource_choosesMysql() {
+        runner.withBean(DataSource.class, () -> pool(TestServers.mysql()))
+                .withPropertyValues("inbox.create-schema=true", "inbox.jdbc.table=inbox_boot")
+                .run(context -> {
+                    assertThat(context.getBean(InboxStore.class)).isInstanceOf(MysqlInboxStore.class);
+                    assertThat(context.getBean(SpringInbox.class).dataSource())
+                            .isSameAs(context.getBean(DataSource.class));
+                    assertThat(context.getBean(Inbox.class)
+                                    .handle("e-" + UUID.randomUUID(), () -> {})
+                                    .outcome())
+                            .isEqualTo(HandleOutcome.PROCESSED);
+                });
+    }
+
+    @Test
+    void aLettuceClient_choosesRedis_andTheSpringInboxIsLeaseOnly() {
+        RedisClient client = RedisClient.create(TestServers.redis());
+        try {
+            runner.withBean(RedisClient.class, () -> client).run(context -> {
+                assertThat(context.getBean(InboxStore.class)).isInstanceOf(RedisInboxStore.class);
+                assertThat(context.getBean(SpringInbox.class).dataSource()).isNull();
+                assertThat(context.getBean(Inbox.class)
+                                .handle("e-" + UUID.randomUUID(), () -> {})
+                                .outcome())
+                        .isEqualTo(HandleOutcome.PROCESSED);
+            });
+        } finally {
+            client.shutdown();
+        }
+    }
+
+    @Test
+    void aDynamoDbClient_choosesDynamoDb() throws Exception {
+        try (Dynalite dynalite = Dynalite.forTests();
+                DynamoDbClient client = DynamoDbClient.builder()
+                        .endpointOverride(URI.create(dynalite.endpoint()))
+                        .region(Region.US_EAST_1)
+                        .credentialsProvider(
+                                StaticCredentialsProvider.create(AwsBasicCredentials.create("test", "test")))
+                        .build()) {
+            runner.withBean(DynamoDbClient.class, () -> client)
+                    .withPropertyValues("inbox.create-schema=true", "inbox.dynamodb.table=inbox_boot")
+                    .run(context -> {
+                        assertThat(context.getBean(InboxStore.class)).isInstanceOf(DynamoDbInboxStore.class);
+                        assertThat(context.getBean(Inbox.class)
+                                        .handle("e-" + UUID.randomUUID(), () -> {})
+                                        .outcome())
+                                .isEqualTo(HandleOutcome.PROCESSED);
+                    });
+        }
+    }
+
+    @Test
+    void noStoreClient_choosesMemory_withAWarningThatItIsNotForAFleet(CapturedOutput output) {
+        runner.run(context -> {
+            assertThat(context.getBean(InboxStore.class)).isInstanceOf(CaffeineInboxStore.class);
+            assertThat(output).contains("not for a fleet");
+        });
+    }
+
+    @Test
+    void inboxStore_overridesTheChoice_andSaysWhichModuleIsMissing() {
+        runner.withBean(DataSource.class, () -> pool(TestServers.postgres()))
+                .withPropertyValues("inbox.store=memory")
+                .run(context -> assertThat(context.getBean(InboxStore.class)).isInstanceOf(CaffeineInboxStore.class));
+        runner.withClassLoader(new FilteredClassLoader(RedisInboxStore.class))
+                .withPropertyValues("inbox.store=redis")
+                .run(context -> assertThat(context)
+                        .getFailure()
+                        .rootCause()
+                        .hasMessageContaining("needs the module inbox-redis"));
+        runner.withPropertyValues("inbox.store=postgres")
+                .run(context ->
+                        assertThat(context).getFailure().rootCause().hasMessageContaining("needs one DataSource bean"));
+    }
+
+    @Test
+    void aWrongProperty_failsTheStartup_namingIt() {
+        runner.withPropertyValues("inbox.retention=0s")
+                .run(context -> assertThat(context)
+                        .getFailure()
+                        .rootCause()
+                        .hasMessage("inbox.retention must be positive, but was PT0S"));
+        runner.withPropertyValues("inbox.store=cassandra")
+                .run(context -> assertThat(context).getFailure().hasStackTraceContaining("inbox.store"));
+        new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(InboxAutoConfiguration.class))
+                .run(context ->
+                        assertThat(context).getFailure().rootCause().hasMessageContaining("set inbox.consumer"));
+    }
+
+    @Test
+    void theApplicationsOwnBeans_win() {
+        InboxStore own = CaffeineInboxStore.builder().build();
+        runner.withBean(DataSource.class, () -> pool(TestServers.postgres()))
+                .withBean(InboxStore.class, () -> own)
+                .run(context -> {
+                    assertThat(context.getBean(InboxStore.class)).isSameAs(own);
+                    assertThat(context.getBean(SpringInbox.class).dataSource()).isNull();
+                });
+        Inbox inbox = Inbox.builder(own).consumer("mine").build();
+        runner.withBean(Inbox.class, () -> inbox)
+                .run(context -> assertThat(context.getBean(Inbox.class)).isSameAs(inbox));
+    }
+
+    @Test
+    void aMeterRegistry_getsTheInboxMeters() {
+        runner.withBean(MeterRegistry.class, SimpleMeterRegistry::new).run(context -> {
+            assertThat(context.getBean(InboxMetrics.class)).isInstanceOf(MicrometerInboxMetrics.class);
+            context.getBean(Inbox.class).handle("e1", () -> {});
+            assertThat(context.getBean(MeterRegistry.class)
+                            .get("inbox.claims")
+                            .tag("consumer", "orders")
+                            .counters())
+                    .isNotEmpty();
+        });
+    }
+
+    @Test
+    void theHealthIndicator_isUpWhenTheStoreAnswers_andDownWhenItDoesNot() {
+        runner.withBean(DataSource.class, () -> pool(TestServers.postgres()))
+                .withPropertyValues("inbox.create-schema=true", "inbox.jdbc.table=inbox_boot")
+                .run(context -> {
+                    var health = context.getBean(InboxHealthIndicator.class).health(true);
+                    assertThat(health.getStatus()).isEqualTo(Status.UP);
+                    assertThat(health.getDetails()).containsEntry("consumer", "orders");
+                });
+        HikariConfig nowhere = new HikariConfig();
+        nowhere.setJdbcUrl("jdbc:postgresql://127.0.0.1:1/test?connectTimeout=1");
+        nowhere.setInitializationFailTimeout(-1);
+        nowhere.setConnectionTimeout(1000);
+        {
+            runner.withBean(DataSource.class, () -> new HikariDataSource(nowhere))
+                    .withPropertyValues("inbox.store=postgres")
+                    .run(context -> assertThat(context.getBean(InboxHealthIndicator.class)
+                                    .health(true)
+                                    .getStatus())
+                            .isEqualTo(Status.DOWN));
+        }
+    }
+
+    @Test
+    void theInfoEndpoint_showsTheRetentionAndTheLease() {
+        runner.withPropertyValues("inbox.store=memory", "inbox.retention=72h", "inbox.purge.enabled=false")
+                .run(context -> {
+                    Info.Builder builder = new Info.Builder();
+                    context.getBean("inboxInfoContributor", InfoContributor.class)
+                            .contribute(builder);
+                    assertThat(builder.build().getDetails().get("inbox"))
+                            .isEqualTo(Map.of(
+                                    "consumer", "orders",
+                                    "store", context.getBean(InboxStore.class).toString(),
+                                    "retention", "PT72H",
+                                    "lease", "PT1M",
+                                    "purge", "off"));
+                });
+    }
+
+    @Test
+    void purge_runsOnItsSchedule_andIsOffWithAProperty() {
+        runner.withPropertyValues("inbox.store=memory", "inbox.purge.interval=50ms")
+                .run(context -> {
+                    InboxPurgeScheduler scheduler = context.getBean(InboxPurgeScheduler.class);
+                    long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+                    while (scheduler.purges() < 3 && System.nanoTime() < deadline) {
+                        Thread.sleep(20);
+                    }
+                    assertThat(scheduler.purges()).isGreaterThanOrEqualTo(3);
+                });
+        runner.withPropertyValues("inbox.store=memory", "inbox.purge.enabled=false")
+                .run(context -> assertThat(context).doesNotHaveBean(InboxPurgeScheduler.class));
+    }
+}
