@@ -173,7 +173,7 @@ class InboxRecordInterceptorTest {
         assertThat(db.applications(run))
                 .as("each event applied once; the poison record's writes rolled back")
                 .containsOnlyKeys("t1", "t2", "t3")
-                .containsValues(1L);
+                .allSatisfy((event, times) -> assertThat(times).as(event).isEqualTo(1L));
         assertThat(db.records(run))
                 .as("inbox records: the poison record's claim rolled back with its writes")
                 .isEqualTo(3);
