@@ -19,6 +19,7 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.health.contributor.HealthIndicator;
@@ -186,6 +187,39 @@ public class InboxAutoConfiguration {
                     settings.isTransactional()
                             ? transactionManager(inbox, transactions, "inbox.kafka.transactional")
                             : null);
+        }
+    }
+
+    /**
+     * Spring Kafka without inbox-kafka: the listeners would silently stay undeduplicated, so the
+     * startup fails and says which dependency to add.
+     */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = "org.springframework.kafka.config.KafkaListenerEndpointRegistry")
+    @ConditionalOnMissingClass("dev.inbox.kafka.RecordKeys")
+    @ConditionalOnProperty(prefix = "inbox.kafka", name = "enabled", matchIfMissing = true)
+    static class KafkaAdapterMissing {
+
+        @Bean
+        Object inboxKafkaAdapterMissing() {
+            throw new IllegalStateException("inbox: spring-kafka is on the class path but inbox-kafka is not: add the"
+                    + " dependency dev.inbox:inbox-kafka so that @KafkaListener methods are deduplicated, or set"
+                    + " inbox.kafka.enabled=false");
+        }
+    }
+
+    /** Spring AMQP without inbox-rabbitmq: as {@link KafkaAdapterMissing}. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = "org.springframework.amqp.rabbit.config.AbstractRabbitListenerContainerFactory")
+    @ConditionalOnMissingClass("dev.inbox.rabbitmq.MessageKeys")
+    @ConditionalOnProperty(prefix = "inbox.rabbit", name = "enabled", matchIfMissing = true)
+    static class RabbitAdapterMissing {
+
+        @Bean
+        Object inboxRabbitAdapterMissing() {
+            throw new IllegalStateException("inbox: spring-rabbit is on the class path but inbox-rabbitmq is not: add"
+                    + " the dependency dev.inbox:inbox-rabbitmq so that @RabbitListener methods are deduplicated, or"
+                    + " set inbox.rabbit.enabled=false");
         }
     }
 

@@ -153,6 +153,25 @@ class InboxAutoConfigurationTest {
     }
 
     @Test
+    void aBrokerWithoutItsAdapter_failsTheStartup_namingTheDependency() {
+        runner.withClassLoader(new FilteredClassLoader(dev.inbox.kafka.RecordKeys.class))
+                .withPropertyValues("inbox.store=memory")
+                .run(context -> assertThat(context)
+                        .getFailure()
+                        .rootCause()
+                        .hasMessageContaining("add the dependency dev.inbox:inbox-kafka"));
+        runner.withClassLoader(new FilteredClassLoader(dev.inbox.rabbitmq.MessageKeys.class))
+                .withPropertyValues("inbox.store=memory")
+                .run(context -> assertThat(context)
+                        .getFailure()
+                        .rootCause()
+                        .hasMessageContaining("add the dependency dev.inbox:inbox-rabbitmq"));
+        runner.withClassLoader(new FilteredClassLoader(dev.inbox.rabbitmq.MessageKeys.class))
+                .withPropertyValues("inbox.store=memory", "inbox.rabbit.enabled=false")
+                .run(context -> assertThat(context).hasNotFailed());
+    }
+
+    @Test
     void aWrongProperty_failsTheStartup_namingIt() {
         runner.withPropertyValues("inbox.retention=0s")
                 .run(context -> assertThat(context)

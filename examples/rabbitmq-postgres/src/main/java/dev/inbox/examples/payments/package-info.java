@@ -1,0 +1,5 @@
+/** The example payments service. */
+@NullMarked
+package dev.inbox.examples.payments;
+
+import org.jspecify.annotations.NullMarked;
