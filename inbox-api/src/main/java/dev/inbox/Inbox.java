@@ -215,6 +215,23 @@ public final class Inbox {
         }
     }
 
+    /**
+     * This inbox for another logical consumer: the same store, retention, lease, attempts and
+     * metrics, with keys scoped to {@code consumer}. For a framework that gives each of an
+     * application's listeners a consumer of its own.
+     *
+     * @throws IllegalArgumentException if {@code consumer} is not a valid key part
+     */
+    public Inbox withConsumer(String consumer) {
+        Builder builder = new Builder(store);
+        builder.consumer(consumer);
+        builder.retention = retention;
+        builder.lease = lease;
+        builder.claimAttempts = claimAttempts;
+        builder.metrics = metrics;
+        return new Inbox(builder);
+    }
+
     /** The store this inbox claims in. */
     public InboxStore store() {
         return store;

@@ -2,6 +2,7 @@ package dev.inbox.spring;
 
 import static dev.inbox.spi.InboxArguments.requireNonNull;
 
+import dev.inbox.Claim;
 import dev.inbox.HandleOutcome;
 import dev.inbox.HandleResult;
 import dev.inbox.Inbox;
@@ -12,6 +13,8 @@ import dev.inbox.jdbc.TransactionalInboxStore;
 import dev.inbox.spi.ClaimResult;
 import dev.inbox.spi.ClaimStatus;
 import java.sql.Connection;
+import java.util.ArrayList;
+import java.util.List;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 import org.springframework.jdbc.datasource.ConnectionHolder;
@@ -90,6 +93,21 @@ public final class SpringInbox {
         return inbox;
     }
 
+    /**
+     * This inbox for the logical consumer {@code <consumer>/<scope>}, joining the same
+     * transactions: the listener adapters give each Kafka consumer group and each RabbitMQ queue a
+     * scope of its own, so that two listeners of one application that receive the same event each
+     * apply it once.
+     *
+     * @throws IllegalArgumentException if {@code scope} is null or empty, or the name too long
+     */
+    public SpringInbox scoped(String scope) {
+        if (scope == null || scope.isEmpty()) {
+            throw new IllegalArgumentException("scope must not be empty");
+        }
+        return new SpringInbox(inbox.withConsumer(inbox.consumer() + "/" + scope), store, dataSource);
+    }
+
     /** The data source whose transactions the claims join, or null for an inbox built {@link #leaseOnly}. */
     public @Nullable DataSource dataSource() {
         return dataSource;
@@ -132,6 +150,35 @@ public final class SpringInbox {
         } finally {
             DataSourceUtils.releaseConnection(connection, source);
         }
+    }
+
+    /**
+     * Claims a batch of events: in lease mode in as few round trips as the store allows ({@link
+     * Inbox#claimAll}); inside the current transaction one statement per event. Each {@code
+     * ACQUIRED} claim must end as {@link #claim(String)} says.
+     *
+     * @return one claim per id, in the same order
+     * @throws IllegalArgumentException if {@code ids} is null or an id is not a valid key (before
+     *     any I/O)
+     * @throws InboxStoreException if the store could not answer; nothing may be acknowledged
+     */
+    public List<InboxClaim> claimAll(List<String> ids) {
+        requireNonNull(ids, "ids");
+        if (!joinsTransaction()) {
+            List<InboxClaim> claims = new ArrayList<>(ids.size());
+            for (Claim claim : inbox.claimAll(ids)) {
+                claims.add(InboxClaim.lease(claim));
+            }
+            return claims;
+        }
+        for (String id : ids) {
+            InboxKey.of(inbox.consumer(), id); // every id checked before the first statement
+        }
+        List<InboxClaim> claims = new ArrayList<>(ids.size());
+        for (String id : ids) {
+            claims.add(claim(id));
+        }
+        return claims;
     }
 
     /**

@@ -2,12 +2,13 @@ package dev.inbox.spring.boot;
 
 import dev.inbox.kafka.RecordKeys;
 import dev.inbox.spring.SpringInbox;
+import dev.inbox.spring.kafka.InboxBatchInterceptor;
 import dev.inbox.spring.kafka.InboxKafka;
 import dev.inbox.spring.kafka.InboxRecordInterceptor;
 import java.time.Duration;
 import java.util.List;
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import org.jspecify.annotations.Nullable;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.kafka.config.KafkaListenerEndpointRegistry;
@@ -18,23 +19,29 @@ import org.springframework.kafka.transaction.KafkaAwareTransactionManager;
 import org.springframework.transaction.PlatformTransactionManager;
 
 /**
- * Installs the {@link InboxRecordInterceptor} in the containers of the application's
- * {@code @KafkaListener} methods (all of them, or those of {@code inbox.kafka.listener-ids}) just
- * before the listener registry starts them, composed with any interceptor the application set and
- * with the error handling of {@link InboxKafka#configure}. No {@code RecordInterceptor} bean is
- * defined, so an application's own stays the one Spring Boot wires. With {@code
+ * Installs the inbox in the containers of the application's {@code @KafkaListener} methods (all of
+ * them, or those of {@code inbox.kafka.listener-ids}) just before the listener registry starts
+ * them: an {@link InboxRecordInterceptor} for a record listener, an {@link InboxBatchInterceptor}
+ * for a batch listener, composed with any interceptor the application set and with the error
+ * handling of {@link InboxKafka#configure}. No interceptor bean is defined, so an application's
+ * own stays the one Spring Boot wires.
+ *
+ * <p>Each consumer group is an inbox consumer of its own, {@code <inbox.consumer>/<group id>}: two
+ * listeners with different groups that receive the same event each apply it once; listeners of
+ * one group share its claims, as they share its partitions. With {@code
  * inbox.kafka.transactional=true} each container also runs its listener in a transaction of the
  * DataSource's transaction manager, which the claim joins.
  */
 public final class InboxKafkaListeners implements SmartLifecycle {
 
-    private static final Log log = LogFactory.getLog(InboxKafkaListeners.class);
-
     private final KafkaListenerEndpointRegistry registry;
-    private final InboxRecordInterceptor<Object, Object> interceptor;
+    private final SpringInbox inbox;
+    private final RecordKeys keys;
     private final List<String> listenerIds;
     private final Duration busyBackoff;
     private final @Nullable PlatformTransactionManager transactions;
+    private final Map<String, InboxRecordInterceptor<Object, Object>> records = new ConcurrentHashMap<>();
+    private final Map<String, InboxBatchInterceptor<Object, Object>> batches = new ConcurrentHashMap<>();
     private volatile boolean running;
 
     InboxKafkaListeners(
@@ -43,46 +50,73 @@ public final class InboxKafkaListeners implements SmartLifecycle {
             InboxProperties.KafkaListeners properties,
             @Nullable PlatformTransactionManager transactions) {
         this.registry = registry;
+        this.inbox = inbox;
         String header = properties.getKeyHeader();
-        this.interceptor =
-                new InboxRecordInterceptor<>(inbox, header == null ? RecordKeys.standard() : RecordKeys.header(header));
+        this.keys = header == null ? RecordKeys.standard() : RecordKeys.header(header);
         this.listenerIds = List.copyOf(properties.getListenerIds());
         this.busyBackoff = properties.getBusyBackoff();
         this.transactions = transactions;
     }
 
-    /** The interceptor installed in the listeners' containers, for its counts. */
-    public InboxRecordInterceptor<Object, Object> interceptor() {
-        return interceptor;
+    /** Records whose listener ran, over every container. */
+    public long processed() {
+        return records.values().stream()
+                        .mapToLong(InboxRecordInterceptor::processed)
+                        .sum()
+                + batches.values().stream()
+                        .mapToLong(InboxBatchInterceptor::processed)
+                        .sum();
+    }
+
+    /** Records skipped as duplicates, over every container. */
+    public long duplicates() {
+        return records.values().stream()
+                        .mapToLong(InboxRecordInterceptor::duplicates)
+                        .sum()
+                + batches.values().stream()
+                        .mapToLong(InboxBatchInterceptor::duplicates)
+                        .sum();
     }
 
     @Override
     @SuppressWarnings("unchecked")
     public void start() {
         for (MessageListenerContainer candidate : registry.getListenerContainers()) {
-            if (!(candidate instanceof AbstractMessageListenerContainer<?, ?> container)
-                    || (!listenerIds.isEmpty() && !listenerIds.contains(container.getListenerId()))) {
+            if (!(candidate instanceof AbstractMessageListenerContainer<?, ?> found)
+                    || (!listenerIds.isEmpty() && !listenerIds.contains(found.getListenerId()))) {
                 continue;
             }
+            AbstractMessageListenerContainer<Object, Object> container =
+                    (AbstractMessageListenerContainer<Object, Object>) found;
+            useTransactions(container);
+            String group = container.getGroupId();
+            String scope = group == null || group.isEmpty() ? container.getListenerId() : group;
             if (container.getContainerProperties().getMessageListener() instanceof BatchMessageListener<?, ?>) {
-                log.warn("inbox: listener " + container.getListenerId() + " is a batch listener, which a record"
-                        + " interceptor does not see; it is not deduplicated");
-                continue;
+                InboxKafka.configure(
+                        container,
+                        batches.computeIfAbsent(
+                                scope, s -> new InboxBatchInterceptor<>(inbox.scoped(s), keys, busyBackoff)),
+                        busyBackoff);
+            } else {
+                InboxKafka.configure(
+                        container,
+                        records.computeIfAbsent(scope, s -> new InboxRecordInterceptor<>(inbox.scoped(s), keys)),
+                        busyBackoff);
             }
-            if (transactions != null) {
-                PlatformTransactionManager own =
-                        container.getContainerProperties().getTransactionManager();
-                if (own instanceof KafkaAwareTransactionManager<?, ?>) {
-                    throw new IllegalStateException("inbox.kafka.transactional=true: listener "
-                            + container.getListenerId() + " already runs in Kafka transactions; give it the"
-                            + " DataSource's transaction manager instead, or set inbox.kafka.transactional=false");
-                }
-                container.getContainerProperties().setTransactionManager(transactions);
-            }
-            InboxKafka.configure(
-                    (AbstractMessageListenerContainer<Object, Object>) container, interceptor, busyBackoff);
         }
         running = true;
+    }
+
+    private void useTransactions(AbstractMessageListenerContainer<?, ?> container) {
+        if (transactions == null) {
+            return;
+        }
+        if (container.getContainerProperties().getTransactionManager() instanceof KafkaAwareTransactionManager<?, ?>) {
+            throw new IllegalStateException("inbox.kafka.transactional=true: listener " + container.getListenerId()
+                    + " already runs in Kafka transactions; give it the DataSource's transaction manager instead,"
+                    + " or set inbox.kafka.transactional=false");
+        }
+        container.getContainerProperties().setTransactionManager(transactions);
     }
 
     @Override

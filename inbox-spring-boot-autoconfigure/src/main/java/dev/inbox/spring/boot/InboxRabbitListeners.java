@@ -13,7 +13,8 @@ import org.springframework.transaction.PlatformTransactionManager;
 /**
  * Puts the {@link InboxRabbitAdvice} first in the advice chain of every Rabbit listener container
  * factory, before the retry advice Spring Boot configures, so each {@code @RabbitListener} is
- * deduplicated. With {@code inbox.rabbit.transactional=true} the factories also get the
+ * deduplicated, each queue under a consumer of its own ({@code <inbox.consumer>/<queue>}). With
+ * {@code inbox.rabbit.transactional=true} the factories also get the
  * DataSource's transaction manager, so the claim joins the listener's database transaction.
  */
 final class InboxRabbitListeners implements BeanPostProcessor {
@@ -55,7 +56,7 @@ final class InboxRabbitListeners implements BeanPostProcessor {
     private synchronized InboxRabbitAdvice advice(InboxProperties.Listeners settings) {
         if (advice == null) {
             String header = settings.getKeyHeader();
-            advice = new InboxRabbitAdvice(
+            advice = InboxRabbitAdvice.perQueue(
                     inbox.getObject(),
                     header == null ? MessageKeys.standard() : MessageKeys.header(header),
                     settings.getBusyBackoff());

@@ -18,6 +18,9 @@ import javax.sql.DataSource;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.junit.jupiter.api.Test;
+import org.springframework.amqp.core.BindingBuilder;
+import org.springframework.amqp.core.Declarables;
+import org.springframework.amqp.core.FanoutExchange;
 import org.springframework.amqp.core.MessageProperties;
 import org.springframework.amqp.core.Queue;
 import org.springframework.amqp.rabbit.annotation.RabbitListener;
@@ -43,12 +46,17 @@ class InboxListenersAutoConfigurationTest {
 
     static final String APPLIED = "inbox_boot_applied";
 
-    /** The application: listeners that write each event to the business table. */
+    /**
+     * The application: two Kafka listeners in different consumer groups (one a batch listener) and
+     * two RabbitMQ listeners on queues a fanout exchange feeds, so every listener receives every event.
+     */
     @Configuration(proxyBeanMethods = false)
     static class Listeners {
 
-        final List<String> kafka = new CopyOnWriteArrayList<>();
-        final List<String> rabbit = new CopyOnWriteArrayList<>();
+        final List<String> orders = new CopyOnWriteArrayList<>();
+        final List<String> audit = new CopyOnWriteArrayList<>();
+        final List<String> ordersRabbit = new CopyOnWriteArrayList<>();
+        final List<String> auditRabbit = new CopyOnWriteArrayList<>();
 
         @Bean
         NewTopic topic(org.springframework.core.env.Environment environment) {
@@ -56,18 +64,37 @@ class InboxListenersAutoConfigurationTest {
         }
 
         @Bean
-        Queue queue(org.springframework.core.env.Environment environment) {
-            return new Queue(environment.getRequiredProperty("test.queue"), false, false, true);
+        Declarables fanout(org.springframework.core.env.Environment environment) {
+            String name = environment.getRequiredProperty("test.queue");
+            FanoutExchange exchange = new FanoutExchange(name, false, true);
+            Queue orders = new Queue(name + "-orders", false, false, true);
+            Queue audit = new Queue(name + "-audit", false, false, true);
+            return new Declarables(
+                    exchange,
+                    orders,
+                    audit,
+                    BindingBuilder.bind(orders).to(exchange),
+                    BindingBuilder.bind(audit).to(exchange));
         }
 
         @KafkaListener(id = "orders-kafka", topics = "${test.topic}")
-        void onKafka(String event) {
-            kafka.add(event);
+        void onOrders(String event) {
+            orders.add(event);
         }
 
-        @RabbitListener(id = "orders-rabbit", queues = "${test.queue}")
-        void onRabbit(String event) {
-            rabbit.add(event);
+        @KafkaListener(id = "audit-kafka", topics = "${test.topic}", batch = "true")
+        void onAudit(List<String> events) {
+            audit.addAll(events);
+        }
+
+        @RabbitListener(id = "orders-rabbit", queues = "${test.queue}-orders")
+        void onOrdersRabbit(String event) {
+            ordersRabbit.add(event);
+        }
+
+        @RabbitListener(id = "audit-rabbit", queues = "${test.queue}-audit")
+        void onAuditRabbit(String event) {
+            auditRabbit.add(event);
         }
     }
 
@@ -207,22 +234,31 @@ class InboxListenersAutoConfigurationTest {
                     String queue = context.getEnvironment().getProperty("test.queue");
                     context.getBean(RabbitAdmin.class).initialize();
                     send(context.getBean(KafkaTemplate.class), topic, "k1", "k2", "k1", "k3", "k2");
-                    send(context.getBean(RabbitTemplate.class), queue, "r1", "r2", "r1", "r3", "r2");
+                    RabbitTemplate rabbit = context.getBean(RabbitTemplate.class);
+                    for (String event : List.of("r1", "r2", "r1", "r3", "r2")) {
+                        MessageProperties properties = new MessageProperties();
+                        properties.setMessageId(event);
+                        rabbit.send(
+                                queue,
+                                "",
+                                new org.springframework.amqp.core.Message(
+                                        event.getBytes(StandardCharsets.UTF_8), properties));
+                    }
                     InboxKafkaListeners kafka = context.getBean(InboxKafkaListeners.class);
-                    InboxRabbitListeners rabbit = context.getBean(InboxRabbitListeners.class);
+                    InboxRabbitListeners advice = context.getBean(InboxRabbitListeners.class);
+                    await("the Kafka records, in both groups", () -> kafka.processed() + kafka.duplicates() == 10);
                     await(
-                            "the Kafka records",
-                            () -> kafka.interceptor().processed()
-                                            + kafka.interceptor().duplicates()
-                                    == 5);
-                    await(
-                            "the RabbitMQ messages",
-                            () -> rabbit.advice() != null
-                                    && rabbit.advice().processed()
-                                                    + rabbit.advice().duplicates()
-                                            == 5);
-                    assertThat(listeners.kafka).containsExactly("k1", "k2", "k3");
-                    assertThat(listeners.rabbit).containsExactly("r1", "r2", "r3");
+                            "the RabbitMQ messages, on both queues",
+                            () -> advice.advice() != null
+                                    && advice.advice().processed()
+                                                    + advice.advice().duplicates()
+                                            == 10);
+                    assertThat(listeners.orders).containsExactly("k1", "k2", "k3");
+                    assertThat(listeners.audit)
+                            .as("a batch listener of another group")
+                            .containsExactly("k1", "k2", "k3");
+                    assertThat(listeners.ordersRabbit).containsExactly("r1", "r2", "r3");
+                    assertThat(listeners.auditRabbit).as("another queue").containsExactly("r1", "r2", "r3");
                 });
     }
 

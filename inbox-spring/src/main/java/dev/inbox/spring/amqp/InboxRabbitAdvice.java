@@ -11,6 +11,8 @@ import dev.inbox.spring.InboxClaim;
 import dev.inbox.spring.SpringInbox;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
@@ -67,6 +69,8 @@ public final class InboxRabbitAdvice implements MethodInterceptor {
     private final SpringInbox inbox;
     private final MessageKeys keys;
     private final Duration busyBackoff;
+    private final boolean perQueue;
+    private final Map<String, SpringInbox> scopes = new ConcurrentHashMap<>();
     private final AtomicLong processed = new AtomicLong();
     private final AtomicLong duplicates = new AtomicLong();
     private final AtomicLong busy = new AtomicLong();
@@ -89,9 +93,25 @@ public final class InboxRabbitAdvice implements MethodInterceptor {
      * @throws IllegalArgumentException if an argument is null or {@code busyBackoff} not positive
      */
     public InboxRabbitAdvice(SpringInbox inbox, MessageKeys keys, Duration busyBackoff) {
+        this(inbox, keys, busyBackoff, false);
+    }
+
+    private InboxRabbitAdvice(SpringInbox inbox, MessageKeys keys, Duration busyBackoff, boolean perQueue) {
         this.inbox = requireNonNull(inbox, "inbox");
         this.keys = requireNonNull(keys, "keys");
         this.busyBackoff = requirePositive(busyBackoff, "busyBackoff");
+        this.perQueue = perQueue;
+    }
+
+    /**
+     * An advice for a container factory shared by listeners of different queues: each queue's
+     * messages are claimed under a consumer of its own ({@link SpringInbox#scoped(String)} with the
+     * queue's name), so that an event routed to two queues is applied once by each queue's listener.
+     *
+     * @throws IllegalArgumentException if an argument is null or {@code busyBackoff} not positive
+     */
+    public static InboxRabbitAdvice perQueue(SpringInbox inbox, MessageKeys keys, Duration busyBackoff) {
+        return new InboxRabbitAdvice(inbox, keys, busyBackoff, true);
     }
 
     @Override
@@ -103,7 +123,10 @@ public final class InboxRabbitAdvice implements MethodInterceptor {
                     + " arguments");
         }
         String id = keyOf(message);
-        InboxClaim claim = inbox.claim(id);
+        String queue = message.getMessageProperties().getConsumerQueue();
+        SpringInbox target =
+                perQueue && queue != null && !queue.isEmpty() ? scopes.computeIfAbsent(queue, inbox::scoped) : inbox;
+        InboxClaim claim = target.claim(id);
         switch (claim.status()) {
             case DUPLICATE:
                 duplicates.incrementAndGet();

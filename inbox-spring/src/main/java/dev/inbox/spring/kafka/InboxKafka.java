@@ -11,8 +11,9 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.jspecify.annotations.Nullable;
 import org.springframework.kafka.config.ContainerCustomizer;
 import org.springframework.kafka.listener.AbstractMessageListenerContainer;
-import org.springframework.kafka.listener.AfterRollbackProcessor;
+import org.springframework.kafka.listener.BatchInterceptor;
 import org.springframework.kafka.listener.CommonErrorHandler;
+import org.springframework.kafka.listener.CompositeBatchInterceptor;
 import org.springframework.kafka.listener.CompositeRecordInterceptor;
 import org.springframework.kafka.listener.DefaultErrorHandler;
 import org.springframework.kafka.listener.FailedRecordProcessor;
@@ -21,8 +22,9 @@ import org.springframework.util.backoff.BackOff;
 import org.springframework.util.backoff.FixedBackOff;
 
 /**
- * Installs an {@link InboxRecordInterceptor} in Spring Kafka listener containers, with the error
- * handling that keeps its promise.
+ * Installs an {@link InboxRecordInterceptor} (record listeners) or an {@link InboxBatchInterceptor}
+ * (batch listeners) in Spring Kafka listener containers, with the error handling that keeps its
+ * promise.
  *
  * <pre>{@code
  * @Bean
@@ -88,6 +90,33 @@ public final class InboxKafka {
         } else if (existing != interceptor) {
             container.setRecordInterceptor(new CompositeRecordInterceptor<>(existing, interceptor));
         }
+        configureFailures(container, busyBackoff);
+    }
+
+    /**
+     * Installs {@code interceptor} in the container of a batch listener, with what it needs, as
+     * {@link #configure(AbstractMessageListenerContainer, InboxRecordInterceptor, Duration)} does
+     * for a record listener ({@link CompositeBatchInterceptor} after the container's own).
+     *
+     * @throws IllegalArgumentException if an argument is null or {@code busyBackoff} not positive
+     */
+    public static <K, V> void configure(
+            AbstractMessageListenerContainer<K, V> container,
+            InboxBatchInterceptor<K, V> interceptor,
+            Duration busyBackoff) {
+        requireNonNull(container, "container");
+        requireNonNull(interceptor, "interceptor");
+        requirePositive(busyBackoff, "busyBackoff");
+        BatchInterceptor<K, V> existing = container.getBatchInterceptor();
+        if (existing == null) {
+            container.setBatchInterceptor(interceptor);
+        } else if (existing != interceptor) {
+            container.setBatchInterceptor(new CompositeBatchInterceptor<>(existing, interceptor));
+        }
+        configureFailures(container, busyBackoff);
+    }
+
+    private static void configureFailures(AbstractMessageListenerContainer<?, ?> container, Duration busyBackoff) {
         container.setInterceptBeforeTx(false);
         if (container.getContainerProperties().getTransactionManager() == null) {
             CommonErrorHandler handler = container.getCommonErrorHandler();
@@ -96,11 +125,8 @@ public final class InboxKafka {
             } else if (handler instanceof FailedRecordProcessor processor) {
                 processor.setBackOffFunction(backOffFunction(busyBackoff));
             }
-        } else {
-            AfterRollbackProcessor<? super K, ? super V> afterRollback = container.getAfterRollbackProcessor();
-            if (afterRollback instanceof FailedRecordProcessor processor) {
-                processor.setBackOffFunction(backOffFunction(busyBackoff));
-            }
+        } else if (container.getAfterRollbackProcessor() instanceof FailedRecordProcessor processor) {
+            processor.setBackOffFunction(backOffFunction(busyBackoff));
         }
     }
 

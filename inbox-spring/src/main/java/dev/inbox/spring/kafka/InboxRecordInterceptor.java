@@ -2,14 +2,11 @@ package dev.inbox.spring.kafka;
 
 import static dev.inbox.spi.InboxArguments.requireNonNull;
 
-import dev.inbox.InboxStoreException;
 import dev.inbox.kafka.RecordKeys;
 import dev.inbox.spring.InboxBusyException;
 import dev.inbox.spring.InboxClaim;
 import dev.inbox.spring.SpringInbox;
 import java.util.concurrent.atomic.AtomicLong;
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.jspecify.annotations.Nullable;
@@ -46,8 +43,6 @@ import org.springframework.kafka.listener.RecordInterceptor;
  * <p>Its state is per consumer thread, so one instance serves all of a factory's containers.
  */
 public final class InboxRecordInterceptor<K, V> implements RecordInterceptor<K, V> {
-
-    private static final Log log = LogFactory.getLog(InboxRecordInterceptor.class);
 
     private final SpringInbox inbox;
     private final RecordKeys keys;
@@ -94,18 +89,7 @@ public final class InboxRecordInterceptor<K, V> implements RecordInterceptor<K, 
         InboxClaim claim = take();
         if (claim != null) {
             processed.incrementAndGet();
-            // Thrown from here, Spring Kafka would only log it: log it ourselves, with what it means.
-            try {
-                if (!claim.complete()) {
-                    log.warn("the listener of " + claim.id() + " finished after its lease had ended and another"
-                            + " delivery took the event over: it may be applied twice; lengthen the lease");
-                }
-            } catch (InboxStoreException e) {
-                log.error(
-                        "the listener of " + claim.id() + " ran, but its completion could not be recorded; a"
-                                + " redelivery after the lease ends applies it again",
-                        e);
-            }
+            ClaimEnds.complete(claim);
         }
     }
 
@@ -113,7 +97,7 @@ public final class InboxRecordInterceptor<K, V> implements RecordInterceptor<K, 
     public void failure(ConsumerRecord<K, V> record, Exception exception, Consumer<K, V> consumer) {
         InboxClaim claim = take();
         if (claim != null) {
-            release(claim, exception);
+            ClaimEnds.release(claim, exception);
         }
     }
 
@@ -151,18 +135,7 @@ public final class InboxRecordInterceptor<K, V> implements RecordInterceptor<K, 
     private void abandonLeftover() {
         InboxClaim claim = take();
         if (claim != null) {
-            release(claim, null);
-        }
-    }
-
-    private static void release(InboxClaim claim, @Nullable Exception cause) {
-        try {
-            claim.release();
-        } catch (RuntimeException e) {
-            if (cause != null) {
-                cause.addSuppressed(e);
-            }
-            log.warn("could not release the claim of " + claim.id() + "; its lease ends by itself", e);
+            ClaimEnds.release(claim, null);
         }
     }
 

@@ -23,6 +23,7 @@ import org.springframework.kafka.core.DefaultKafkaConsumerFactory;
 import org.springframework.kafka.core.DefaultKafkaProducerFactory;
 import org.springframework.kafka.core.KafkaAdmin;
 import org.springframework.kafka.core.KafkaTemplate;
+import org.springframework.kafka.listener.BatchMessageListener;
 import org.springframework.kafka.listener.ContainerProperties;
 import org.springframework.kafka.listener.KafkaMessageListenerContainer;
 import org.springframework.kafka.listener.MessageListener;
@@ -80,6 +81,16 @@ final class SpringKafka implements AutoCloseable {
 
     /** A container on the topic, not started, with {@code listener}. */
     KafkaMessageListenerContainer<String, String> container(MessageListener<String, String> listener) {
+        ContainerProperties properties = new ContainerProperties(topic);
+        properties.setPollTimeout(100);
+        KafkaMessageListenerContainer<String, String> container =
+                new KafkaMessageListenerContainer<>(consumers, properties);
+        container.setupMessageListener(listener);
+        return container;
+    }
+
+    /** A container on the topic, not started, with the batch listener {@code listener}. */
+    KafkaMessageListenerContainer<String, String> batchContainer(BatchMessageListener<String, String> listener) {
         ContainerProperties properties = new ContainerProperties(topic);
         properties.setPollTimeout(100);
         KafkaMessageListenerContainer<String, String> container =

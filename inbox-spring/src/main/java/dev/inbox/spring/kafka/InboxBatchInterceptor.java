@@ -1,0 +1,227 @@
+package dev.inbox.spring.kafka;
+
+import static dev.inbox.spi.InboxArguments.requireNonNull;
+import static dev.inbox.spi.InboxArguments.requirePositive;
+
+import dev.inbox.kafka.RecordKeys;
+import dev.inbox.spi.ClaimStatus;
+import dev.inbox.spring.InboxBusyException;
+import dev.inbox.spring.InboxClaim;
+import dev.inbox.spring.SpringInbox;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.IdentityHashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.kafka.clients.consumer.Consumer;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.common.TopicPartition;
+import org.jspecify.annotations.Nullable;
+import org.springframework.kafka.listener.BatchInterceptor;
+import org.springframework.kafka.listener.BatchListenerFailedException;
+
+/**
+ * Deduplicates the batches of a Spring Kafka batch listener: the listener receives only the
+ * records whose event this delivery acquired. Install it with {@link InboxKafka#configure}.
+ *
+ * <p>Per batch, before the listener: one {@link SpringInbox#claimAll} for all the records (one
+ * round trip in lease mode). Duplicates are left out of the batch the listener sees; their
+ * offsets are committed with the batch's. A record whose event another delivery holds is claimed
+ * again every busy back-off until it is not: it ends when the holder completes (then a
+ * duplicate), fails (then acquired) or dies (its lease ends, then acquired), so keep the lease
+ * shorter than {@code max.poll.interval.ms}; while one record waits, the batch waits. A batch
+ * that is entirely duplicates is skipped and committed.
+ *
+ * <p>After the listener: success completes every claim of the batch. A failure releases them,
+ * so the error handler's retry claims the batch again at once; a {@link
+ * BatchListenerFailedException} naming a record completes the claims of the records before it,
+ * which the error handler commits, and releases the rest.
+ *
+ * <p>In transactional mode (see {@link InboxRecordInterceptor}) the claims are written in the
+ * listener's transaction, one statement per record.
+ */
+public final class InboxBatchInterceptor<K, V> implements BatchInterceptor<K, V> {
+
+    private final SpringInbox inbox;
+    private final RecordKeys keys;
+    private final Duration busyBackoff;
+    private final ThreadLocal<@Nullable Map<ConsumerRecord<K, V>, InboxClaim>> current = new ThreadLocal<>();
+    private final AtomicLong processed = new AtomicLong();
+    private final AtomicLong duplicates = new AtomicLong();
+    private final AtomicLong busy = new AtomicLong();
+
+    /**
+     * An interceptor that claims each record's event in {@code inbox} under the dedup id {@code
+     * keys} gives it, trying a busy record again every {@code busyBackoff}.
+     *
+     * @throws IllegalArgumentException if an argument is null or {@code busyBackoff} not positive
+     */
+    public InboxBatchInterceptor(SpringInbox inbox, RecordKeys keys, Duration busyBackoff) {
+        this.inbox = requireNonNull(inbox, "inbox");
+        this.keys = requireNonNull(keys, "keys");
+        this.busyBackoff = requirePositive(busyBackoff, "busyBackoff");
+    }
+
+    @Override
+    public @Nullable ConsumerRecords<K, V> intercept(ConsumerRecords<K, V> records, Consumer<K, V> consumer) {
+        releaseAll(take(), null);
+        List<ConsumerRecord<K, V>> all = new ArrayList<>(records.count());
+        List<String> ids = new ArrayList<>(records.count());
+        for (ConsumerRecord<K, V> record : records) {
+            String id = keys.keyOf(record);
+            if (id == null) {
+                throw new IllegalStateException(
+                        "record " + record.topic() + "-" + record.partition() + "@" + record.offset()
+                                + " has no dedup key: it carries none of what the configured RecordKeys read");
+            }
+            all.add(record);
+            ids.add(id);
+        }
+        Map<ConsumerRecord<K, V>, InboxClaim> held = new IdentityHashMap<>();
+        try {
+            List<InboxClaim> claims = inbox.claimAll(ids);
+            for (int i = 0; i < all.size(); i++) {
+                InboxClaim claim = claims.get(i);
+                while (claim.status() == ClaimStatus.BUSY) {
+                    busy.incrementAndGet();
+                    pause(claim.id());
+                    claim = inbox.claim(claim.id());
+                }
+                if (claim.isAcquired()) {
+                    held.put(all.get(i), claim);
+                } else {
+                    duplicates.incrementAndGet();
+                }
+            }
+        } catch (RuntimeException | Error e) {
+            releaseAll(held, e);
+            throw e;
+        }
+        if (held.isEmpty()) {
+            return null; // Spring Kafka commits a batch an interceptor skips
+        }
+        current.set(held);
+        Map<TopicPartition, List<ConsumerRecord<K, V>>> kept = new LinkedHashMap<>();
+        for (ConsumerRecord<K, V> record : all) {
+            if (held.containsKey(record)) {
+                kept.computeIfAbsent(new TopicPartition(record.topic(), record.partition()), p -> new ArrayList<>())
+                        .add(record);
+            }
+        }
+        return new ConsumerRecords<>(kept, Map.of());
+    }
+
+    @Override
+    public void success(ConsumerRecords<K, V> records, Consumer<K, V> consumer) {
+        Map<ConsumerRecord<K, V>, InboxClaim> held = take();
+        if (held != null) {
+            held.values().forEach(this::completed);
+        }
+    }
+
+    @Override
+    public void failure(ConsumerRecords<K, V> records, Exception exception, Consumer<K, V> consumer) {
+        Map<ConsumerRecord<K, V>, InboxClaim> held = take();
+        if (held == null) {
+            return;
+        }
+        ConsumerRecord<?, ?> failed = failedRecord(exception, records);
+        boolean beforeFailed = failed != null;
+        for (ConsumerRecord<K, V> record : records) {
+            InboxClaim claim = held.remove(record);
+            if (record == failed || (failed != null && sameRecord(record, failed))) {
+                beforeFailed = false;
+            }
+            if (claim != null) {
+                if (beforeFailed) {
+                    completed(claim); // the error handler commits the records before the failed one
+                } else {
+                    ClaimEnds.release(claim, exception);
+                }
+            }
+        }
+        releaseAll(held, exception);
+    }
+
+    @Override
+    public void clearThreadState(Consumer<?, ?> consumer) {
+        releaseAll(take(), null);
+    }
+
+    /** Records whose listener ran and whose claim was completed (or left to the transaction). */
+    public long processed() {
+        return processed.get();
+    }
+
+    /** Records left out of their batch because their event was already applied. */
+    public long duplicates() {
+        return duplicates.get();
+    }
+
+    /** Times a record waited because another delivery held its event. */
+    public long busy() {
+        return busy.get();
+    }
+
+    private void pause(String id) {
+        try {
+            Thread.sleep(busyBackoff.toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new InboxBusyException(id);
+        }
+    }
+
+    private void completed(InboxClaim claim) {
+        processed.incrementAndGet();
+        ClaimEnds.complete(claim);
+    }
+
+    private @Nullable Map<ConsumerRecord<K, V>, InboxClaim> take() {
+        Map<ConsumerRecord<K, V>, InboxClaim> held = current.get();
+        current.remove();
+        return held;
+    }
+
+    private static void releaseAll(@Nullable Map<?, InboxClaim> held, @Nullable Throwable cause) {
+        if (held != null) {
+            held.values().forEach(claim -> ClaimEnds.release(claim, cause));
+        }
+    }
+
+    /**
+     * The record a {@link BatchListenerFailedException} names (by record or by its index in the
+     * batch the listener saw), wherever it is in the cause chain; null when there is none.
+     */
+    private static @Nullable ConsumerRecord<?, ?> failedRecord(Throwable failure, ConsumerRecords<?, ?> batch) {
+        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof BatchListenerFailedException named) {
+                if (named.getRecord() != null) {
+                    return named.getRecord();
+                }
+                int index = 0;
+                for (ConsumerRecord<?, ?> record : batch) {
+                    if (index++ == named.getIndex()) {
+                        return record;
+                    }
+                }
+                return null;
+            }
+        }
+        return null;
+    }
+
+    private static boolean sameRecord(ConsumerRecord<?, ?> a, ConsumerRecord<?, ?> b) {
+        return a.offset() == b.offset()
+                && a.partition() == b.partition()
+                && a.topic().equals(b.topic());
+    }
+
+    @Override
+    public String toString() {
+        return "InboxBatchInterceptor[" + inbox + "]";
+    }
+}

@@ -1,0 +1,165 @@
+package dev.inbox.spring.kafka;
+
+import static dev.inbox.spring.kafka.SpringKafka.await;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.inbox.Claim;
+import dev.inbox.Inbox;
+import dev.inbox.caffeine.CaffeineInboxStore;
+import dev.inbox.kafka.RecordKeys;
+import dev.inbox.keys.DedupKeys;
+import dev.inbox.spring.Database;
+import dev.inbox.spring.SpringInbox;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.springframework.kafka.listener.BatchListenerFailedException;
+import org.springframework.kafka.listener.KafkaMessageListenerContainer;
+
+/** The batch interceptor in Spring Kafka's own container with a batch listener, against the real broker. */
+class InboxBatchInterceptorTest {
+
+    private static final Duration BUSY_BACKOFF = Duration.ofMillis(100);
+
+    private static Database db;
+
+    @BeforeAll
+    static void database() {
+        db = new Database();
+    }
+
+    @AfterAll
+    static void close() {
+        db.close();
+    }
+
+    private static SpringInbox leaseInbox() {
+        return SpringInbox.leaseOnly(Inbox.builder(CaffeineInboxStore.builder().build())
+                .consumer("kafka-batch")
+                .build());
+    }
+
+    private static InboxBatchInterceptor<String, String> interceptor(SpringInbox inbox) {
+        return new InboxBatchInterceptor<>(inbox, RecordKeys.cloudEvents(), BUSY_BACKOFF);
+    }
+
+    @Test
+    void duplicatesAreLeftOutOfTheBatch_andCommittedWithIt() throws Exception {
+        SpringInbox inbox = leaseInbox();
+        InboxBatchInterceptor<String, String> interceptor = interceptor(inbox);
+        List<String> applied = new CopyOnWriteArrayList<>();
+        try (SpringKafka kafka = new SpringKafka()) {
+            kafka.send("e1", "e2", "e1", "e3", "e2");
+            KafkaMessageListenerContainer<String, String> container =
+                    kafka.batchContainer(batch -> batch.forEach(r -> applied.add(r.value())));
+            InboxKafka.configure(container, interceptor, BUSY_BACKOFF);
+            container.start();
+            try {
+                await("every offset committed", 60, () -> kafka.committed() == 5);
+                kafka.send("e3", "e2");
+                await("a batch of duplicates only, committed", 60, () -> kafka.committed() == 7);
+                kafka.send("e4");
+                await("the next one", 60, () -> kafka.committed() == 8);
+            } finally {
+                container.stop();
+            }
+        }
+        assertThat(applied).containsExactly("e1", "e2", "e3", "e4");
+        assertThat(interceptor.duplicates()).isEqualTo(4);
+        assertThat(interceptor.processed()).isEqualTo(4);
+    }
+
+    @Test
+    void aBusyRecord_holdsTheBatchUntilItsHolderLetsGo() throws Exception {
+        SpringInbox inbox = leaseInbox();
+        InboxBatchInterceptor<String, String> interceptor = interceptor(inbox);
+        List<String> applied = new CopyOnWriteArrayList<>();
+        Claim holder = inbox.inbox().claim(DedupKeys.cloudEvent("/tests", "b1"));
+        try (SpringKafka kafka = new SpringKafka()) {
+            kafka.send("b1", "b2");
+            KafkaMessageListenerContainer<String, String> container =
+                    kafka.batchContainer(batch -> batch.forEach(r -> applied.add(r.value())));
+            InboxKafka.configure(container, interceptor, BUSY_BACKOFF);
+            container.start();
+            try {
+                await("several busy rounds", 60, () -> interceptor.busy() >= 5);
+                assertThat(applied).isEmpty();
+                assertThat(holder.release()).isTrue();
+                await("both committed", 60, () -> kafka.committed() == 2);
+            } finally {
+                container.stop();
+            }
+        }
+        assertThat(applied).containsExactly("b1", "b2");
+    }
+
+    /** The error handler commits the records before the failed one: their claims must be completed, the rest released. */
+    @Test
+    void aBatchListenerFailedException_completesTheRecordsBeforeIt_andReleasesTheRest() throws Exception {
+        SpringInbox inbox = leaseInbox();
+        InboxBatchInterceptor<String, String> interceptor = interceptor(inbox);
+        List<String> applied = new CopyOnWriteArrayList<>();
+        AtomicBoolean failed = new AtomicBoolean();
+        try (SpringKafka kafka = new SpringKafka()) {
+            kafka.send("f1", "f2", "f3");
+            KafkaMessageListenerContainer<String, String> container = kafka.batchContainer(batch -> {
+                for (ConsumerRecord<String, String> record : batch) {
+                    if (record.value().equals("f2") && failed.compareAndSet(false, true)) {
+                        throw new BatchListenerFailedException("f2 failed", record);
+                    }
+                    applied.add(record.value());
+                }
+            });
+            InboxKafka.configure(container, interceptor, BUSY_BACKOFF);
+            container.start();
+            try {
+                await("every offset committed", 60, () -> kafka.committed() == 3);
+                kafka.send("f1", "f4");
+                await("the re-send and the next one", 60, () -> kafka.committed() == 5);
+            } finally {
+                container.stop();
+            }
+        }
+        assertThat(failed).isTrue();
+        assertThat(applied)
+                .as("f1's claim was completed, so its re-send is a duplicate")
+                .containsExactly("f1", "f2", "f3", "f4");
+        assertThat(interceptor.busy())
+                .as("f2 and f3 were released, not left held")
+                .isZero();
+    }
+
+    @Test
+    void transactionalMode_aFailedBatchRollsBackItsClaimsWithItsWrites() throws Exception {
+        String run = Database.run();
+        InboxBatchInterceptor<String, String> interceptor = interceptor(db.joining(run));
+        AtomicBoolean failed = new AtomicBoolean();
+        try (SpringKafka kafka = new SpringKafka()) {
+            kafka.send("t1", "t2", "t1", "t3", "t2");
+            KafkaMessageListenerContainer<String, String> container = kafka.batchContainer(batch -> {
+                batch.forEach(r -> db.apply(run, r.value()));
+                if (failed.compareAndSet(false, true)) {
+                    throw new IllegalStateException("the listener failed after its writes");
+                }
+            });
+            container.getContainerProperties().setTransactionManager(db.transactions);
+            InboxKafka.configure(container, interceptor, BUSY_BACKOFF);
+            container.start();
+            try {
+                await("every offset committed", 60, () -> kafka.committed() == 5);
+            } finally {
+                container.stop();
+            }
+        }
+        assertThat(failed).isTrue();
+        assertThat(db.applications(run))
+                .containsOnlyKeys("t1", "t2", "t3")
+                .allSatisfy((event, times) -> assertThat(times).as(event).isEqualTo(1L));
+        assertThat(db.records(run)).isEqualTo(3);
+    }
+}
