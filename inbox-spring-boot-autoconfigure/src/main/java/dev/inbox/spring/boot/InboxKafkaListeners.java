@@ -1,6 +1,7 @@
 package dev.inbox.spring.boot;
 
 import dev.inbox.kafka.RecordKeys;
+import dev.inbox.spring.ListenerCounts;
 import dev.inbox.spring.SpringInbox;
 import dev.inbox.spring.kafka.InboxBatchInterceptor;
 import dev.inbox.spring.kafka.InboxKafka;
@@ -9,6 +10,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.ToLongFunction;
 import org.jspecify.annotations.Nullable;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.kafka.config.KafkaListenerEndpointRegistry;
@@ -60,21 +62,20 @@ public final class InboxKafkaListeners implements SmartLifecycle {
 
     /** Records whose listener ran, over every container. */
     public long processed() {
-        return records.values().stream()
-                        .mapToLong(InboxRecordInterceptor::processed)
-                        .sum()
-                + batches.values().stream()
-                        .mapToLong(InboxBatchInterceptor::processed)
-                        .sum();
+        return total(ListenerCounts::processed);
     }
 
     /** Records skipped as duplicates, over every container. */
     public long duplicates() {
+        return total(ListenerCounts::duplicates);
+    }
+
+    private long total(ToLongFunction<ListenerCounts> count) {
         return records.values().stream()
-                        .mapToLong(InboxRecordInterceptor::duplicates)
+                        .mapToLong(i -> count.applyAsLong(i.counts()))
                         .sum()
                 + batches.values().stream()
-                        .mapToLong(InboxBatchInterceptor::duplicates)
+                        .mapToLong(i -> count.applyAsLong(i.counts()))
                         .sum();
     }
 

@@ -2,6 +2,7 @@ package dev.inbox.spring.boot;
 
 import dev.inbox.caffeine.CaffeineInboxStore;
 import dev.inbox.dynamodb.DynamoDbInboxStore;
+import dev.inbox.jdbc.JdbcStoreBuilder;
 import dev.inbox.mysql.MysqlInboxStore;
 import dev.inbox.postgres.PostgresInboxStore;
 import dev.inbox.redis.RedisInboxStore;
@@ -136,18 +137,8 @@ final class InboxStores {
     private static final class Sql {
 
         static InboxStore postgres(InboxProperties properties, DataSource dataSource) {
-            PostgresInboxStore.Builder builder = PostgresInboxStore.builder(dataSource);
-            InboxProperties.Jdbc jdbc = properties.getJdbc();
-            if (jdbc.getSchema() != null) {
-                builder.schema(jdbc.getSchema());
-            }
-            if (jdbc.getTable() != null) {
-                builder.table(jdbc.getTable());
-            }
-            if (properties.getGrace() != null) {
-                builder.grace(properties.getGrace());
-            }
-            PostgresInboxStore store = builder.build();
+            PostgresInboxStore store = configure(PostgresInboxStore.builder(dataSource), properties)
+                    .build();
             if (properties.isCreateSchema()) {
                 store.createSchemaIfMissing();
             }
@@ -155,7 +146,15 @@ final class InboxStores {
         }
 
         static InboxStore mysql(InboxProperties properties, DataSource dataSource) {
-            MysqlInboxStore.Builder builder = MysqlInboxStore.builder(dataSource);
+            MysqlInboxStore store =
+                    configure(MysqlInboxStore.builder(dataSource), properties).build();
+            if (properties.isCreateSchema()) {
+                store.createSchemaIfMissing();
+            }
+            return store;
+        }
+
+        private static <B extends JdbcStoreBuilder<B>> B configure(B builder, InboxProperties properties) {
             InboxProperties.Jdbc jdbc = properties.getJdbc();
             if (jdbc.getSchema() != null) {
                 builder.schema(jdbc.getSchema());
@@ -166,11 +165,7 @@ final class InboxStores {
             if (properties.getGrace() != null) {
                 builder.grace(properties.getGrace());
             }
-            MysqlInboxStore store = builder.build();
-            if (properties.isCreateSchema()) {
-                store.createSchemaIfMissing();
-            }
-            return store;
+            return builder;
         }
     }
 

@@ -250,8 +250,8 @@ class InboxListenersAutoConfigurationTest {
                     await(
                             "the RabbitMQ messages, on both queues",
                             () -> advice.advice() != null
-                                    && advice.advice().processed()
-                                                    + advice.advice().duplicates()
+                                    && advice.advice().counts().processed()
+                                                    + advice.advice().counts().duplicates()
                                             == 10);
                     assertThat(listeners.orders).containsExactly("k1", "k2", "k3");
                     assertThat(listeners.audit)

@@ -8,12 +8,12 @@ import com.rabbitmq.client.Envelope;
 import dev.inbox.rabbitmq.MessageKeys;
 import dev.inbox.spring.InboxBusyException;
 import dev.inbox.spring.InboxClaim;
+import dev.inbox.spring.ListenerCounts;
 import dev.inbox.spring.SpringInbox;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicLong;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;
@@ -71,9 +71,7 @@ public final class InboxRabbitAdvice implements MethodInterceptor {
     private final Duration busyBackoff;
     private final boolean perQueue;
     private final Map<String, SpringInbox> scopes = new ConcurrentHashMap<>();
-    private final AtomicLong processed = new AtomicLong();
-    private final AtomicLong duplicates = new AtomicLong();
-    private final AtomicLong busy = new AtomicLong();
+    private final ListenerCounts counts = new ListenerCounts();
 
     /**
      * An advice that claims each message's event in {@code inbox} under the dedup id {@code keys}
@@ -129,10 +127,10 @@ public final class InboxRabbitAdvice implements MethodInterceptor {
         InboxClaim claim = target.claim(id);
         switch (claim.status()) {
             case DUPLICATE:
-                duplicates.incrementAndGet();
+                counts.recordDuplicate();
                 return null;
             case BUSY:
-                busy.incrementAndGet();
+                counts.recordBusy();
                 Thread.sleep(busyBackoff.toMillis());
                 throw new ImmediateRequeueAmqpException(
                         "requeued after " + busyBackoff.toMillis() + " ms", new InboxBusyException(id));
@@ -150,7 +148,7 @@ public final class InboxRabbitAdvice implements MethodInterceptor {
             }
             throw failure;
         }
-        processed.incrementAndGet();
+        counts.recordProcessed();
         claim.complete();
         return result;
     }
@@ -175,19 +173,9 @@ public final class InboxRabbitAdvice implements MethodInterceptor {
         return id;
     }
 
-    /** Messages whose listener ran and whose claim was completed (or left to the transaction). */
-    public long processed() {
-        return processed.get();
-    }
-
-    /** Messages acknowledged without their listener because their event was already applied. */
-    public long duplicates() {
-        return duplicates.get();
-    }
-
-    /** Messages requeued because another delivery held their event. */
-    public long busy() {
-        return busy.get();
+    /** What this adapter did with the deliveries it saw. */
+    public ListenerCounts counts() {
+        return counts;
     }
 
     @Override

@@ -7,6 +7,7 @@ import dev.inbox.kafka.RecordKeys;
 import dev.inbox.spi.ClaimStatus;
 import dev.inbox.spring.InboxBusyException;
 import dev.inbox.spring.InboxClaim;
+import dev.inbox.spring.ListenerCounts;
 import dev.inbox.spring.SpringInbox;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -14,7 +15,6 @@ import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
@@ -49,9 +49,7 @@ public final class InboxBatchInterceptor<K, V> implements BatchInterceptor<K, V>
     private final RecordKeys keys;
     private final Duration busyBackoff;
     private final ThreadLocal<@Nullable Map<ConsumerRecord<K, V>, InboxClaim>> current = new ThreadLocal<>();
-    private final AtomicLong processed = new AtomicLong();
-    private final AtomicLong duplicates = new AtomicLong();
-    private final AtomicLong busy = new AtomicLong();
+    private final ListenerCounts counts = new ListenerCounts();
 
     /**
      * An interceptor that claims each record's event in {@code inbox} under the dedup id {@code
@@ -86,14 +84,14 @@ public final class InboxBatchInterceptor<K, V> implements BatchInterceptor<K, V>
             for (int i = 0; i < all.size(); i++) {
                 InboxClaim claim = claims.get(i);
                 while (claim.status() == ClaimStatus.BUSY) {
-                    busy.incrementAndGet();
+                    counts.recordBusy();
                     pause(claim.id());
                     claim = inbox.claim(claim.id());
                 }
                 if (claim.isAcquired()) {
                     held.put(all.get(i), claim);
                 } else {
-                    duplicates.incrementAndGet();
+                    counts.recordDuplicate();
                 }
             }
         } catch (RuntimeException | Error e) {
@@ -151,21 +149,6 @@ public final class InboxBatchInterceptor<K, V> implements BatchInterceptor<K, V>
         releaseAll(take(), null);
     }
 
-    /** Records whose listener ran and whose claim was completed (or left to the transaction). */
-    public long processed() {
-        return processed.get();
-    }
-
-    /** Records left out of their batch because their event was already applied. */
-    public long duplicates() {
-        return duplicates.get();
-    }
-
-    /** Times a record waited because another delivery held its event. */
-    public long busy() {
-        return busy.get();
-    }
-
     private void pause(String id) {
         try {
             Thread.sleep(busyBackoff.toMillis());
@@ -176,7 +159,7 @@ public final class InboxBatchInterceptor<K, V> implements BatchInterceptor<K, V>
     }
 
     private void completed(InboxClaim claim) {
-        processed.incrementAndGet();
+        counts.recordProcessed();
         ClaimEnds.complete(claim);
     }
 
@@ -218,6 +201,11 @@ public final class InboxBatchInterceptor<K, V> implements BatchInterceptor<K, V>
         return a.offset() == b.offset()
                 && a.partition() == b.partition()
                 && a.topic().equals(b.topic());
+    }
+
+    /** What this adapter did with the deliveries it saw. */
+    public ListenerCounts counts() {
+        return counts;
     }
 
     @Override

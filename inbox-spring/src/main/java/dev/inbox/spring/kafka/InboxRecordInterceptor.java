@@ -5,8 +5,8 @@ import static dev.inbox.spi.InboxArguments.requireNonNull;
 import dev.inbox.kafka.RecordKeys;
 import dev.inbox.spring.InboxBusyException;
 import dev.inbox.spring.InboxClaim;
+import dev.inbox.spring.ListenerCounts;
 import dev.inbox.spring.SpringInbox;
-import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.jspecify.annotations.Nullable;
@@ -47,9 +47,7 @@ public final class InboxRecordInterceptor<K, V> implements RecordInterceptor<K, 
     private final SpringInbox inbox;
     private final RecordKeys keys;
     private final ThreadLocal<@Nullable InboxClaim> current = new ThreadLocal<>();
-    private final AtomicLong processed = new AtomicLong();
-    private final AtomicLong duplicates = new AtomicLong();
-    private final AtomicLong busy = new AtomicLong();
+    private final ListenerCounts counts = new ListenerCounts();
 
     /**
      * An interceptor that claims each record's event in {@code inbox}, under the dedup id {@code
@@ -76,10 +74,10 @@ public final class InboxRecordInterceptor<K, V> implements RecordInterceptor<K, 
                 current.set(claim);
                 return record;
             case DUPLICATE:
-                duplicates.incrementAndGet();
+                counts.recordDuplicate();
                 return null;
             default:
-                busy.incrementAndGet();
+                counts.recordBusy();
                 throw new InboxBusyException(id);
         }
     }
@@ -88,7 +86,7 @@ public final class InboxRecordInterceptor<K, V> implements RecordInterceptor<K, 
     public void success(ConsumerRecord<K, V> record, Consumer<K, V> consumer) {
         InboxClaim claim = take();
         if (claim != null) {
-            processed.incrementAndGet();
+            counts.recordProcessed();
             ClaimEnds.complete(claim);
         }
     }
@@ -111,21 +109,6 @@ public final class InboxRecordInterceptor<K, V> implements RecordInterceptor<K, 
         abandonLeftover();
     }
 
-    /** Records whose listener ran and whose claim was completed (or left to the transaction). */
-    public long processed() {
-        return processed.get();
-    }
-
-    /** Records skipped because their event was already applied. */
-    public long duplicates() {
-        return duplicates.get();
-    }
-
-    /** Records sent back because another delivery held their event. */
-    public long busy() {
-        return busy.get();
-    }
-
     private @Nullable InboxClaim take() {
         InboxClaim claim = current.get();
         current.remove();
@@ -137,6 +120,11 @@ public final class InboxRecordInterceptor<K, V> implements RecordInterceptor<K, 
         if (claim != null) {
             ClaimEnds.release(claim, null);
         }
+    }
+
+    /** What this adapter did with the deliveries it saw. */
+    public ListenerCounts counts() {
+        return counts;
     }
 
     @Override

@@ -113,10 +113,12 @@ class InboxRabbitAdviceTest {
         List<String> applied = new CopyOnWriteArrayList<>();
         send("e1", "e2", "e1", "e3", "e2");
         start(m -> applied.add(body(m)), advice);
-        await("every message handled", () -> advice.processed() + advice.duplicates() == 5);
+        await(
+                "every message handled",
+                () -> advice.counts().processed() + advice.counts().duplicates() == 5);
         await("every message acknowledged", () -> ready() == 0);
         assertThat(applied).containsExactly("e1", "e2", "e3");
-        assertThat(advice.duplicates()).isEqualTo(2);
+        assertThat(advice.counts().duplicates()).isEqualTo(2);
     }
 
     @Test
@@ -128,7 +130,7 @@ class InboxRabbitAdviceTest {
         send("b1");
         requeueRejected = false; // a failing listener's message would be dropped: a busy one must not be
         start(m -> applied.add(body(m)), advice);
-        await("several requeues", () -> advice.busy() >= 5);
+        await("several requeues", () -> advice.counts().busy() >= 5);
         assertThat(applied).isEmpty();
         assertThat(holder.release()).isTrue();
         await("applied once the holder let go", () -> applied.size() == 1);
@@ -153,7 +155,9 @@ class InboxRabbitAdviceTest {
         await("applied", () -> applied.size() == 1);
         await("acknowledged", () -> ready() == 0);
         assertThat(applied).containsExactly("f1");
-        assertThat(advice.busy()).as("each redelivery found the claim released").isZero();
+        assertThat(advice.counts().busy())
+                .as("each redelivery found the claim released")
+                .isZero();
     }
 
     /** The claim joins the container's database transaction, and commits or rolls back with the listener's writes. */
@@ -180,7 +184,9 @@ class InboxRabbitAdviceTest {
             }
         });
         container.start();
-        await("every message handled", () -> advice.processed() + advice.duplicates() == 5);
+        await(
+                "every message handled",
+                () -> advice.counts().processed() + advice.counts().duplicates() == 5);
         await("every message acknowledged", () -> ready() == 0);
         assertThat(db.applications(run))
                 .containsOnlyKeys("t1", "t2", "t3")

@@ -70,8 +70,8 @@ class InboxBatchInterceptorTest {
             }
         }
         assertThat(applied).containsExactly("e1", "e2", "e3", "e4");
-        assertThat(interceptor.duplicates()).isEqualTo(4);
-        assertThat(interceptor.processed()).isEqualTo(4);
+        assertThat(interceptor.counts().duplicates()).isEqualTo(4);
+        assertThat(interceptor.counts().processed()).isEqualTo(4);
     }
 
     @Test
@@ -87,7 +87,7 @@ class InboxBatchInterceptorTest {
             InboxKafka.configure(container, interceptor, BUSY_BACKOFF);
             container.start();
             try {
-                await("several busy rounds", 60, () -> interceptor.busy() >= 5);
+                await("several busy rounds", 60, () -> interceptor.counts().busy() >= 5);
                 assertThat(applied).isEmpty();
                 assertThat(holder.release()).isTrue();
                 await("both committed", 60, () -> kafka.committed() == 2);
@@ -129,7 +129,7 @@ class InboxBatchInterceptorTest {
         assertThat(applied)
                 .as("f1's claim was completed, so its re-send is a duplicate")
                 .containsExactly("f1", "f2", "f3", "f4");
-        assertThat(interceptor.busy())
+        assertThat(interceptor.counts().busy())
                 .as("f2 and f3 were released, not left held")
                 .isZero();
     }

@@ -67,8 +67,8 @@ class InboxRecordInterceptorTest {
             }
         }
         assertThat(applied).containsExactly("e1", "e2", "e3", "e4");
-        assertThat(interceptor.duplicates()).isEqualTo(3);
-        assertThat(interceptor.processed()).isEqualTo(4);
+        assertThat(interceptor.counts().duplicates()).isEqualTo(3);
+        assertThat(interceptor.counts().processed()).isEqualTo(4);
         assertThat(inbox.inbox().claim(DedupKeys.cloudEvent("/tests", "e4")).status())
                 .as("the last event's claim was completed, not left held")
                 .hasToString("DUPLICATE");
@@ -92,7 +92,10 @@ class InboxRecordInterceptorTest {
             kafka.send("b1", "b2");
             container.start();
             try {
-                await("more busy attempts than the default handler allows", 60, () -> interceptor.busy() > 12);
+                await(
+                        "more busy attempts than the default handler allows",
+                        60,
+                        () -> interceptor.counts().busy() > 12);
                 assertThat(applied).as("nothing past the held event").isEmpty();
                 assertThat(kafka.committed()).as("nothing committed past it").isLessThan(1);
                 assertThat(holder.release()).isTrue(); // the other delivery failed and gave the event back
@@ -129,7 +132,7 @@ class InboxRecordInterceptorTest {
             }
         }
         assertThat(applied).containsExactly("f1", "f2");
-        assertThat(interceptor.busy())
+        assertThat(interceptor.counts().busy())
                 .as("the retries found the claim released")
                 .isZero();
     }
@@ -177,7 +180,7 @@ class InboxRecordInterceptorTest {
         assertThat(db.records(run))
                 .as("inbox records: the poison record's claim rolled back with its writes")
                 .isEqualTo(3);
-        assertThat(interceptor.duplicates()).isEqualTo(3);
+        assertThat(interceptor.counts().duplicates()).isEqualTo(3);
         assertThat(seen).containsExactly("1 in the transaction, 0 committed");
     }
 }

@@ -81,16 +81,15 @@ final class SpringKafka implements AutoCloseable {
 
     /** A container on the topic, not started, with {@code listener}. */
     KafkaMessageListenerContainer<String, String> container(MessageListener<String, String> listener) {
-        ContainerProperties properties = new ContainerProperties(topic);
-        properties.setPollTimeout(100);
-        KafkaMessageListenerContainer<String, String> container =
-                new KafkaMessageListenerContainer<>(consumers, properties);
-        container.setupMessageListener(listener);
-        return container;
+        return containerOf(listener);
     }
 
     /** A container on the topic, not started, with the batch listener {@code listener}. */
     KafkaMessageListenerContainer<String, String> batchContainer(BatchMessageListener<String, String> listener) {
+        return containerOf(listener);
+    }
+
+    private KafkaMessageListenerContainer<String, String> containerOf(Object listener) {
         ContainerProperties properties = new ContainerProperties(topic);
         properties.setPollTimeout(100);
         KafkaMessageListenerContainer<String, String> container =
