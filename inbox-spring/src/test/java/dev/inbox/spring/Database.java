@@ -9,14 +9,18 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.stream.Collectors;
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 
 /**
  * The real PostgreSQL the tests find ({@link TestServers#postgres()}): a pool, the inbox's table
- * and a business table ({@code inbox_spring_applied}) the listeners write to; one per test class.
+ * and a business table ({@code inbox_spring_applied}) the listeners write to; one per test class,
+ * which registers it ({@code @RegisterExtension static final Database db = new Database();}) and
+ * has it closed after its tests.
  */
-public final class Database implements AutoCloseable {
+public final class Database implements AutoCloseable, AfterAllCallback {
 
     public static final String APPLIED = "inbox_spring_applied";
 
@@ -43,6 +47,14 @@ public final class Database implements AutoCloseable {
     /** A joining inbox for a consumer of its own. */
     public SpringInbox joining(String consumer) {
         return SpringInbox.joining(Inbox.builder(store).consumer(consumer).build(), pool);
+    }
+
+    /** A lease-only inbox on the embedded store, for the tests that need no database. */
+    public static SpringInbox memoryInbox() {
+        return SpringInbox.leaseOnly(
+                Inbox.builder(dev.inbox.caffeine.CaffeineInboxStore.builder().build())
+                        .consumer("memory")
+                        .build());
     }
 
     /** A consumer name no other test uses. */
@@ -90,6 +102,11 @@ public final class Database implements AutoCloseable {
         Long count = jdbc.queryForObject(
                 "SELECT count(*) FROM inbox_spring WHERE consumer = ? AND state = 1", Long.class, consumer);
         return count == null ? 0 : count;
+    }
+
+    @Override
+    public void afterAll(ExtensionContext context) {
+        close();
     }
 
     @Override

@@ -12,25 +12,15 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /** Claims joining the Spring-managed transaction on the real PostgreSQL, and lease mode outside one. */
 class SpringInboxTest {
 
-    private static Database db;
-
-    @BeforeAll
-    static void database() {
-        db = new Database();
-    }
-
-    @AfterAll
-    static void close() {
-        db.close();
-    }
+    @RegisterExtension
+    static final Database db = new Database();
 
     @Test
     void inATransaction_theClaimCommitsWithTheBusinessWrite() {

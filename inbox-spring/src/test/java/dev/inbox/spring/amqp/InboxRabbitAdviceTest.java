@@ -3,8 +3,6 @@ package dev.inbox.spring.amqp;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.inbox.Claim;
-import dev.inbox.Inbox;
-import dev.inbox.caffeine.CaffeineInboxStore;
 import dev.inbox.keys.DedupKeys;
 import dev.inbox.rabbitmq.MessageKeys;
 import dev.inbox.spring.Database;
@@ -64,12 +62,6 @@ class InboxRabbitAdviceTest {
         admin.deleteQueue(queue);
     }
 
-    private static SpringInbox leaseInbox() {
-        return SpringInbox.leaseOnly(Inbox.builder(CaffeineInboxStore.builder().build())
-                .consumer("rabbit")
-                .build());
-    }
-
     private void send(String... events) {
         admin.declareQueue(new Queue(queue, false, false, false));
         RabbitTemplate template = new RabbitTemplate(connections);
@@ -109,7 +101,7 @@ class InboxRabbitAdviceTest {
 
     @Test
     void duplicatesAreAcknowledgedWithoutTheListener() throws Exception {
-        InboxRabbitAdvice advice = new InboxRabbitAdvice(leaseInbox(), MessageKeys.messageId());
+        InboxRabbitAdvice advice = new InboxRabbitAdvice(Database.memoryInbox(), MessageKeys.messageId());
         List<String> applied = new CopyOnWriteArrayList<>();
         send("e1", "e2", "e1", "e3", "e2");
         start(m -> applied.add(body(m)), advice);
@@ -123,7 +115,7 @@ class InboxRabbitAdviceTest {
 
     @Test
     void aBusyMessage_isRequeuedUntilTheHolderLetsGo_andNeverDropped() throws Exception {
-        SpringInbox inbox = leaseInbox();
+        SpringInbox inbox = Database.memoryInbox();
         InboxRabbitAdvice advice = new InboxRabbitAdvice(inbox, MessageKeys.messageId(), Duration.ofMillis(50));
         List<String> applied = new CopyOnWriteArrayList<>();
         Claim holder = inbox.inbox().claim(DedupKeys.amqp("b1"));
@@ -140,7 +132,8 @@ class InboxRabbitAdviceTest {
 
     @Test
     void aFailingListener_releasesItsClaim_soTheRedeliveryAppliesTheEventOnce() throws Exception {
-        InboxRabbitAdvice advice = new InboxRabbitAdvice(leaseInbox(), MessageKeys.messageId(), Duration.ofMillis(50));
+        InboxRabbitAdvice advice =
+                new InboxRabbitAdvice(Database.memoryInbox(), MessageKeys.messageId(), Duration.ofMillis(50));
         List<String> applied = new CopyOnWriteArrayList<>();
         AtomicInteger attempts = new AtomicInteger();
         send("f1");

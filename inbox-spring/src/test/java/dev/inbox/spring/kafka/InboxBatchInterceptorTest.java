@@ -4,8 +4,6 @@ import static dev.inbox.spring.kafka.SpringKafka.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.inbox.Claim;
-import dev.inbox.Inbox;
-import dev.inbox.caffeine.CaffeineInboxStore;
 import dev.inbox.kafka.RecordKeys;
 import dev.inbox.keys.DedupKeys;
 import dev.inbox.spring.Database;
@@ -15,9 +13,8 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.kafka.listener.BatchListenerFailedException;
 import org.springframework.kafka.listener.KafkaMessageListenerContainer;
 
@@ -26,23 +23,8 @@ class InboxBatchInterceptorTest {
 
     private static final Duration BUSY_BACKOFF = Duration.ofMillis(100);
 
-    private static Database db;
-
-    @BeforeAll
-    static void database() {
-        db = new Database();
-    }
-
-    @AfterAll
-    static void close() {
-        db.close();
-    }
-
-    private static SpringInbox leaseInbox() {
-        return SpringInbox.leaseOnly(Inbox.builder(CaffeineInboxStore.builder().build())
-                .consumer("kafka-batch")
-                .build());
-    }
+    @RegisterExtension
+    static final Database db = new Database();
 
     private static InboxBatchInterceptor<String, String> interceptor(SpringInbox inbox) {
         return new InboxBatchInterceptor<>(inbox, RecordKeys.cloudEvents(), BUSY_BACKOFF);
@@ -50,7 +32,7 @@ class InboxBatchInterceptorTest {
 
     @Test
     void duplicatesAreLeftOutOfTheBatch_andCommittedWithIt() throws Exception {
-        SpringInbox inbox = leaseInbox();
+        SpringInbox inbox = Database.memoryInbox();
         InboxBatchInterceptor<String, String> interceptor = interceptor(inbox);
         List<String> applied = new CopyOnWriteArrayList<>();
         try (SpringKafka kafka = new SpringKafka()) {
@@ -76,7 +58,7 @@ class InboxBatchInterceptorTest {
 
     @Test
     void aBusyRecord_holdsTheBatchUntilItsHolderLetsGo() throws Exception {
-        SpringInbox inbox = leaseInbox();
+        SpringInbox inbox = Database.memoryInbox();
         InboxBatchInterceptor<String, String> interceptor = interceptor(inbox);
         List<String> applied = new CopyOnWriteArrayList<>();
         Claim holder = inbox.inbox().claim(DedupKeys.cloudEvent("/tests", "b1"));
@@ -101,7 +83,7 @@ class InboxBatchInterceptorTest {
     /** The error handler commits the records before the failed one: their claims must be completed, the rest released. */
     @Test
     void aBatchListenerFailedException_completesTheRecordsBeforeIt_andReleasesTheRest() throws Exception {
-        SpringInbox inbox = leaseInbox();
+        SpringInbox inbox = Database.memoryInbox();
         InboxBatchInterceptor<String, String> interceptor = interceptor(inbox);
         List<String> applied = new CopyOnWriteArrayList<>();
         AtomicBoolean failed = new AtomicBoolean();

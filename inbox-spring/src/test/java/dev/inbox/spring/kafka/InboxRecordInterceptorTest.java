@@ -4,8 +4,6 @@ import static dev.inbox.spring.kafka.SpringKafka.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.inbox.Claim;
-import dev.inbox.Inbox;
-import dev.inbox.caffeine.CaffeineInboxStore;
 import dev.inbox.kafka.RecordKeys;
 import dev.inbox.keys.DedupKeys;
 import dev.inbox.spring.Database;
@@ -14,9 +12,8 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.kafka.listener.KafkaMessageListenerContainer;
 
 /**
@@ -27,29 +24,13 @@ class InboxRecordInterceptorTest {
 
     private static final Duration BUSY_BACKOFF = Duration.ofMillis(100);
 
-    private static Database db;
-
-    @BeforeAll
-    static void database() {
-        db = new Database();
-    }
-
-    @AfterAll
-    static void close() {
-        db.close();
-    }
-
-    /** Lease mode, on the embedded store. */
-    private static SpringInbox leaseInbox() {
-        return SpringInbox.leaseOnly(Inbox.builder(CaffeineInboxStore.builder().build())
-                .consumer("kafka")
-                .build());
-    }
+    @RegisterExtension
+    static final Database db = new Database();
 
     /** spring-kafka #2372 and #2287: a skipped duplicate's offset is committed, and nothing is left over. */
     @Test
     void duplicatesAreSkipped_theirOffsetsCommitted_andLaterRecordsStillClaimed() throws Exception {
-        SpringInbox inbox = leaseInbox();
+        SpringInbox inbox = Database.memoryInbox();
         InboxRecordInterceptor<String, String> interceptor =
                 new InboxRecordInterceptor<>(inbox, RecordKeys.cloudEvents());
         List<String> applied = new CopyOnWriteArrayList<>();
@@ -80,7 +61,7 @@ class InboxRecordInterceptorTest {
      */
     @Test
     void aBusyRecord_isRedeliveredUntilTheHolderLetsGo_neverSkipped() throws Exception {
-        SpringInbox inbox = leaseInbox();
+        SpringInbox inbox = Database.memoryInbox();
         InboxRecordInterceptor<String, String> interceptor =
                 new InboxRecordInterceptor<>(inbox, RecordKeys.cloudEvents());
         List<String> applied = new CopyOnWriteArrayList<>();
@@ -109,7 +90,7 @@ class InboxRecordInterceptorTest {
 
     @Test
     void aFailingListener_releasesItsClaim_soTheRetryAppliesTheEventOnce() throws Exception {
-        SpringInbox inbox = leaseInbox();
+        SpringInbox inbox = Database.memoryInbox();
         InboxRecordInterceptor<String, String> interceptor =
                 new InboxRecordInterceptor<>(inbox, RecordKeys.cloudEvents());
         List<String> applied = new CopyOnWriteArrayList<>();
