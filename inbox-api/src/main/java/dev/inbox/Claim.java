@@ -59,6 +59,20 @@ public final class Claim {
     }
 
     /**
+     * Extends this claim's lease by the inbox's lease from now ({@link
+     * dev.inbox.spi.InboxStore#renew}), for work that runs longer than one lease.
+     *
+     * @return true when renewed; false when this owner no longer holds the event (it was taken
+     *     over after the lease ended, completed or released)
+     * @throws IllegalStateException if this claim was not {@code ACQUIRED}
+     * @throws InboxStoreException if the store could not answer
+     */
+    public boolean renew() {
+        requireAcquired("renew");
+        return inbox.renewClaim(key, owner);
+    }
+
+    /**
      * Gives the event back without doing its work, so that the next delivery claims it at once
      * instead of waiting for the lease to end.
      *

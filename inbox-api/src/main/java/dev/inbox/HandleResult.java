@@ -10,8 +10,9 @@ import dev.inbox.spi.InboxArguments;
  * @param outcome processed, duplicate or busy
  * @param claim the store's answer to the claim
  * @param leaseLost for {@link HandleOutcome#PROCESSED}: the work ran, but the lease had expired and
- *     been taken over before it finished, so another delivery may apply the event again (make the
- *     lease longer than the slowest processing)
+ *     been taken over before it finished (or a renewal of {@link Inbox#handleRenewing} was refused),
+ *     so another delivery may apply the event again (make the lease longer than the slowest
+ *     processing, or renew it)
  */
 public record HandleResult(HandleOutcome outcome, ClaimResult claim, boolean leaseLost) {
 

@@ -11,6 +11,11 @@ import dev.inbox.spi.OwnerToken;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -56,6 +61,8 @@ public final class Inbox {
     private final Duration lease;
     private final int claimAttempts;
     private final InboxMetrics metrics;
+    private final @Nullable ScheduledExecutorService renewals;
+    private final @Nullable Duration renewEvery;
 
     private Inbox(Builder builder) {
         this.store = builder.store;
@@ -64,6 +71,11 @@ public final class Inbox {
         this.lease = builder.lease;
         this.claimAttempts = builder.claimAttempts;
         this.metrics = builder.metrics;
+        this.renewals = builder.renewals;
+        this.renewEvery = builder.renewEvery;
+        requireArgument(
+                renewEvery == null || renewEvery.compareTo(lease) < 0,
+                "renewEvery must be shorter than the lease (" + lease + ") but was " + renewEvery);
     }
 
     /**
@@ -119,6 +131,107 @@ public final class Inbox {
         }
         boolean completed = completeClaim(key, owner);
         return new HandleResult(HandleOutcome.PROCESSED, claim, !completed);
+    }
+
+    /**
+     * Like {@link #handle(String, Work)}, for work that may run longer than the lease: while it
+     * runs, its claim is renewed every {@link Builder#renewEvery(Duration) renewEvery} (a third of
+     * the lease by default) on a scheduler shared by all inboxes ({@link
+     * Builder#renewals(ScheduledExecutorService)}), and the renewals stop when it ends. The work
+     * receives the {@link Lease}: check {@link Lease#isHeld()} before a side effect that must not
+     * happen twice.
+     *
+     * <p>A renewal the store refuses (another delivery took the event over after a stall longer
+     * than the lease) is counted ({@link InboxMetrics#leaseRenewalFailed}), the lease is no longer
+     * held, and the result reports {@link HandleResult#leaseLost()}. A renewal the store cannot
+     * answer is counted as a store error and tried again at the next tick.
+     *
+     * @throws E what {@code work} threw, after the claim was released
+     * @throws IllegalArgumentException if {@code id} is not a valid key or {@code work} is null
+     * @throws InboxStoreException if the store could not answer; do not acknowledge the message
+     */
+    public <E extends Exception> HandleResult handleRenewing(String id, LeasedWork<E> work) throws E {
+        InboxKey key = InboxKey.of(consumer, id);
+        requireNonNull(work, "work");
+        OwnerToken owner = OwnerToken.random();
+        long claimedAt = System.nanoTime();
+        ClaimResult claim = claim(ClaimRequest.of(key, owner, lease));
+        switch (claim.status()) {
+            case DUPLICATE:
+                return new HandleResult(HandleOutcome.DUPLICATE, claim, false);
+            case BUSY:
+                return new HandleResult(HandleOutcome.BUSY, claim, false);
+            default:
+                break;
+        }
+        Lease held = new Lease(id, lease, claimedAt);
+        long every = (renewEvery != null ? renewEvery : lease.dividedBy(3)).toNanos();
+        ScheduledFuture<?> renewing = (renewals != null ? renewals : Renewals.SHARED)
+                .scheduleWithFixedDelay(() -> renew(key, owner, held), every, every, TimeUnit.NANOSECONDS);
+        try {
+            work.run(held);
+        } catch (Throwable failure) {
+            stop(renewing, held);
+            release(key, owner, failure);
+            throw Inbox.<E>rethrow(failure);
+        }
+        stop(renewing, held);
+        boolean completed = completeClaim(key, owner);
+        return new HandleResult(HandleOutcome.PROCESSED, claim, !completed || held.isLost());
+    }
+
+    private static void stop(ScheduledFuture<?> renewing, Lease held) {
+        held.finish();
+        renewing.cancel(false);
+    }
+
+    /** One renewal tick; a refusal ends the renewals (by throwing out of the scheduled task). */
+    private void renew(InboxKey key, OwnerToken owner, Lease held) {
+        if (held.isFinished()) {
+            throw new CancellationException("the work ended");
+        }
+        long askedAt = System.nanoTime();
+        boolean renewed;
+        try {
+            renewed = store.renew(key, owner, lease);
+        } catch (InboxStoreException e) {
+            metrics.storeError(consumer, "renew", e);
+            return; // tried again at the next tick; the lease ends by itself meanwhile
+        }
+        if (renewed) {
+            held.renewed(askedAt);
+        } else {
+            if (held.refused()) {
+                metrics.leaseRenewalFailed(consumer);
+            }
+            throw new CancellationException("the lease of " + key + " was taken over");
+        }
+    }
+
+    /** {@link Claim#renew()}: the store's answer, its failure counted and thrown. */
+    boolean renewClaim(InboxKey key, OwnerToken owner) {
+        try {
+            return store.renew(key, owner, lease);
+        } catch (InboxStoreException e) {
+            metrics.storeError(consumer, "renew", e);
+            throw e;
+        }
+    }
+
+    /** The scheduler of renewals when the builder names none: one daemon thread per JVM. */
+    private static final class Renewals {
+
+        static final ScheduledExecutorService SHARED = create();
+
+        private static ScheduledExecutorService create() {
+            ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, task -> {
+                Thread thread = new Thread(task, "inbox-lease-renewals");
+                thread.setDaemon(true);
+                return thread;
+            });
+            executor.setRemoveOnCancelPolicy(true);
+            return executor;
+        }
     }
 
     /**
@@ -229,6 +342,8 @@ public final class Inbox {
         builder.lease = lease;
         builder.claimAttempts = claimAttempts;
         builder.metrics = metrics;
+        builder.renewals = renewals;
+        builder.renewEvery = renewEvery;
         return new Inbox(builder);
     }
 
@@ -328,6 +443,8 @@ public final class Inbox {
         private Duration lease = Duration.ofMinutes(1);
         private int claimAttempts = 2;
         private InboxMetrics metrics = InboxMetrics.NONE;
+        private @Nullable ScheduledExecutorService renewals;
+        private @Nullable Duration renewEvery;
 
         private Builder(InboxStore store) {
             this.store = store;
@@ -388,9 +505,32 @@ public final class Inbox {
         }
 
         /**
+         * How often {@link Inbox#handleRenewing} renews a running work's claim; shorter than the
+         * lease (checked by {@link #build()}). Default a third of the lease.
+         *
+         * @throws IllegalArgumentException if null or not positive
+         */
+        public Builder renewEvery(Duration renewEvery) {
+            this.renewEvery = requirePositive(renewEvery, "renewEvery");
+            return this;
+        }
+
+        /**
+         * The scheduler {@link Inbox#handleRenewing} renews claims on. Default one daemon thread
+         * shared by every inbox of the JVM; a renewal is one short store call.
+         *
+         * @throws IllegalArgumentException if null
+         */
+        public Builder renewals(ScheduledExecutorService renewals) {
+            this.renewals = requireNonNull(renewals, "renewals");
+            return this;
+        }
+
+        /**
          * Builds the inbox.
          *
          * @throws IllegalStateException if no consumer was set
+         * @throws IllegalArgumentException if {@link #renewEvery(Duration)} is not shorter than the lease
          */
         public Inbox build() {
             if (consumer == null) {

@@ -26,6 +26,12 @@ public interface InboxMetrics {
     /** Work finished after its lease had been taken over: the event may be applied twice. */
     default void leaseLost(String consumer) {}
 
+    /**
+     * The store refused to renew the lease of running work ({@link Inbox#handleRenewing}): another
+     * delivery took the event over, and may apply it too.
+     */
+    default void leaseRenewalFailed(String consumer) {}
+
     /** A purge removed {@code removed} records. */
     default void purged(String consumer, long removed) {}
 }

@@ -80,6 +80,24 @@ public interface InboxStore extends AutoCloseable {
     boolean complete(InboxKey key, OwnerToken owner, Duration retention);
 
     /**
+     * Extends the owner's IN_PROGRESS record so that its lease ends {@code lease} from now (the
+     * store's clock), for work that runs longer than the lease it claimed with. Fenced like {@link
+     * #complete}: atomic, and only for the owner that holds the record.
+     *
+     * <p>The default throws {@link UnsupportedOperationException}: a store that does not renew
+     * fails the kit's rules H1 and H2.
+     *
+     * @return true when extended; false when {@code owner} holds no IN_PROGRESS record for the key
+     *     (it was released, completed, taken over after the lease ended, purged, or never claimed),
+     *     and then nothing changed
+     * @throws IllegalArgumentException if an argument is null or {@code lease} is not positive
+     * @throws InboxStoreException if the store could not answer
+     */
+    default boolean renew(InboxKey key, OwnerToken owner, Duration lease) {
+        throw new UnsupportedOperationException(getClass().getName() + " does not renew leases");
+    }
+
+    /**
      * Deletes the owner's IN_PROGRESS record so that a redelivery can claim the key at once (used
      * when processing failed). A COMPLETED record is never released.
      *

@@ -145,6 +145,27 @@ public final class CaffeineInboxStore implements InboxStore {
     }
 
     @Override
+    public boolean renew(InboxKey key, OwnerToken owner, Duration lease) {
+        requireNonNull(key, "key");
+        requireNonNull(owner, "owner");
+        long extension = Nanos.of(requirePositive(lease, "lease"));
+        ensureOpen();
+        boolean[] renewed = new boolean[1];
+        records.asMap().computeIfPresent(cacheKey(key), (k, old) -> {
+            long now = ticker.read();
+            if (Nanos.reached(now, old.expiresAt + grace)) {
+                return null;
+            }
+            if (old instanceof Held held && held.owner.equals(owner.value())) {
+                renewed[0] = true;
+                return new Held(held.owner, now + extension, held.fingerprint);
+            }
+            return old;
+        });
+        return renewed[0];
+    }
+
+    @Override
     public boolean release(InboxKey key, OwnerToken owner) {
         requireNonNull(key, "key");
         requireNonNull(owner, "owner");

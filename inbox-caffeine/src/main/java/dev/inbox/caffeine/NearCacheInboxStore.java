@@ -125,6 +125,12 @@ public final class NearCacheInboxStore implements InboxStore {
     }
 
     @Override
+    public boolean renew(InboxKey key, OwnerToken owner, Duration lease) {
+        ensureOpen();
+        return delegate.renew(key, owner, lease);
+    }
+
+    @Override
     public boolean release(InboxKey key, OwnerToken owner) {
         ensureOpen();
         return delegate.release(key, owner);

@@ -280,6 +280,35 @@ public final class DynamoDbInboxStore implements InboxStore {
     }
 
     @Override
+    public boolean renew(InboxKey key, OwnerToken owner, Duration lease) {
+        requireNonNull(key, "key");
+        requireNonNull(owner, "owner");
+        long extension = DynamoDbItems.millis(requirePositive(lease, "lease"));
+        ensureOpen();
+        long now = clock.millis();
+        long expires = now + extension;
+        try {
+            DynamoDbItems.call(
+                    "renewal of " + key,
+                    () -> client.updateItem(b -> b.tableName(table)
+                            .key(Map.of("pk", DynamoDbItems.s(DynamoDbItems.recordKey(key))))
+                            .updateExpression("SET ex = :ex, rm = :rm, #ttl = :ttl")
+                            .conditionExpression("ow = :owner AND st = :held AND rm > :now")
+                            .expressionAttributeNames(Map.of("#ttl", "ttl"))
+                            .expressionAttributeValues(Map.of(
+                                    ":held", DynamoDbItems.s("I"),
+                                    ":owner", DynamoDbItems.s(owner.value()),
+                                    ":now", DynamoDbItems.n(now),
+                                    ":ex", DynamoDbItems.n(expires),
+                                    ":rm", DynamoDbItems.n(expires + graceMillis),
+                                    ":ttl", DynamoDbItems.n((expires + graceMillis) / 1000 + 1)))));
+            return true;
+        } catch (DynamoDbItems.ConditionalFailure failure) {
+            return false;
+        }
+    }
+
+    @Override
     public boolean release(InboxKey key, OwnerToken owner) {
         requireNonNull(key, "key");
         requireNonNull(owner, "owner");

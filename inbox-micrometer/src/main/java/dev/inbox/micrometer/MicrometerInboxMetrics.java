@@ -98,6 +98,11 @@ public final class MicrometerInboxMetrics implements InboxMetrics {
     }
 
     @Override
+    public void leaseRenewalFailed(String consumer) {
+        meters(consumer).renewalFailed.increment();
+    }
+
+    @Override
     public void purged(String consumer, long removed) {
         meters(consumer).purged.increment(removed);
     }
@@ -115,6 +120,7 @@ public final class MicrometerInboxMetrics implements InboxMetrics {
         final Counter mismatch;
         final Counter takeovers;
         final Counter leaseLost;
+        final Counter renewalFailed;
         final Counter purged;
         final Timer latency;
 
@@ -126,6 +132,8 @@ public final class MicrometerInboxMetrics implements InboxMetrics {
             mismatch = counter(registry, consumer, "inbox.fingerprint.mismatch", "Duplicates with another payload");
             takeovers = counter(registry, consumer, "inbox.lease.takeovers", "Expired leases taken over");
             leaseLost = counter(registry, consumer, "inbox.lease.lost", "Work that finished after losing its lease");
+            renewalFailed = counter(
+                    registry, consumer, "inbox.lease.renewal.failed", "Renewals refused: the event was taken over");
             purged = counter(registry, consumer, "inbox.purge.removed", "Expired records removed by purge");
             latency = Timer.builder("inbox.claim.latency")
                     .description("Time the store took to answer a claim")

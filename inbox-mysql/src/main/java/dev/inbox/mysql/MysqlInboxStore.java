@@ -366,6 +366,23 @@ public final class MysqlInboxStore implements TransactionalInboxStore {
     }
 
     @Override
+    public boolean renew(InboxKey key, OwnerToken owner, Duration lease) {
+        requireNonNull(key, "key");
+        requireNonNull(owner, "owner");
+        long leaseMicros = Micros.of(requirePositive(lease, "lease"));
+        return jdbc.execute(
+                "renewal of " + key,
+                connection -> MysqlDeadlocks.retrying(connection, c -> {
+                    SqlParams params = MysqlCodec.keyAndOwner(key, owner)
+                            .bigint("grace_us", graceMicros)
+                            .bigint("lease_us", leaseMicros);
+                    try (PreparedStatement statement = sql.renew().prepare(c, params)) {
+                        return statement.executeUpdate() == 1;
+                    }
+                }));
+    }
+
+    @Override
     public boolean release(InboxKey key, OwnerToken owner) {
         requireNonNull(key, "key");
         requireNonNull(owner, "owner");

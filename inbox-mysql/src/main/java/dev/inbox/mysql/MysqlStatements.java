@@ -81,6 +81,7 @@ final class MysqlStatements {
     private final NamedSql complete;
     private final NamedSql completedBy;
     private final NamedSql release;
+    private final NamedSql renew;
     private final NamedSql purgeBatch;
     private final NamedSql advanceFirst;
     private final NamedSql advanceNext;
@@ -114,6 +115,11 @@ final class MysqlStatements {
         this.release = NamedSql.of("DELETE FROM " + inbox
                 + " WHERE consumer = :consumer AND dedup_key = :key AND owner_token = :owner AND state = 0"
                 + " AND purge_after > UTC_TIMESTAMP(6)");
+        this.renew =
+                NamedSql.of("UPDATE " + inbox + " SET expires_at = UTC_TIMESTAMP(6) + INTERVAL :lease_us MICROSECOND,"
+                        + " purge_after = UTC_TIMESTAMP(6) + INTERVAL (:lease_us + :grace_us) MICROSECOND"
+                        + " WHERE consumer = :consumer AND dedup_key = :key AND owner_token = :owner AND state = 0"
+                        + " AND purge_after > UTC_TIMESTAMP(6)");
         this.purgeBatch = NamedSql.of("DELETE FROM " + inbox
                 + " WHERE purge_after <= UTC_TIMESTAMP(6) ORDER BY purge_after LIMIT :batch_size");
         this.advanceFirst = NamedSql.of("INSERT INTO " + sequences + " (consumer, entity, last_seq)"
@@ -200,6 +206,11 @@ final class MysqlStatements {
      */
     NamedSql completedBy() {
         return completedBy;
+    }
+
+    /** Moves the end of the owner's IN_PROGRESS lease to {@code :lease_us} from now. */
+    NamedSql renew() {
+        return renew;
     }
 
     /** Deletes the owner's IN_PROGRESS record. */

@@ -331,6 +331,20 @@ public final class PostgresInboxStore implements TransactionalInboxStore {
     }
 
     @Override
+    public boolean renew(InboxKey key, OwnerToken owner, Duration lease) {
+        requireNonNull(key, "key");
+        requireNonNull(owner, "owner");
+        long leaseMicros = Micros.of(requirePositive(lease, "lease"));
+        return jdbc.execute("renewal of " + key, connection -> {
+            try (PreparedStatement statement =
+                    sql.renew().prepare(connection, ownerParams(key, owner).bigint("lease_us", leaseMicros))) {
+                setTimeout(statement);
+                return statement.executeUpdate() == 1;
+            }
+        });
+    }
+
+    @Override
     public boolean release(InboxKey key, OwnerToken owner) {
         requireNonNull(key, "key");
         requireNonNull(owner, "owner");

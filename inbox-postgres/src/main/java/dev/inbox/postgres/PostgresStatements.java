@@ -46,6 +46,7 @@ final class PostgresStatements {
     private final NamedSql claimBatchIfAbsent;
     private final NamedSql complete;
     private final NamedSql release;
+    private final NamedSql renew;
     private final NamedSql purgeBatch;
     private final NamedSql advance;
 
@@ -63,6 +64,7 @@ final class PostgresStatements {
         this.claimBatchIfAbsent = NamedSql.of(claimBatchIfAbsentText());
         this.complete = NamedSql.of(completeText());
         this.release = NamedSql.of(releaseText());
+        this.renew = NamedSql.of(renewText());
         this.purgeBatch = NamedSql.of(purgeBatchText());
         this.advance = NamedSql.of(advanceText());
     }
@@ -190,6 +192,18 @@ final class PostgresStatements {
                 + " THEN clock_timestamp() + (:retention_us + :grace_us) * interval '1 microsecond'"
                 + " ELSE purge_after END"
                 + " WHERE consumer = :consumer AND dedup_key = :key AND owner_token = :owner"
+                + " AND purge_after > clock_timestamp()";
+    }
+
+    /** Moves the end of the owner's IN_PROGRESS lease to {@code :lease_us} from now. */
+    NamedSql renew() {
+        return renew;
+    }
+
+    private String renewText() {
+        return "UPDATE " + inbox + " SET expires_at = clock_timestamp() + :lease_us * interval '1 microsecond',"
+                + " purge_after = clock_timestamp() + (:lease_us + :grace_us) * interval '1 microsecond'"
+                + " WHERE consumer = :consumer AND dedup_key = :key AND owner_token = :owner AND state = 0"
                 + " AND purge_after > clock_timestamp()";
     }
 

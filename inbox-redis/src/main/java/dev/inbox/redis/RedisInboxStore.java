@@ -62,6 +62,7 @@ public final class RedisInboxStore implements InboxStore {
     private static final RedisScript CLAIM = RedisScript.load("claim");
     private static final RedisScript COMPLETE = RedisScript.load("complete");
     private static final RedisScript RELEASE = RedisScript.load("release");
+    private static final RedisScript RENEW = RedisScript.load("renew");
 
     private final Supplier<RedisConnection> connect;
     private volatile @Nullable RedisConnection redis; // connected on first use
@@ -187,6 +188,24 @@ public final class RedisInboxStore implements InboxStore {
                         keys.record(key),
                         RedisCodec.ascii(owner.value()),
                         keep,
+                        grace));
+        return done == 1;
+    }
+
+    @Override
+    public boolean renew(InboxKey key, OwnerToken owner, Duration lease) {
+        requireNonNull(key, "key");
+        requireNonNull(owner, "owner");
+        byte[] extension = RedisCodec.millis(requirePositive(lease, "lease"), 1);
+        ensureOpen();
+        Long done = RedisCodec.call(
+                "renewal of " + key,
+                () -> RENEW.run(
+                        redis().sync,
+                        ScriptOutputType.INTEGER,
+                        keys.record(key),
+                        RedisCodec.ascii(owner.value()),
+                        extension,
                         grace));
         return done == 1;
     }

@@ -522,6 +522,85 @@ public abstract class InboxStoreContract {
                 .isEmpty();
     }
 
+    // -------------------------------------------------------------------------------- renewal
+
+    @Test
+    @DisplayName("H1 renew by the current owner extends the lease: a claim after the original lease is BUSY")
+    void h1_renewByOwnerExtendsTheLease() {
+        OwnerToken owner = OwnerToken.random();
+        assertThat(store.claim(request("h1", owner, timeUnit()))).isEqualTo(ClaimResult.acquired());
+        assertThat(store.renew(key("h1"), owner, long_()))
+                .as("renew by the owner inside its lease")
+                .isTrue();
+        pause(timeUnit().multipliedBy(2));
+        assertThat(store.claim(request("h1", OwnerToken.random(), long_())))
+                .as("a claim after the original lease ended but inside the renewed one")
+                .isEqualTo(ClaimResult.busy());
+        assertThat(store.renew(key("h1"), owner, long_())).as("renewing again").isTrue();
+        assertThat(store.complete(key("h1"), owner, long_()))
+                .as("the owner still completes")
+                .isTrue();
+        assertThat(store.claim(request("h1", OwnerToken.random(), long_())).status())
+                .isEqualTo(dev.inbox.spi.ClaimStatus.DUPLICATE);
+
+        OwnerToken late = OwnerToken.random();
+        assertThat(store.claim(request("h1-late", late, timeUnit()))).isEqualTo(ClaimResult.acquired());
+        pause(timeUnit().multipliedBy(2));
+        assertThat(store.renew(key("h1-late"), late, long_()))
+                .as("renew by the owner after its lease ended, before anyone took the key over")
+                .isTrue();
+        assertThat(store.claim(request("h1-late", OwnerToken.random(), long_())))
+                .as("the renewed lease is live again")
+                .isEqualTo(ClaimResult.busy());
+    }
+
+    @Test
+    @DisplayName("H2 renew by another owner, after a takeover, or of a COMPLETED record fails and changes nothing")
+    void h2_renewByStrangerOrAfterTakeoverOrCompletionFails() {
+        OwnerToken owner = OwnerToken.random();
+        assertThat(store.claim(request("h2", owner, timeUnit()))).isEqualTo(ClaimResult.acquired());
+        assertThat(store.renew(key("h2"), OwnerToken.random(), long_()))
+                .as("renew by a stranger")
+                .isFalse();
+        pause(timeUnit().multipliedBy(2));
+        OwnerToken next = OwnerToken.random();
+        assertThat(store.claim(request("h2", next, long_())))
+                .as("the stranger's renewal did not extend the owner's lease")
+                .isEqualTo(ClaimResult.takenOver());
+        assertThat(store.renew(key("h2"), owner, long_()))
+                .as("renew by the old owner after the takeover")
+                .isFalse();
+        assertThat(store.complete(key("h2"), owner, long_()))
+                .as("nor does the old owner complete")
+                .isFalse();
+        assertThat(store.claim(request("h2", OwnerToken.random(), long_())))
+                .as("the new owner still holds the key")
+                .isEqualTo(ClaimResult.busy());
+
+        assertThat(store.complete(key("h2"), next, timeUnit())).isTrue();
+        assertThat(store.renew(key("h2"), next, long_()))
+                .as("renew of a COMPLETED record by its owner")
+                .isFalse();
+        assertThat(store.claim(request("h2", OwnerToken.random(), long_())).status())
+                .as("the record is still COMPLETED")
+                .isEqualTo(dev.inbox.spi.ClaimStatus.DUPLICATE);
+
+        OwnerToken released = OwnerToken.random();
+        assertThat(store.claim(request("h2-released", released, long_()))).isEqualTo(ClaimResult.acquired());
+        assertThat(store.release(key("h2-released"), released)).isTrue();
+        assertThat(store.renew(key("h2-released"), released, long_()))
+                .as("renew after release")
+                .isFalse();
+        assertThat(store.renew(key("h2-absent"), OwnerToken.random(), long_()))
+                .as("renew of an absent key")
+                .isFalse();
+        assertThat(store.claim(request("h2-absent", OwnerToken.random(), timeUnit())))
+                .as("nothing was created by the failed renewals")
+                .isEqualTo(ClaimResult.acquired());
+        assertThat(store.claim(request("h2-released", OwnerToken.random(), timeUnit())))
+                .isEqualTo(ClaimResult.acquired());
+    }
+
     @Test
     @DisplayName("R1 past retention but before removal, a claim is DUPLICATE flagged late")
     void r1_lateDuplicate() {
@@ -764,6 +843,10 @@ public abstract class InboxStoreContract {
         assertIllegal(s -> s.complete(key("e1"), owner, null));
         assertIllegal(s -> s.release(null, owner));
         assertIllegal(s -> s.release(key("e1"), null));
+        assertIllegal(s -> s.renew(null, owner, long_()));
+        assertIllegal(s -> s.renew(key("e1"), null, long_()));
+        assertIllegal(s -> s.renew(key("e1"), owner, null));
+        assertIllegal(s -> s.renew(key("e1"), owner, Duration.ZERO));
     }
 
     @Test

@@ -25,6 +25,10 @@ public enum TckRule {
     P2("complete by another owner, or of an absent key, fails and changes nothing."),
     P3("release by the current owner succeeds and lets the next claim in."),
     P4("release by another owner, or of a COMPLETED record, fails and changes nothing."),
+    H1("renew by the current owner extends the lease: a claim by another owner after the original lease but before"
+            + " the renewed one is BUSY; an owner whose lease ended but was not taken over may renew it."),
+    H2("renew by another owner, after a takeover, after a release, or of a COMPLETED or absent record fails and"
+            + " changes nothing."),
     R1("Past retention but before removal, a claim is DUPLICATE flagged late."),
     R2("purge removes exactly what is past expiry + grace and returns the count; such records count as absent,"
             + " and a record inside its grace is kept."),

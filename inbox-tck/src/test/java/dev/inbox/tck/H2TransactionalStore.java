@@ -161,6 +161,22 @@ class H2TransactionalStore implements TransactionalInboxStore {
     }
 
     @Override
+    public boolean renew(InboxKey key, OwnerToken owner, Duration lease) {
+        long expires = System.currentTimeMillis() + lease.toMillis();
+        return update(
+                        "UPDATE inbox SET expires_at = ?, purge_after = ?"
+                                + " WHERE consumer = ? AND dedup_key = ? AND owner_token = ? AND state = 0"
+                                + " AND purge_after > ?",
+                        expires,
+                        expires + graceMillis,
+                        key.consumer(),
+                        key.id(),
+                        owner.value(),
+                        System.currentTimeMillis())
+                == 1;
+    }
+
+    @Override
     public boolean release(InboxKey key, OwnerToken owner) {
         return update(
                         "DELETE FROM inbox WHERE consumer = ? AND dedup_key = ? AND owner_token = ? AND state = 0"

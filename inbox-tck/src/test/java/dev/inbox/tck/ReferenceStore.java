@@ -114,6 +114,23 @@ class ReferenceStore implements InboxStore {
     }
 
     @Override
+    public boolean renew(InboxKey key, OwnerToken owner, Duration lease) {
+        InboxArguments.requireNonNull(key, "key");
+        InboxArguments.requireNonNull(owner, "owner");
+        InboxArguments.requirePositive(lease, "lease");
+        ensureOpen();
+        synchronized (records) {
+            Rec old = records.get(mapKey(key));
+            if (old == null || old.completed || !old.owner.equals(owner.value()) || live(old) == null) {
+                return false;
+            }
+            long expiresAt = System.nanoTime() + lease.toNanos();
+            records.put(mapKey(key), new Rec(old.owner, false, expiresAt, expiresAt + grace, old.fingerprint));
+            return true;
+        }
+    }
+
+    @Override
     public boolean release(InboxKey key, OwnerToken owner) {
         InboxArguments.requireNonNull(key, "key");
         InboxArguments.requireNonNull(owner, "owner");

@@ -190,6 +190,44 @@ class RuleSelfTest {
         }
     }
 
+    /** Says a renewal succeeded but leaves the lease as it was. */
+    static class RenewExtendsNothing extends KitSelfTest.BrokenKit {
+        @Override
+        protected InboxStore createStore(Duration grace) {
+            return new ReferenceStore(grace) {
+                @Override
+                public boolean renew(InboxKey key, OwnerToken owner, Duration lease) {
+                    ReferenceStore.Rec held = read(mapKey(key));
+                    return held != null && held.owner().equals(owner.value()) && !held.completed();
+                }
+            };
+        }
+    }
+
+    /** Renews whoever holds the key, COMPLETED records too (turning them back into leases). */
+    static class RenewIgnoresOwner extends KitSelfTest.BrokenKit {
+        @Override
+        protected InboxStore createStore(Duration grace) {
+            return new ReferenceStore(grace) {
+                @Override
+                public boolean renew(InboxKey key, OwnerToken owner, Duration lease) {
+                    synchronized (records) {
+                        ReferenceStore.Rec held = records.get(mapKey(key));
+                        if (held == null) {
+                            return false;
+                        }
+                        long expiresAt = System.nanoTime() + lease.toNanos();
+                        records.put(
+                                mapKey(key),
+                                new ReferenceStore.Rec(
+                                        held.owner(), false, expiresAt, expiresAt + grace, held.fingerprint()));
+                        return true;
+                    }
+                }
+            };
+        }
+    }
+
     /** Never flags a duplicate as late. */
     static class NeverLate extends KitSelfTest.BrokenKit {
         @Override
@@ -302,6 +340,18 @@ class RuleSelfTest {
     @DisplayName("P4 catches a store that releases for any owner, COMPLETED records too")
     void p4() {
         assertThat(KitRun.failedRules(ReleaseIgnoresOwner.class, "P4")).contains("P4");
+    }
+
+    @Test
+    @DisplayName("H1 catches a store whose renewal extends nothing")
+    void h1() {
+        assertThat(KitRun.failedRules(RenewExtendsNothing.class, "H1")).contains("H1");
+    }
+
+    @Test
+    @DisplayName("H2 catches a store that renews for any owner, COMPLETED records too")
+    void h2() {
+        assertThat(KitRun.failedRules(RenewIgnoresOwner.class, "H2")).contains("H2");
     }
 
     @Test

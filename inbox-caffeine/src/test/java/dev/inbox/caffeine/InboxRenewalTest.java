@@ -1,0 +1,142 @@
+package dev.inbox.caffeine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.inbox.Claim;
+import dev.inbox.HandleOutcome;
+import dev.inbox.HandleResult;
+import dev.inbox.Inbox;
+import dev.inbox.micrometer.MicrometerInboxMetrics;
+import dev.inbox.spi.ClaimStatus;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Lease renewal ({@link Inbox#handleRenewing}) on the embedded store, in real time: work that runs
+ * three leases long keeps its event, and work whose renewals stalled past the lease learns that it
+ * lost it.
+ */
+class InboxRenewalTest {
+
+    private static final Duration LEASE = Duration.ofMillis(300);
+
+    private final CaffeineInboxStore store = CaffeineInboxStore.builder().build();
+    private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    private final ScheduledThreadPoolExecutor scheduler = new ScheduledThreadPoolExecutor(1);
+
+    @AfterEach
+    void close() {
+        scheduler.shutdownNow();
+        store.close();
+    }
+
+    private Inbox.Builder inbox() {
+        return Inbox.builder(store).consumer("reports").lease(LEASE).metrics(MicrometerInboxMetrics.of(registry));
+    }
+
+    @Test
+    void workLongerThanTheLease_keepsItsEvent_whileItsClaimIsRenewed() throws Exception {
+        Inbox inbox = inbox().build();
+        List<ClaimStatus> others = new ArrayList<>();
+        List<Boolean> held = new ArrayList<>();
+        HandleResult result = inbox.handleRenewing("r1", lease -> {
+            for (int i = 0; i < 6; i++) { // 900 ms: three leases
+                Thread.sleep(150);
+                held.add(lease.isHeld());
+                Claim other = inbox.claim("r1");
+                others.add(other.status());
+            }
+        });
+        assertThat(result.outcome()).isEqualTo(HandleOutcome.PROCESSED);
+        assertThat(result.leaseLost()).isFalse();
+        assertThat(others).as("other deliveries while the work ran").containsOnly(ClaimStatus.BUSY);
+        assertThat(held).containsOnly(true);
+        assertThat(inbox.claim("r1").status()).isEqualTo(ClaimStatus.DUPLICATE);
+        assertThat(registry.get("inbox.lease.renewal.failed").counter().count()).isZero();
+    }
+
+    @Test
+    void withoutRenewal_theSameWorkLosesItsEvent() throws Exception {
+        Inbox inbox = inbox().build();
+        List<ClaimStatus> others = new ArrayList<>();
+        HandleResult result = inbox.handle("r1", () -> {
+            Thread.sleep(450);
+            others.add(inbox.claim("r1").status());
+        });
+        assertThat(others)
+                .as("the lease ended and another delivery took the event")
+                .containsExactly(ClaimStatus.ACQUIRED);
+        assertThat(result.leaseLost()).isTrue();
+    }
+
+    @Test
+    void renewalsThatStallPastTheLease_areRefused_andTheWorkSeesItLostTheEvent() throws Exception {
+        CountDownLatch stall = new CountDownLatch(1);
+        scheduler.execute(() -> {
+            try {
+                stall.await(10, TimeUnit.SECONDS); // the only renewal thread is busy: no renewal runs
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        Inbox inbox = inbox().renewals(scheduler).build();
+        List<Boolean> heldAfterTakeover = new ArrayList<>();
+        HandleResult result = inbox.handleRenewing("r1", lease -> {
+            Thread.sleep(450);
+            assertThat(lease.isHeld()).as("a whole lease without a renewal").isFalse();
+            assertThat(inbox.claim("r1").status())
+                    .as("another delivery takes the event over")
+                    .isEqualTo(ClaimStatus.ACQUIRED);
+            stall.countDown(); // the renewals resume, and the store refuses them
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+            while (!lease.isLost() && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
+            heldAfterTakeover.add(lease.isHeld());
+        });
+        assertThat(heldAfterTakeover).containsExactly(false);
+        assertThat(result.leaseLost()).isTrue();
+        assertThat(registry.get("inbox.lease.renewal.failed").counter().count()).isEqualTo(1);
+    }
+
+    @Test
+    void failingWork_releasesItsClaim_andItsRenewalsStop() throws Exception {
+        Inbox inbox =
+                inbox().renewals(scheduler).renewEvery(Duration.ofMillis(20)).build();
+        assertThatThrownBy(() -> inbox.handleRenewing("r1", lease -> {
+                    Thread.sleep(100);
+                    throw new IllegalStateException("failed");
+                }))
+                .isInstanceOf(IllegalStateException.class);
+        assertThat(inbox.claim("r1").status()).as("released").isEqualTo(ClaimStatus.ACQUIRED);
+        Thread.sleep(100);
+        assertThat(scheduler.getQueue()).as("no renewal left scheduled").isEmpty();
+    }
+
+    @Test
+    void claimRenew_extendsTheLease_andBadSettingsFailAtBuild() throws Exception {
+        Inbox inbox = inbox().build();
+        Claim claim = inbox.claim("r2");
+        Thread.sleep(200);
+        assertThat(claim.renew()).isTrue();
+        Thread.sleep(200); // past the first lease, inside the renewed one
+        assertThat(inbox.claim("r2").status()).isEqualTo(ClaimStatus.BUSY);
+        assertThat(claim.complete()).isTrue();
+        assertThat(claim.renew()).as("a completed claim is not renewed").isFalse();
+
+        assertThatThrownBy(() -> inbox().renewEvery(LEASE).build())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("renewEvery must be shorter than the lease");
+        assertThatThrownBy(() -> inbox().renewEvery(Duration.ZERO)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> inbox().renewals(null)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> inbox.handleRenewing("r3", null)).isInstanceOf(IllegalArgumentException.class);
+    }
+}
