@@ -19,6 +19,7 @@ $JMH MysqlClaimBenchmark -t 1 -rf json -rff $R/mysql-claims-t1.json
 $JMH MysqlClaimBenchmark -t 4 -rf json -rff $R/mysql-claims-t4.json
 $JMH MysqlPurgeBenchmark -rf json -rff $R/mysql-purge.json
 $JMH RedisClaimBenchmark -t 1 -rf json -rff $R/redis-claims-t1.json
+$JMH HandleAllBenchmark -t 1 -rf json -rff $R/handle-all.json
 $JMH RedisClaimBenchmark -t 4 -rf json -rff $R/redis-claims-t4.json
 $JMH DynamoDbClaimBenchmark -t 1 -rf json -rff $R/dynamodb-claims-t1.json
 $JMH "DynamoDbClaimBenchmark.(claim|contended|claimComplete)_" -t 4 -rf json -rff $R/dynamodb-claims-t4.json

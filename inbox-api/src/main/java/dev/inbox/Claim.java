@@ -24,6 +24,18 @@ public final class Claim {
         this.result = result;
     }
 
+    Inbox inbox() {
+        return inbox;
+    }
+
+    InboxKey key() {
+        return key;
+    }
+
+    OwnerToken owner() {
+        return owner;
+    }
+
     /** The event's dedup id. */
     public String id() {
         return key.id();

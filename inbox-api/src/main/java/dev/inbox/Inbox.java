@@ -6,6 +6,7 @@ import static dev.inbox.spi.InboxArguments.requirePositive;
 
 import dev.inbox.spi.ClaimRequest;
 import dev.inbox.spi.ClaimResult;
+import dev.inbox.spi.ClaimStatus;
 import dev.inbox.spi.InboxStore;
 import dev.inbox.spi.OwnerToken;
 import java.time.Duration;
@@ -287,6 +288,124 @@ public final class Inbox {
                 metrics.storeError(consumer, "claimAll", e);
                 if (attempt >= claimAttempts || !e.isRetryable()) {
                     throw e;
+                }
+            }
+        }
+    }
+
+    /**
+     * Handles a batch of items — a poll of 500 messages — in a constant number of round trips: one
+     * {@link #claimAll} for all of them, the work for each item whose event is new, in order, then
+     * one {@link #completeAll} for those whose work returned. An item whose work throws fails
+     * alone: its claim is released and its result carries the exception. Nothing acquired is left
+     * without completion or release, also when the work throws an {@link Error} (which propagates
+     * after the claims not yet completed are released).
+     *
+     * @param items the batch, in delivery order
+     * @param idOf the dedup id of an item (see {@link dev.inbox.keys.DedupKeys})
+     * @param work the business write of one item
+     * @return one result per item, in the same order
+     * @throws IllegalArgumentException if an argument is null or an id is not a valid key (before
+     *     any I/O)
+     * @throws InboxStoreException if the store could not claim the batch (nothing ran), or could
+     *     not record the completions (the work ran; the claims end with their lease)
+     */
+    public <T> List<ItemResult<T>> handleAll(
+            List<? extends T> items, java.util.function.Function<? super T, String> idOf, ItemWork<? super T> work) {
+        requireNonNull(items, "items");
+        requireNonNull(idOf, "idOf");
+        requireNonNull(work, "work");
+        List<String> ids = new ArrayList<>(items.size());
+        for (T item : items) {
+            ids.add(InboxKey.validate(idOf.apply(item), "id"));
+        }
+        List<Claim> claims = claimAll(ids);
+        List<Claim> done = new ArrayList<>(claims.size());
+        List<ItemResult<T>> results = new ArrayList<>(items.size());
+        for (int i = 0; i < items.size(); i++) {
+            T item = items.get(i);
+            Claim claim = claims.get(i);
+            if (!claim.isAcquired()) {
+                HandleOutcome outcome =
+                        claim.status() == ClaimStatus.DUPLICATE ? HandleOutcome.DUPLICATE : HandleOutcome.BUSY;
+                results.add(new ItemResult<>(item, new HandleResult(outcome, claim.result(), false), null));
+                continue;
+            }
+            try {
+                work.run(item);
+                done.add(claim);
+                results.add(null); // filled in once completed
+            } catch (Exception failure) {
+                release(claim.key(), claim.owner(), failure);
+                results.add(new ItemResult<>(item, null, failure));
+            } catch (Error error) {
+                for (Claim held : done) {
+                    release(held.key(), held.owner(), error);
+                }
+                for (int j = i; j < claims.size(); j++) {
+                    if (claims.get(j).isAcquired()) {
+                        release(claims.get(j).key(), claims.get(j).owner(), error);
+                    }
+                }
+                throw error;
+            }
+        }
+        List<Boolean> completed = completeAll(done);
+        int next = 0;
+        for (int i = 0; i < results.size(); i++) {
+            if (results.get(i) == null) {
+                boolean recorded = completed.get(next++);
+                results.set(
+                        i,
+                        new ItemResult<>(
+                                items.get(i),
+                                new HandleResult(
+                                        HandleOutcome.PROCESSED, claims.get(i).result(), !recorded),
+                                null));
+            }
+        }
+        return results;
+    }
+
+    /**
+     * Completes acquired claims of this inbox in as few round trips as the store allows ({@link
+     * InboxStore#completeAll}), retried like {@link Claim#complete()}.
+     *
+     * @return one answer per claim, in order: false when its lease had ended and another delivery
+     *     took the event over (counted as a lost lease)
+     * @throws IllegalArgumentException if {@code claims} is null or holds a null, a claim of another
+     *     inbox, or one that is not {@code ACQUIRED}
+     * @throws InboxStoreException if the store could not record them
+     */
+    public List<Boolean> completeAll(List<Claim> claims) {
+        List<Claim> batch = dev.inbox.spi.InboxArguments.requireNoNulls(claims, "claims");
+        List<dev.inbox.spi.HeldKey> held = new ArrayList<>(batch.size());
+        for (Claim claim : batch) {
+            requireArgument(claim.inbox() == this, "claim " + claim + " belongs to another inbox");
+            requireArgument(claim.isAcquired(), "claim " + claim + " is not ACQUIRED");
+            held.add(new dev.inbox.spi.HeldKey(claim.key(), claim.owner()));
+        }
+        if (held.isEmpty()) {
+            return List.of();
+        }
+        for (int attempt = 1; ; attempt++) {
+            try {
+                List<Boolean> answers = store.completeAll(held, retention);
+                for (Boolean answer : answers) {
+                    if (!answer) {
+                        metrics.leaseLost(consumer);
+                    }
+                }
+                return answers;
+            } catch (InboxStoreException e) {
+                metrics.storeError(consumer, "completeAll", e);
+                // Completing again with the same owners is idempotent, so a retry is safe.
+                if (attempt >= claimAttempts || !e.isRetryable()) {
+                    throw new InboxStoreException(
+                            "the work of " + held.size() + " events ran, but their completion could not be"
+                                    + " recorded; the claims stay held until their lease ends",
+                            e,
+                            e.isRetryable());
                 }
             }
         }

@@ -80,6 +80,27 @@ public interface InboxStore extends AutoCloseable {
     boolean complete(InboxKey key, OwnerToken owner, Duration retention);
 
     /**
+     * Completes a batch, with the answer {@link #complete} would give each item, in order: what a
+     * consumer that polled many messages does once their work is done. The default completes one
+     * by one; stores override it to use one round trip per chunk. Completing is idempotent for
+     * the owner, so a retry of a batch whose reply was lost is safe.
+     *
+     * @return one answer per item, in the same order
+     * @throws IllegalArgumentException if {@code held} is null or holds a null, or {@code
+     *     retention} is null or not positive (before any I/O)
+     * @throws InboxStoreException if the store could not answer; some items may have been completed
+     */
+    default List<Boolean> completeAll(List<HeldKey> held, Duration retention) {
+        List<HeldKey> batch = InboxArguments.requireNoNulls(held, "held");
+        InboxArguments.requirePositive(retention, "retention");
+        List<Boolean> answers = new ArrayList<>(batch.size());
+        for (HeldKey item : batch) {
+            answers.add(complete(item.key(), item.owner(), retention));
+        }
+        return answers;
+    }
+
+    /**
      * Extends the owner's IN_PROGRESS record so that its lease ends {@code lease} from now (the
      * store's clock), for work that runs longer than the lease it claimed with. Fenced like {@link
      * #complete}: atomic, and only for the owner that holds the record.

@@ -13,6 +13,7 @@ import dev.inbox.spi.ClaimRequest;
 import dev.inbox.spi.ClaimResult;
 import dev.inbox.spi.ClaimStatus;
 import dev.inbox.spi.FingerprintCheck;
+import dev.inbox.spi.HeldKey;
 import dev.inbox.spi.InboxStore;
 import dev.inbox.spi.OwnerToken;
 import java.time.Duration;
@@ -120,6 +121,19 @@ public final class NearCacheInboxStore implements InboxStore {
         boolean completed = delegate.complete(key, owner, retention);
         if (completed) {
             known.put(key, new Known(null, Math.min(keep, maxTtl)));
+        }
+        return completed;
+    }
+
+    @Override
+    public List<Boolean> completeAll(List<HeldKey> held, Duration retention) {
+        long keep = Nanos.of(requirePositive(retention, "retention"));
+        ensureOpen();
+        List<Boolean> completed = delegate.completeAll(held, retention);
+        for (int i = 0; i < completed.size(); i++) {
+            if (completed.get(i)) {
+                known.put(held.get(i).key(), new Known(null, Math.min(keep, maxTtl)));
+            }
         }
         return completed;
     }

@@ -13,6 +13,7 @@ import dev.inbox.jdbc.TransactionalInboxStore;
 import dev.inbox.spi.BatchClaims;
 import dev.inbox.spi.ClaimRequest;
 import dev.inbox.spi.ClaimResult;
+import dev.inbox.spi.HeldKey;
 import dev.inbox.spi.InboxArguments;
 import dev.inbox.spi.OwnerToken;
 import dev.inbox.spi.StoredRecord;
@@ -22,7 +23,11 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Set;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 
@@ -328,6 +333,58 @@ public final class PostgresInboxStore implements TransactionalInboxStore {
                 return statement.executeUpdate() == 1;
             }
         });
+    }
+
+    /**
+     * Completes the batch with one statement per chunk of {@value #BATCH_CHUNK} distinct items. An
+     * item repeated in the batch gets the answer of its first occurrence.
+     */
+    @Override
+    public List<Boolean> completeAll(List<HeldKey> held, Duration retention) {
+        List<HeldKey> batch = InboxArguments.requireNoNulls(held, "held");
+        long retentionMicros = Micros.of(requirePositive(retention, "retention"));
+        jdbc.ensureOpen();
+        List<HeldKey> distinct = new ArrayList<>(new LinkedHashSet<>(batch));
+        Set<HeldKey> done = new HashSet<>();
+        for (int from = 0; from < distinct.size(); from += BATCH_CHUNK) {
+            List<HeldKey> chunk = distinct.subList(from, Math.min(distinct.size(), from + BATCH_CHUNK));
+            jdbc.execute("completeAll of " + chunk.size() + " keys", c -> {
+                completeChunk(c, chunk, retentionMicros, done);
+                return null;
+            });
+        }
+        List<Boolean> answers = new ArrayList<>(batch.size());
+        for (HeldKey item : batch) {
+            answers.add(done.contains(item));
+        }
+        return answers;
+    }
+
+    private void completeChunk(Connection connection, List<HeldKey> chunk, long retentionMicros, Set<HeldKey> done)
+            throws SQLException {
+        int n = chunk.size();
+        String[] consumers = new String[n];
+        String[] keys = new String[n];
+        String[] owners = new String[n];
+        for (int j = 0; j < n; j++) {
+            consumers[j] = chunk.get(j).key().consumer();
+            keys[j] = chunk.get(j).key().id();
+            owners[j] = chunk.get(j).owner().value();
+        }
+        SqlParams params = SqlParams.create()
+                .array("consumers", connection.createArrayOf("text", consumers))
+                .array("keys", connection.createArrayOf("text", keys))
+                .array("owners", connection.createArrayOf("text", owners))
+                .bigint("retention_us", retentionMicros)
+                .bigint("grace_us", graceMicros);
+        try (PreparedStatement statement = sql.completeBatch().prepare(connection, params)) {
+            setTimeout(statement);
+            try (ResultSet rows = statement.executeQuery()) {
+                while (rows.next()) {
+                    done.add(chunk.get(rows.getInt(1) - 1));
+                }
+            }
+        }
     }
 
     @Override

@@ -47,6 +47,7 @@ final class PostgresStatements {
     private final NamedSql complete;
     private final NamedSql release;
     private final NamedSql renew;
+    private final NamedSql completeBatch;
     private final NamedSql purgeBatch;
     private final NamedSql advance;
 
@@ -65,6 +66,7 @@ final class PostgresStatements {
         this.complete = NamedSql.of(completeText());
         this.release = NamedSql.of(releaseText());
         this.renew = NamedSql.of(renewText());
+        this.completeBatch = NamedSql.of(completeBatchText());
         this.purgeBatch = NamedSql.of(purgeBatchText());
         this.advance = NamedSql.of(advanceText());
     }
@@ -193,6 +195,28 @@ final class PostgresStatements {
                 + " ELSE purge_after END"
                 + " WHERE consumer = :consumer AND dedup_key = :key AND owner_token = :owner"
                 + " AND purge_after > clock_timestamp()";
+    }
+
+    /**
+     * {@link #complete()} for a batch in one statement: returns the position (from 1) of each item
+     * whose owner holds (or completed) its record.
+     */
+    NamedSql completeBatch() {
+        return completeBatch;
+    }
+
+    private String completeBatchText() {
+        return "UPDATE " + inbox + " AS r SET state = 1,"
+                + " expires_at = CASE WHEN r.state = 0"
+                + " THEN clock_timestamp() + :retention_us * interval '1 microsecond' ELSE r.expires_at END,"
+                + " purge_after = CASE WHEN r.state = 0"
+                + " THEN clock_timestamp() + (:retention_us + :grace_us) * interval '1 microsecond'"
+                + " ELSE r.purge_after END"
+                + " FROM unnest(:consumers::text[], :keys::text[], :owners::text[]) WITH ORDINALITY"
+                + " AS b(consumer, dedup_key, owner_token, i)"
+                + " WHERE r.consumer = b.consumer AND r.dedup_key = b.dedup_key AND r.owner_token = b.owner_token"
+                + " AND r.purge_after > clock_timestamp()"
+                + " RETURNING b.i";
     }
 
     /** Moves the end of the owner's IN_PROGRESS lease to {@code :lease_us} from now. */

@@ -9,6 +9,8 @@ import dev.inbox.InboxStoreException;
 import dev.inbox.spi.BatchClaims;
 import dev.inbox.spi.ClaimRequest;
 import dev.inbox.spi.ClaimResult;
+import dev.inbox.spi.HeldKey;
+import dev.inbox.spi.InboxArguments;
 import dev.inbox.spi.InboxStore;
 import dev.inbox.spi.OwnerToken;
 import io.lettuce.core.RedisClient;
@@ -25,6 +27,8 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Function;
+import java.util.function.ObjIntConsumer;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
@@ -135,33 +139,81 @@ public final class RedisInboxStore implements InboxStore {
 
     /** Pipelines one script per key and waits for them all; a key that hit NOSCRIPT is claimed alone. */
     private ClaimResult[] claimChunk(List<ClaimRequest> chunk) {
-        List<RedisFuture<List<Object>>> replies = new ArrayList<>(chunk.size());
-        RedisCodec.call("claimAll of " + chunk.size() + " keys", () -> {
-            for (ClaimRequest request : chunk) {
-                replies.add(CLAIM.start(
-                        redis().async, ScriptOutputType.MULTI, keys.record(request.key()), claimArgs(request)));
+        ClaimResult[] answers = new ClaimResult[chunk.size()];
+        pipelined(
+                "claimAll of " + chunk.size() + " keys",
+                chunk,
+                request -> CLAIM.<List<Object>>start(
+                        redis().async, ScriptOutputType.MULTI, keys.record(request.key()), claimArgs(request)),
+                (reply, i) -> answers[i] = RedisCodec.decodeClaim(reply));
+        return answers;
+    }
+
+    /**
+     * Completes the batch with one pipelined script per item, in chunks of {@value #BATCH_CHUNK};
+     * an item whose script Redis did not know yet (NOSCRIPT) is completed alone.
+     */
+    @Override
+    public List<Boolean> completeAll(List<HeldKey> held, Duration retention) {
+        List<HeldKey> batch = InboxArguments.requireNoNulls(held, "held");
+        byte[] keep = RedisCodec.millis(requirePositive(retention, "retention"), 1);
+        ensureOpen();
+        Boolean[] answers = new Boolean[batch.size()];
+        for (int from = 0; from < batch.size(); from += BATCH_CHUNK) {
+            int offset = from;
+            List<HeldKey> chunk = batch.subList(from, Math.min(batch.size(), from + BATCH_CHUNK));
+            pipelined(
+                    "completeAll of " + chunk.size() + " keys",
+                    chunk,
+                    item -> COMPLETE.<Long>start(
+                            redis().async,
+                            ScriptOutputType.INTEGER,
+                            keys.record(item.key()),
+                            RedisCodec.ascii(item.owner().value()),
+                            keep,
+                            grace),
+                    (reply, i) -> answers[offset + i] = reply == 1);
+        }
+        List<Boolean> result = new ArrayList<>(batch.size());
+        for (int i = 0; i < answers.length; i++) {
+            result.add(
+                    answers[i] != null
+                            ? answers[i]
+                            : complete(batch.get(i).key(), batch.get(i).owner(), retention));
+        }
+        return result;
+    }
+
+    /**
+     * Sends one script call per item without waiting, then collects the replies within the
+     * connection's timeout; an item whose call hit NOSCRIPT gets no answer (the caller runs it
+     * alone, which loads the script).
+     */
+    private <T, R> void pipelined(
+            String what, List<T> items, Function<T, RedisFuture<R>> start, ObjIntConsumer<R> answer) {
+        List<RedisFuture<R>> replies = new ArrayList<>(items.size());
+        RedisCodec.call(what, () -> {
+            for (T item : items) {
+                replies.add(start.apply(item));
             }
             return null;
         });
-        ClaimResult[] answers = new ClaimResult[chunk.size()];
         long deadline = System.nanoTime() + redis().timeout.toNanos();
-        for (int i = 0; i < answers.length; i++) {
+        for (int i = 0; i < items.size(); i++) {
             try {
                 long left = Math.max(1, deadline - System.nanoTime());
-                answers[i] = RedisCodec.decodeClaim(replies.get(i).get(left, TimeUnit.NANOSECONDS));
+                answer.accept(replies.get(i).get(left, TimeUnit.NANOSECONDS), i);
             } catch (ExecutionException e) {
                 if (!(e.getCause() instanceof RedisNoScriptException)) {
-                    throw RedisCodec.failure("claimAll of " + chunk.size() + " keys", e.getCause());
+                    throw RedisCodec.failure(what, e.getCause());
                 }
             } catch (TimeoutException e) {
-                throw new InboxStoreException(
-                        "claimAll of " + chunk.size() + " keys timed out after " + redis().timeout, e);
+                throw new InboxStoreException(what + " timed out after " + redis().timeout, e);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                throw new InboxStoreException("claimAll was interrupted", e);
+                throw new InboxStoreException(what + " was interrupted", e);
             }
         }
-        return answers;
     }
 
     private byte[][] claimArgs(ClaimRequest request) {

@@ -6,10 +6,15 @@ import static dev.inbox.tck.TckSupport.pause;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.inbox.Claim;
+import dev.inbox.HandleOutcome;
+import dev.inbox.Inbox;
 import dev.inbox.InboxKey;
+import dev.inbox.ItemResult;
 import dev.inbox.spi.ClaimRequest;
 import dev.inbox.spi.ClaimResult;
 import dev.inbox.spi.FingerprintCheck;
+import dev.inbox.spi.HeldKey;
 import dev.inbox.spi.InboxStore;
 import dev.inbox.spi.OwnerToken;
 import java.time.Duration;
@@ -96,7 +101,7 @@ public abstract class InboxStoreContract {
         return 1000;
     }
 
-    /** A batch size larger than the store sends in one request, for rule B1. */
+    /** A batch size larger than the store sends in one request, for rules B1 and B2. */
     protected int largeBatchSize() {
         return 2_501;
     }
@@ -522,6 +527,95 @@ public abstract class InboxStoreContract {
                 .isEmpty();
     }
 
+    @Test
+    @DisplayName("B2 completeAll equals completing each in order: strangers, absent and released keys, repeats")
+    void b2_completeAllEqualsCompletingEach() {
+        OwnerToken owner = OwnerToken.random();
+        OwnerToken other = OwnerToken.random();
+        for (String id : List.of("b2-a", "b2-b", "b2-c", "b2-released")) {
+            assertThat(store.claim(request(id, owner, long_()))).isEqualTo(ClaimResult.acquired());
+        }
+        assertThat(store.claim(request("b2-other", other, long_()))).isEqualTo(ClaimResult.acquired());
+        assertThat(store.release(key("b2-released"), owner)).isTrue();
+        List<HeldKey> batch = List.of(
+                new HeldKey(key("b2-a"), owner),
+                new HeldKey(key("b2-b"), owner),
+                new HeldKey(key("b2-other"), owner),
+                new HeldKey(key("b2-absent"), owner),
+                new HeldKey(key("b2-a"), owner),
+                new HeldKey(key("b2-c"), other),
+                new HeldKey(key("b2-released"), owner));
+        assertThat(store.completeAll(batch, long_()))
+                .as("answers in order")
+                .containsExactly(true, true, false, false, true, false, false);
+        assertThat(store.claim(request("b2-a", OwnerToken.random(), long_())).status())
+                .isEqualTo(dev.inbox.spi.ClaimStatus.DUPLICATE);
+        assertThat(store.claim(request("b2-b", OwnerToken.random(), long_())).status())
+                .isEqualTo(dev.inbox.spi.ClaimStatus.DUPLICATE);
+        assertThat(store.claim(request("b2-c", OwnerToken.random(), long_())))
+                .as("a key completed by the wrong owner is still the owner's lease")
+                .isEqualTo(ClaimResult.busy());
+        assertThat(store.claim(request("b2-other", OwnerToken.random(), long_())))
+                .as("a stranger's key is still its owner's lease")
+                .isEqualTo(ClaimResult.busy());
+        assertThat(store.claim(request("b2-absent", OwnerToken.random(), long_())))
+                .as("nothing was created for an absent key")
+                .isEqualTo(ClaimResult.acquired());
+        assertThat(store.completeAll(List.of(), long_())).isEmpty();
+    }
+
+    @Test
+    @DisplayName("B2 completeAll of a batch larger than one request completes every item")
+    void b2_completeAllOfALargeBatch() {
+        int size = largeBatchSize();
+        OwnerToken owner = OwnerToken.random();
+        List<ClaimRequest> claims = new ArrayList<>();
+        List<HeldKey> held = new ArrayList<>();
+        for (int i = 0; i < size; i++) {
+            String id = String.format("b2-large-%06d", i);
+            claims.add(request(id, owner, long_()));
+            held.add(new HeldKey(key(id), owner));
+        }
+        assertThat(store.claimAll(claims)).containsOnly(ClaimResult.acquired());
+        assertThat(store.completeAll(held, long_())).hasSize(size).containsOnly(true);
+        for (int i = 0; i < size; i += Math.max(1, size / 7)) {
+            assertThat(store.claim(request(String.format("b2-large-%06d", i), OwnerToken.random(), long_()))
+                            .status())
+                    .isEqualTo(dev.inbox.spi.ClaimStatus.DUPLICATE);
+        }
+    }
+
+    @Test
+    @DisplayName("B2 handleAll runs each new item's work once, releases failed items and completes the rest")
+    void b2_handleAll() {
+        Inbox inbox = Inbox.builder(store).consumer(consumer).lease(long_()).build();
+        Claim elsewhere = inbox.claim("ha-busy");
+        assertThat(elsewhere.isAcquired()).isTrue();
+        assertThat(inbox.handle("ha-dup", () -> {}).outcome()).isEqualTo(HandleOutcome.PROCESSED);
+        List<String> ran = new ArrayList<>();
+        List<ItemResult<String>> results =
+                inbox.handleAll(List.of("ha-1", "ha-dup", "ha-2", "ha-fail", "ha-busy", "ha-1"), id -> id, id -> {
+                    ran.add(id);
+                    if (id.equals("ha-fail")) {
+                        throw new IllegalStateException("the work of " + id + " failed");
+                    }
+                });
+        assertThat(ran).as("the work ran for the new items, in order").containsExactly("ha-1", "ha-2", "ha-fail");
+        assertThat(results)
+                .extracting(r -> r.isFailed() ? "FAILED" : r.result().outcome().name())
+                .containsExactly("PROCESSED", "DUPLICATE", "PROCESSED", "FAILED", "BUSY", "DUPLICATE");
+        assertThat(results.get(3).failure()).hasMessageContaining("ha-fail");
+        assertThat(results)
+                .extracting(ItemResult::shouldAcknowledge)
+                .containsExactly(true, true, true, false, false, true);
+        assertThat(inbox.claim("ha-1").status()).as("completed").isEqualTo(dev.inbox.spi.ClaimStatus.DUPLICATE);
+        assertThat(inbox.claim("ha-2").status()).as("completed").isEqualTo(dev.inbox.spi.ClaimStatus.DUPLICATE);
+        assertThat(inbox.claim("ha-fail").status()).as("released").isEqualTo(dev.inbox.spi.ClaimStatus.ACQUIRED);
+        assertThat(inbox.claim("ha-busy").status())
+                .as("still the other delivery's")
+                .isEqualTo(dev.inbox.spi.ClaimStatus.BUSY);
+    }
+
     // -------------------------------------------------------------------------------- renewal
 
     @Test
@@ -847,6 +941,9 @@ public abstract class InboxStoreContract {
         assertIllegal(s -> s.renew(key("e1"), null, long_()));
         assertIllegal(s -> s.renew(key("e1"), owner, null));
         assertIllegal(s -> s.renew(key("e1"), owner, Duration.ZERO));
+        assertIllegal(s -> s.completeAll(null, long_()));
+        assertIllegal(s -> s.completeAll(Arrays.asList(new HeldKey(key("e1"), owner), null), long_()));
+        assertIllegal(s -> s.completeAll(List.of(new HeldKey(key("e1"), owner)), Duration.ZERO));
     }
 
     @Test

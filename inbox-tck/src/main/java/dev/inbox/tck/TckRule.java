@@ -35,6 +35,8 @@ public enum TckRule {
     R3("Grace is the record's: an instance with a shorter grace neither purges nor takes a record inside the grace"
             + " of the instance that wrote it."),
     B1("claimAll equals claiming each key in order: repeated keys, an empty batch, batches larger than one request."),
+    B2("completeAll answers as completing each item in order would: strangers, absent, released and repeated keys,"
+            + " an empty batch, batches larger than one request; and changes nothing else."),
     T1("A transactional claim that is rolled back leaves no record."),
     T2("Two concurrent transactions on one key: exactly one wins; the other sees DUPLICATE after commit or"
             + " ACQUIRED after rollback."),

@@ -7,6 +7,7 @@ import dev.inbox.spi.ClaimRequest;
 import dev.inbox.spi.ClaimResult;
 import dev.inbox.spi.ClaimStatus;
 import dev.inbox.spi.FingerprintCheck;
+import dev.inbox.spi.HeldKey;
 import dev.inbox.spi.InboxStore;
 import dev.inbox.spi.OwnerToken;
 import java.lang.reflect.Method;
@@ -190,6 +191,27 @@ class RuleSelfTest {
         }
     }
 
+    /** Answers a batch completion true for every item, completing each for whoever holds it. */
+    static class CompleteAllIgnoresOwner extends KitSelfTest.BrokenKit {
+        @Override
+        protected InboxStore createStore(Duration grace) {
+            return new ReferenceStore(grace) {
+                @Override
+                public List<Boolean> completeAll(List<HeldKey> held, Duration retention) {
+                    List<Boolean> answers = new ArrayList<>();
+                    for (HeldKey item : held) {
+                        ReferenceStore.Rec rec = read(mapKey(item.key()));
+                        if (rec != null) {
+                            super.complete(item.key(), OwnerToken.of(rec.owner()), retention);
+                        }
+                        answers.add(true);
+                    }
+                    return answers;
+                }
+            };
+        }
+    }
+
     /** Says a renewal succeeded but leaves the lease as it was. */
     static class RenewExtendsNothing extends KitSelfTest.BrokenKit {
         @Override
@@ -340,6 +362,12 @@ class RuleSelfTest {
     @DisplayName("P4 catches a store that releases for any owner, COMPLETED records too")
     void p4() {
         assertThat(KitRun.failedRules(ReleaseIgnoresOwner.class, "P4")).contains("P4");
+    }
+
+    @Test
+    @DisplayName("B2 catches a store whose batch completion ignores the owners")
+    void b2() {
+        assertThat(KitRun.failedRules(CompleteAllIgnoresOwner.class, "B2")).contains("B2");
     }
 
     @Test
