@@ -35,12 +35,14 @@ import software.amazon.awssdk.services.dynamodb.model.BillingMode;
 import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
 import software.amazon.awssdk.services.dynamodb.model.KeySchemaElement;
 import software.amazon.awssdk.services.dynamodb.model.KeyType;
+import software.amazon.awssdk.services.dynamodb.model.MultiRegionConsistency;
 import software.amazon.awssdk.services.dynamodb.model.PutItemRequest;
 import software.amazon.awssdk.services.dynamodb.model.PutItemResponse;
 import software.amazon.awssdk.services.dynamodb.model.ResourceInUseException;
 import software.amazon.awssdk.services.dynamodb.model.ReturnValue;
 import software.amazon.awssdk.services.dynamodb.model.ReturnValuesOnConditionCheckFailure;
 import software.amazon.awssdk.services.dynamodb.model.ScalarAttributeType;
+import software.amazon.awssdk.services.dynamodb.model.TableDescription;
 import software.amazon.awssdk.services.dynamodb.model.TableStatus;
 
 /**
@@ -155,6 +157,37 @@ public final class DynamoDbInboxStore implements InboxStore {
                     Level.WARNING,
                     "could not enable TTL on " + table + " (" + e.getMessage()
                             + "); expired items are still treated as absent, but stay stored until TTL is enabled");
+        }
+    }
+
+    /**
+     * Refuses a table that cannot keep the inbox's promise, with a message that says why: a global
+     * table replicated to other Regions with eventual consistency, where conditional writes in two
+     * Regions resolve last-writer-wins, so a delivery in each can both be answered {@code
+     * ACQUIRED}. A single-Region table and a multi-Region strongly consistent (MRSC) global table
+     * pass. Call it once at startup (the Spring Boot starter does).
+     *
+     * @throws IllegalStateException if the table is an eventually consistent global table
+     * @throws InboxStoreException if DynamoDB could not describe the table (a missing table too)
+     */
+    public void checkTable() {
+        ensureOpen();
+        TableDescription description = DynamoDbItems.call(
+                "describing table " + table,
+                () -> client.describeTable(b -> b.tableName(table)).table());
+        refuseUnsafe(description);
+    }
+
+    /** The decision of {@link #checkTable()} on a table's description. */
+    static void refuseUnsafe(TableDescription description) {
+        if (description.hasReplicas()
+                && !description.replicas().isEmpty()
+                && description.multiRegionConsistency() != MultiRegionConsistency.STRONG) {
+            throw new IllegalStateException("table " + description.tableName() + " is a global table replicated to "
+                    + description.replicas().size() + " Regions with eventual consistency: conditional writes in two"
+                    + " Regions resolve last-writer-wins, so two deliveries of one event, one per Region, can both"
+                    + " be ACQUIRED and applied. Use a single-Region table for the inbox, or a multi-Region"
+                    + " strongly consistent (MRSC) global table");
         }
     }
 

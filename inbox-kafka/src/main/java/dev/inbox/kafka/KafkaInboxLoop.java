@@ -253,7 +253,6 @@ public final class KafkaInboxLoop<K, V> {
                 break;
             }
         }
-        batch.finish();
         if (!offsets.isEmpty()) {
             uncommitted.putAll(offsets);
             commit(offsets);
@@ -424,9 +423,6 @@ public final class KafkaInboxLoop<K, V> {
 
         /** Gives up item {@code index} without applying it (its partition stopped before it). */
         void abandon(int index);
-
-        /** Records what {@link #run} applied, before the offsets are committed. */
-        default void finish() {}
     }
 
     /** Lease mode: one claimAll per poll. */
@@ -454,7 +450,6 @@ public final class KafkaInboxLoop<K, V> {
             for (int j = 0; j < claimed.size(); j++) {
                 claims[positions.get(j)] = claimed.get(j);
             }
-            List<Claim> applied = new ArrayList<>();
             return new Batch<>() {
                 @Override
                 public Outcome run(int index) throws WorkFailed {
@@ -473,35 +468,23 @@ public final class KafkaInboxLoop<K, V> {
                         releaseQuietly(claim);
                         throw new WorkFailed(e);
                     }
-                    applied.add(claim);
-                    return Outcome.DONE;
-                }
-
-                /** One completeAll for the poll's applied records: a constant number of round trips. */
-                @Override
-                public void finish() {
-                    if (applied.isEmpty()) {
-                        return;
-                    }
                     try {
-                        List<Boolean> completed = inbox.completeAll(applied);
-                        for (int i = 0; i < completed.size(); i++) {
-                            if (!completed.get(i)) {
-                                LOG.log(
-                                        Level.WARNING,
-                                        "the lease of " + applied.get(i) + " ended before its work did, and another"
-                                                + " delivery took it over: make the lease longer than the slowest handler");
-                            }
+                        if (!claim.complete()) {
+                            LOG.log(
+                                    Level.WARNING,
+                                    "the lease of " + claim + " ended before its work did, and another"
+                                            + " delivery took it over: make the lease longer than the slowest handler");
                         }
                     } catch (InboxStoreException e) {
                         // The work ran: committing past it is right (a redelivery would apply it again once
-                        // the leases end); a producer's re-send may still find the records unfinished.
+                        // the lease ends); a producer's re-send may still find the record unfinished.
                         LOG.log(
                                 Level.WARNING,
-                                "the work of " + applied.size() + " records ran but their completion could not be"
-                                        + " recorded; their offsets are committed",
+                                "the work for " + claim + " ran but its completion could not be"
+                                        + " recorded; its offset is committed",
                                 e);
                     }
+                    return Outcome.DONE;
                 }
 
                 @Override

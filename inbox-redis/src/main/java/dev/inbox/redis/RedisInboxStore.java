@@ -20,9 +20,11 @@ import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.codec.ByteArrayCodec;
+import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -65,6 +67,7 @@ public final class RedisInboxStore implements InboxStore {
 
     private static final RedisScript CLAIM = RedisScript.load("claim");
     private static final RedisScript COMPLETE = RedisScript.load("complete");
+    private static final System.Logger LOG = System.getLogger(RedisInboxStore.class.getName());
     private static final RedisScript RELEASE = RedisScript.load("release");
     private static final RedisScript RENEW = RedisScript.load("renew");
 
@@ -272,6 +275,50 @@ public final class RedisInboxStore implements InboxStore {
                 () -> RELEASE.run(
                         redis().sync, ScriptOutputType.INTEGER, keys.record(key), RedisCodec.ascii(owner.value())));
         return done == 1;
+    }
+
+    /**
+     * Asks the server how it keeps its data across a restart ({@code CONFIG GET appendonly save})
+     * and logs a WARNING when a restart would lose records — every record without {@code
+     * appendonly} or snapshots, those since the last snapshot with snapshots only: redeliveries of
+     * events applied within {@code retention} are then applied again. Call it once at startup (the
+     * Spring Boot starter does). A server that refuses {@code CONFIG}, as managed services often
+     * do, is reported as unknown, with an INFO line.
+     *
+     * @throws IllegalArgumentException if {@code retention} is null or not positive
+     * @throws IllegalStateException if the store is closed
+     */
+    public RedisPersistence checkPersistence(Duration retention) {
+        requirePositive(retention, "retention");
+        ensureOpen();
+        RedisPersistence persistence;
+        try {
+            Map<String, String> config = redis().sync.configGet("appendonly", "save");
+            String save = config.get("save");
+            persistence = new RedisPersistence(
+                    true, "yes".equalsIgnoreCase(config.get("appendonly")), save != null && !save.isBlank());
+        } catch (RuntimeException e) {
+            LOG.log(
+                    Level.INFO,
+                    "could not ask Redis how it persists its data (" + e.getMessage() + "); without appendonly, a"
+                            + " restart of the server lets redeliveries of already applied events through");
+            return new RedisPersistence(false, false, false);
+        }
+        if (persistence.losesEverythingOnRestart()) {
+            LOG.log(
+                    Level.WARNING,
+                    "the Redis server keeps neither an append-only file nor snapshots: a restart loses every inbox"
+                            + " record, and redeliveries of events applied within the retention (" + retention
+                            + ") are then applied again. Set appendonly yes (with appendfsync always, every"
+                            + " acknowledged claim survives), or accept that window");
+        } else if (!persistence.appendOnly()) {
+            LOG.log(
+                    Level.WARNING,
+                    "the Redis server keeps snapshots only: a restart loses the inbox records written since the"
+                            + " last one, and redeliveries of those events are then applied again. Set appendonly yes"
+                            + " (with appendfsync always, every acknowledged claim survives)");
+        }
+        return persistence;
     }
 
     /**

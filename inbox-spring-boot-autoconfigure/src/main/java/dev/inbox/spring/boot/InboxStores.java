@@ -198,7 +198,9 @@ final class InboxStores {
             if (properties.getGrace() != null) {
                 builder.grace(properties.getGrace());
             }
-            return builder.build();
+            RedisInboxStore store = builder.build();
+            store.checkPersistence(properties.getRetention()); // warns when a restart would lose the records
+            return store;
         }
     }
 
@@ -221,6 +223,7 @@ final class InboxStores {
             if (properties.isCreateSchema()) {
                 store.createTableIfMissing();
             }
+            store.checkTable(); // refuses an eventually consistent global table
             return store;
         }
     }
