@@ -48,8 +48,8 @@ final class InboxStores {
         StoreKind kind = properties.getStore() == StoreKind.AUTO ? choose() : properties.getStore();
         require(kind);
         InboxStore store = switch (kind) {
-            case POSTGRES -> Sql.postgres(properties, dataSource(kind));
-            case MYSQL -> Sql.mysql(properties, dataSource(kind));
+            case POSTGRES -> Postgres.create(properties, dataSource(kind));
+            case MYSQL -> Mysql.create(properties, dataSource(kind));
             case REDIS -> Redis.create(properties, beans);
             case DYNAMODB -> Dynamo.create(properties, beans);
             default -> Memory.create(properties);
@@ -134,27 +134,38 @@ final class InboxStores {
         }
     }
 
-    private static final class Sql {
+    /**
+     * One class per store module: the JVM verifies a class against every type its methods use, so a
+     * class that named both SQL stores would fail to load without either module.
+     */
+    private static final class Postgres {
 
-        static InboxStore postgres(InboxProperties properties, DataSource dataSource) {
-            PostgresInboxStore store = configure(PostgresInboxStore.builder(dataSource), properties)
+        static InboxStore create(InboxProperties properties, DataSource dataSource) {
+            PostgresInboxStore store = Jdbc.configure(PostgresInboxStore.builder(dataSource), properties)
                     .build();
             if (properties.isCreateSchema()) {
                 store.createSchemaIfMissing();
             }
             return store;
         }
+    }
 
-        static InboxStore mysql(InboxProperties properties, DataSource dataSource) {
-            MysqlInboxStore store =
-                    configure(MysqlInboxStore.builder(dataSource), properties).build();
+    private static final class Mysql {
+
+        static InboxStore create(InboxProperties properties, DataSource dataSource) {
+            MysqlInboxStore store = Jdbc.configure(MysqlInboxStore.builder(dataSource), properties)
+                    .build();
             if (properties.isCreateSchema()) {
                 store.createSchemaIfMissing();
             }
             return store;
         }
+    }
 
-        private static <B extends JdbcStoreBuilder<B>> B configure(B builder, InboxProperties properties) {
+    /** What both SQL stores' builders take from the properties (inbox-jdbc is always present). */
+    private static final class Jdbc {
+
+        static <B extends JdbcStoreBuilder<B>> B configure(B builder, InboxProperties properties) {
             InboxProperties.Jdbc jdbc = properties.getJdbc();
             if (jdbc.getSchema() != null) {
                 builder.schema(jdbc.getSchema());
