@@ -254,11 +254,20 @@ public final class KafkaBroker implements AutoCloseable {
         return String.join(File.pathSeparator, entries);
     }
 
-    /** A Kafka cluster id: 16 random bytes, URL-safe base64 without padding. */
-    private static String clusterId() {
+    /**
+     * A Kafka cluster id: 16 random bytes, URL-safe base64 without padding, never starting with
+     * {@code -} — the storage tool would read such an id as an option and fail (one run in 64), which
+     * is why Kafka's own {@code Uuid.randomUuid()} draws again too.
+     */
+    static String clusterId() {
+        SecureRandom random = new SecureRandom();
         byte[] bytes = new byte[16];
-        new SecureRandom().nextBytes(bytes);
-        return Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
+        String id;
+        do {
+            random.nextBytes(bytes);
+            id = Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
+        } while (id.startsWith("-"));
+        return id;
     }
 
     /** Sends an ApiVersions request (v0) to {@code hostPort} and expects the answer to it. */
