@@ -317,7 +317,7 @@ public final class Inbox {
         requireNonNull(work, "work");
         List<String> ids = new ArrayList<>(items.size());
         for (T item : items) {
-            ids.add(InboxKey.validate(idOf.apply(item), "id"));
+            ids.add(idOf.apply(item)); // claimAll checks every id before any I/O
         }
         List<Claim> claims = claimAll(ids);
         List<Claim> done = new ArrayList<>(claims.size());

@@ -283,33 +283,15 @@ public final class DynamoDbInboxStore implements InboxStore {
         requireNonNull(owner, "owner");
         long keep = DynamoDbItems.millis(requirePositive(retention, "retention"));
         ensureOpen();
-        long now = clock.millis();
-        long expires = now + keep;
-        try {
-            DynamoDbItems.call(
-                    "complete of " + key,
-                    () -> client.updateItem(b -> b.tableName(table)
-                            .key(Map.of("pk", DynamoDbItems.s(DynamoDbItems.recordKey(key))))
-                            .updateExpression("SET st = :done, ex = :ex, rm = :rm, #ttl = :ttl")
-                            .conditionExpression("ow = :owner AND st = :held AND rm > :now")
-                            .expressionAttributeNames(Map.of("#ttl", "ttl"))
-                            .expressionAttributeValues(Map.of(
-                                    ":done", DynamoDbItems.s("C"),
-                                    ":held", DynamoDbItems.s("I"),
-                                    ":owner", DynamoDbItems.s(owner.value()),
-                                    ":now", DynamoDbItems.n(now),
-                                    ":ex", DynamoDbItems.n(expires),
-                                    ":rm", DynamoDbItems.n(expires + graceMillis),
-                                    ":ttl", DynamoDbItems.n((expires + graceMillis) / 1000 + 1)))));
+        if (updateHeld("complete of " + key, key, owner, keep, true)) {
             return true;
-        } catch (DynamoDbItems.ConditionalFailure failure) {
-            // Not an IN_PROGRESS record of this owner: a repeat of a completion it made is still true.
-            StoredRecord record = DynamoDbItems.record(read(key), clock.millis());
-            return record != null
-                    && record.completed()
-                    && !record.gone()
-                    && record.owner().equals(owner.value());
         }
+        // Not an IN_PROGRESS record of this owner: a repeat of a completion it made is still true.
+        StoredRecord record = DynamoDbItems.record(read(key), clock.millis());
+        return record != null
+                && record.completed()
+                && !record.gone()
+                && record.owner().equals(owner.value());
     }
 
     @Override
@@ -318,23 +300,37 @@ public final class DynamoDbInboxStore implements InboxStore {
         requireNonNull(owner, "owner");
         long extension = DynamoDbItems.millis(requirePositive(lease, "lease"));
         ensureOpen();
+        return updateHeld("renewal of " + key, key, owner, extension, false);
+    }
+
+    /**
+     * Moves the expiry of the owner's IN_PROGRESS record to {@code keepMillis} from now, turning it
+     * COMPLETED when {@code complete}; false when the condition failed (not this owner's live
+     * IN_PROGRESS record), and then nothing changed.
+     */
+    private boolean updateHeld(String what, InboxKey key, OwnerToken owner, long keepMillis, boolean complete) {
         long now = clock.millis();
-        long expires = now + extension;
+        long expires = now + keepMillis;
+        Map<String, AttributeValue> values = new HashMap<>(Map.of(
+                ":held", DynamoDbItems.s("I"),
+                ":owner", DynamoDbItems.s(owner.value()),
+                ":now", DynamoDbItems.n(now),
+                ":ex", DynamoDbItems.n(expires),
+                ":rm", DynamoDbItems.n(expires + graceMillis),
+                ":ttl", DynamoDbItems.n((expires + graceMillis) / 1000 + 1)));
+        if (complete) {
+            values.put(":done", DynamoDbItems.s("C"));
+        }
         try {
             DynamoDbItems.call(
-                    "renewal of " + key,
+                    what,
                     () -> client.updateItem(b -> b.tableName(table)
                             .key(Map.of("pk", DynamoDbItems.s(DynamoDbItems.recordKey(key))))
-                            .updateExpression("SET ex = :ex, rm = :rm, #ttl = :ttl")
+                            .updateExpression(
+                                    (complete ? "SET st = :done, " : "SET ") + "ex = :ex, rm = :rm, #ttl = :ttl")
                             .conditionExpression("ow = :owner AND st = :held AND rm > :now")
                             .expressionAttributeNames(Map.of("#ttl", "ttl"))
-                            .expressionAttributeValues(Map.of(
-                                    ":held", DynamoDbItems.s("I"),
-                                    ":owner", DynamoDbItems.s(owner.value()),
-                                    ":now", DynamoDbItems.n(now),
-                                    ":ex", DynamoDbItems.n(expires),
-                                    ":rm", DynamoDbItems.n(expires + graceMillis),
-                                    ":ttl", DynamoDbItems.n((expires + graceMillis) / 1000 + 1)))));
+                            .expressionAttributeValues(values)));
             return true;
         } catch (DynamoDbItems.ConditionalFailure failure) {
             return false;

@@ -235,16 +235,7 @@ public final class RedisInboxStore implements InboxStore {
         requireNonNull(owner, "owner");
         byte[] keep = RedisCodec.millis(requirePositive(retention, "retention"), 1);
         ensureOpen();
-        Long done = RedisCodec.call(
-                "complete of " + key,
-                () -> COMPLETE.run(
-                        redis().sync,
-                        ScriptOutputType.INTEGER,
-                        keys.record(key),
-                        RedisCodec.ascii(owner.value()),
-                        keep,
-                        grace));
-        return done == 1;
+        return ownerScript(COMPLETE, "complete of " + key, key, owner, keep);
     }
 
     @Override
@@ -253,14 +244,19 @@ public final class RedisInboxStore implements InboxStore {
         requireNonNull(owner, "owner");
         byte[] extension = RedisCodec.millis(requirePositive(lease, "lease"), 1);
         ensureOpen();
+        return ownerScript(RENEW, "renewal of " + key, key, owner, extension);
+    }
+
+    /** Runs a script that acts on the owner's record for {@code millis} (plus this writer's grace): 1 when done. */
+    private boolean ownerScript(RedisScript script, String what, InboxKey key, OwnerToken owner, byte[] millis) {
         Long done = RedisCodec.call(
-                "renewal of " + key,
-                () -> RENEW.run(
+                what,
+                () -> script.run(
                         redis().sync,
                         ScriptOutputType.INTEGER,
                         keys.record(key),
                         RedisCodec.ascii(owner.value()),
-                        extension,
+                        millis,
                         grace));
         return done == 1;
     }
