@@ -7,6 +7,7 @@ import static dev.inbox.spi.InboxArguments.requirePositive;
 import dev.inbox.spi.ClaimRequest;
 import dev.inbox.spi.ClaimResult;
 import dev.inbox.spi.ClaimStatus;
+import dev.inbox.spi.InboxArguments;
 import dev.inbox.spi.InboxStore;
 import dev.inbox.spi.OwnerToken;
 import java.time.Duration;
@@ -132,6 +133,78 @@ public final class Inbox {
         }
         boolean completed = completeClaim(key, owner);
         return new HandleResult(HandleOutcome.PROCESSED, claim, !completed);
+    }
+
+    /**
+     * Like {@link #handle(String, Work)}, for request/reply consumers: the work's result is kept
+     * with the completed record (encoded by {@code codec}), and a duplicate delivery is answered
+     * with that stored result instead of running the work again.
+     *
+     * <pre>{@code
+     * Reply<String> reply = inbox.handleReturning(request.id(), ResultCodec.utf8(),
+     *         () -> payments.charge(request).confirmationNumber());
+     * if (reply.shouldAcknowledge()) respond(request, reply.value()); // the same answer, every time
+     * }</pre>
+     *
+     * <p>A result longer than the store keeps ({@link InboxStore#maxResultBytes()}) fails like the
+     * work would: the claim is released and the {@link IllegalArgumentException} propagates.
+     *
+     * @param codec turns the result into bytes and back ({@link ResultCodec#utf8()}, {@link
+     *     ResultCodec#bytes()} or your own)
+     * @param work the business write, returning the result to keep (null keeps none)
+     * @throws E what {@code work} threw, after the claim was released
+     * @throws IllegalArgumentException if {@code id} is not a valid key, {@code codec} or {@code
+     *     work} is null, or the encoded result is longer than the store keeps
+     * @throws UnsupportedOperationException if the store keeps no results (before any I/O)
+     * @throws InboxStoreException if the store could not answer; do not acknowledge the message
+     */
+    public <T, E extends Exception> Reply<T> handleReturning(String id, ResultCodec<T> codec, ResultWork<T, E> work)
+            throws E {
+        return handleReturning(id, null, codec, work);
+    }
+
+    /**
+     * {@link #handleReturning(String, ResultCodec, ResultWork)} with a payload fingerprint, as in
+     * {@link #handle(String, String, Work)}.
+     *
+     * @param fingerprint for example {@code DedupKeys.sha256(payload)}, or null for none
+     */
+    public <T, E extends Exception> Reply<T> handleReturning(
+            String id, @Nullable String fingerprint, ResultCodec<T> codec, ResultWork<T, E> work) throws E {
+        InboxKey key = InboxKey.of(consumer, id);
+        requireNonNull(codec, "codec");
+        requireNonNull(work, "work");
+        int limit = store.maxResultBytes();
+        if (limit <= 0) {
+            throw new UnsupportedOperationException(store + " keeps no results (maxResultBytes() is " + limit + ")");
+        }
+        OwnerToken owner = OwnerToken.random();
+        ClaimResult claim = claim(ClaimRequest.of(key, owner, lease).withFingerprint(fingerprint));
+        switch (claim.status()) {
+            case DUPLICATE:
+                byte[] stored = claim.storedResult();
+                return new Reply<>(
+                        new HandleResult(HandleOutcome.DUPLICATE, claim, false),
+                        stored == null ? null : codec.decode(stored));
+            case BUSY:
+                return new Reply<>(new HandleResult(HandleOutcome.BUSY, claim, false), null);
+            default:
+                break;
+        }
+        T value;
+        byte @Nullable [] result;
+        try {
+            value = work.run();
+            result = value == null ? null : codec.encode(value);
+            if (result != null) {
+                InboxArguments.requireResult(result, limit, store);
+            }
+        } catch (Throwable failure) {
+            release(key, owner, failure);
+            throw Inbox.<E>rethrow(failure);
+        }
+        boolean completed = result == null ? completeClaim(key, owner) : completeClaim(key, owner, result);
+        return new Reply<>(new HandleResult(HandleOutcome.PROCESSED, claim, !completed), value);
     }
 
     /**
@@ -413,7 +486,12 @@ public final class Inbox {
 
     /** {@link Claim#complete()}: complete with retries; a lost lease is counted. */
     boolean completeClaim(InboxKey key, OwnerToken owner) {
-        boolean completed = complete(key, owner);
+        return completeClaim(key, owner, null);
+    }
+
+    /** Completes with retries, keeping {@code result} when not null; a lost lease is counted. */
+    private boolean completeClaim(InboxKey key, OwnerToken owner, byte @Nullable [] result) {
+        boolean completed = complete(key, owner, result);
         if (!completed) {
             metrics.leaseLost(consumer);
         }
@@ -509,10 +587,12 @@ public final class Inbox {
         }
     }
 
-    private boolean complete(InboxKey key, OwnerToken owner) {
+    private boolean complete(InboxKey key, OwnerToken owner, byte @Nullable [] result) {
         for (int attempt = 1; ; attempt++) {
             try {
-                return store.complete(key, owner, retention);
+                return result == null
+                        ? store.complete(key, owner, retention)
+                        : store.complete(key, owner, retention, result);
             } catch (InboxStoreException e) {
                 metrics.storeError(consumer, "complete", e);
                 // Completing again with the same owner is idempotent, so a retry is safe.

@@ -1,10 +1,12 @@
 package dev.inbox.spi;
 
+import java.util.Arrays;
 import org.jspecify.annotations.Nullable;
 
 /**
  * The answer to one claim: {@link ClaimStatus ACQUIRED}, {@link ClaimStatus DUPLICATE} or {@link
- * ClaimStatus BUSY}, with the details a duplicate or a takeover carries.
+ * ClaimStatus BUSY}, with the details a duplicate or a takeover carries: for a duplicate, whether it
+ * came late, how the fingerprints compared and the result stored with the record, if any.
  *
  * <p>Instances are immutable and shared; compare them with {@link #equals(Object)}.
  */
@@ -29,12 +31,23 @@ public final class ClaimResult {
     private final boolean late;
     private final boolean takeover;
     private final FingerprintCheck fingerprint;
+    private final byte @Nullable [] result;
 
     private ClaimResult(ClaimStatus status, boolean late, boolean takeover, FingerprintCheck fingerprint) {
+        this(status, late, takeover, fingerprint, null);
+    }
+
+    private ClaimResult(
+            ClaimStatus status,
+            boolean late,
+            boolean takeover,
+            FingerprintCheck fingerprint,
+            byte @Nullable [] result) {
         this.status = status;
         this.late = late;
         this.takeover = takeover;
         this.fingerprint = fingerprint;
+        this.result = result;
     }
 
     /** The key was new, or the same owner claimed it again. */
@@ -64,6 +77,20 @@ public final class ClaimResult {
         return DUPLICATES[fingerprint.ordinal() * 2 + (late ? 1 : 0)];
     }
 
+    /**
+     * A completed record exists and keeps {@code result}, the bytes stored by {@link
+     * InboxStore#complete(dev.inbox.InboxKey, OwnerToken, java.time.Duration, byte[])}.
+     *
+     * @param result the stored bytes (copied), or null when the record keeps none
+     */
+    public static ClaimResult duplicate(boolean late, FingerprintCheck fingerprint, byte @Nullable [] result) {
+        if (result == null) {
+            return duplicate(late, fingerprint);
+        }
+        InboxArguments.requireNonNull(fingerprint, "fingerprint");
+        return new ClaimResult(ClaimStatus.DUPLICATE, late, false, fingerprint, result.clone());
+    }
+
     /** What the claim found. */
     public ClaimStatus status() {
         return status;
@@ -89,19 +116,34 @@ public final class ClaimResult {
         return fingerprint;
     }
 
+    /**
+     * For a duplicate, a copy of the result the completing owner stored with the record; null when
+     * it stored none (it completed without one, or this is not a duplicate).
+     */
+    public byte @Nullable [] storedResult() {
+        return result == null ? null : result.clone();
+    }
+
+    /** True for a duplicate whose record keeps a result: {@link #storedResult()} is not null. */
+    public boolean hasStoredResult() {
+        return result != null;
+    }
+
     @Override
     public boolean equals(@Nullable Object o) {
         return o instanceof ClaimResult other
                 && status == other.status
                 && late == other.late
                 && takeover == other.takeover
-                && fingerprint == other.fingerprint;
+                && fingerprint == other.fingerprint
+                && Arrays.equals(result, other.result);
     }
 
     @Override
     public int hashCode() {
         return ((status.hashCode() * 31 + Boolean.hashCode(late)) * 31 + Boolean.hashCode(takeover)) * 31
-                + fingerprint.hashCode();
+                + fingerprint.hashCode()
+                + Arrays.hashCode(result);
     }
 
     @Override
@@ -109,7 +151,8 @@ public final class ClaimResult {
         switch (status) {
             case DUPLICATE:
                 return "DUPLICATE" + (late ? "(late)" : "")
-                        + (fingerprint == FingerprintCheck.NOT_COMPARED ? "" : "[fingerprint " + fingerprint + "]");
+                        + (fingerprint == FingerprintCheck.NOT_COMPARED ? "" : "[fingerprint " + fingerprint + "]")
+                        + (result == null ? "" : "[result of " + result.length + " bytes]");
             case ACQUIRED:
                 return takeover ? "ACQUIRED(takeover)" : "ACQUIRED";
             default:

@@ -78,4 +78,20 @@ public final class InboxArguments {
             throw new IllegalArgumentException(message);
         }
     }
+
+    /**
+     * Returns {@code result} when it is not null and at most {@code limit} bytes long: the check a
+     * store makes before it stores a handler's result.
+     *
+     * @param store the store, named in the message
+     * @throws IllegalArgumentException if {@code result} is null or longer than {@code limit}
+     */
+    public static byte[] requireResult(byte @Nullable [] result, int limit, Object store) {
+        requireNonNull(result, "result");
+        if (result.length > limit) {
+            throw new IllegalArgumentException("result is " + result.length + " bytes, over the limit of " + limit
+                    + " bytes that " + store.getClass().getSimpleName() + " stores (maxResultBytes)");
+        }
+        return result;
+    }
 }

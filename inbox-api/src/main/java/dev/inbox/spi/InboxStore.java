@@ -80,6 +80,36 @@ public interface InboxStore extends AutoCloseable {
     boolean complete(InboxKey key, OwnerToken owner, Duration retention);
 
     /**
+     * Like {@link #complete(InboxKey, OwnerToken, Duration)}, and keeps {@code result} with the
+     * COMPLETED record: every later claim that answers {@link ClaimStatus#DUPLICATE} (late ones
+     * too, until the record is removed) carries exactly these bytes as {@link
+     * ClaimResult#storedResult()}. For request/reply consumers, whose duplicate must answer what
+     * the first delivery answered. Completing again with the same owner answers true and keeps the
+     * result stored first.
+     *
+     * <p>The default throws {@link UnsupportedOperationException}: a store that keeps no results
+     * fails the kit's rules S1 and S2.
+     *
+     * @param result the bytes to keep, at most {@link #maxResultBytes()} long (may be empty)
+     * @return true when done; false when {@code owner} does not hold the key, and then nothing changed
+     * @throws IllegalArgumentException if an argument is null, {@code retention} is not positive or
+     *     {@code result} is longer than {@link #maxResultBytes()} (before any I/O: the record stays
+     *     IN_PROGRESS)
+     * @throws InboxStoreException if the store could not answer
+     */
+    default boolean complete(InboxKey key, OwnerToken owner, Duration retention, byte[] result) {
+        throw new UnsupportedOperationException(getClass().getName() + " does not keep results");
+    }
+
+    /**
+     * The longest result, in bytes, that {@link #complete(InboxKey, OwnerToken, Duration, byte[])}
+     * keeps; 0 for a store that keeps none (the default).
+     */
+    default int maxResultBytes() {
+        return 0;
+    }
+
+    /**
      * Completes a batch, with the answer {@link #complete} would give each item, in order: what a
      * consumer that polled many messages does once their work is done. The default completes one
      * by one; stores override it to use one round trip per chunk. Completing is idempotent for

@@ -16,13 +16,20 @@ import org.jspecify.annotations.Nullable;
  * @param expired the lease or retention has ended
  * @param gone the record is past expiry + grace and counts as absent
  * @param fingerprint the payload fingerprint the record keeps, or null
+ * @param result the result a COMPLETED record keeps, or null
  */
 public record StoredRecord(
         String owner,
         boolean completed,
         boolean expired,
         boolean gone,
-        @Nullable String fingerprint) {
+        @Nullable String fingerprint,
+        byte @Nullable [] result) {
+
+    /** A record that keeps no result. */
+    public StoredRecord(String owner, boolean completed, boolean expired, boolean gone, @Nullable String fingerprint) {
+        this(owner, completed, expired, gone, fingerprint, null);
+    }
 
     /**
      * The answer to {@code request}.
@@ -49,7 +56,8 @@ public record StoredRecord(
                 expired,
                 gone,
                 owner.equals(request.owner().value()),
-                FingerprintCheck.compare(fingerprint, request.fingerprint()));
+                FingerprintCheck.compare(fingerprint, request.fingerprint()),
+                result);
     }
 
     /**
@@ -72,6 +80,23 @@ public record StoredRecord(
             boolean gone,
             boolean sameOwner,
             FingerprintCheck fingerprint) {
+        return decide(taken, completed, expired, gone, sameOwner, fingerprint, null);
+    }
+
+    /**
+     * {@link #decide(boolean, boolean, boolean, boolean, boolean, FingerprintCheck)} for a record
+     * that may keep a result, which a DUPLICATE answer carries.
+     *
+     * @param result the result a COMPLETED record keeps, or null
+     */
+    public static @Nullable ClaimResult decide(
+            boolean taken,
+            boolean completed,
+            boolean expired,
+            boolean gone,
+            boolean sameOwner,
+            FingerprintCheck fingerprint,
+            byte @Nullable [] result) {
         if (taken) {
             boolean takeover = !gone && !completed && expired && !sameOwner;
             return takeover ? ClaimResult.takenOver() : ClaimResult.acquired();
@@ -80,7 +105,7 @@ public record StoredRecord(
             return null; // the write should have taken it
         }
         if (completed) {
-            return ClaimResult.duplicate(expired, fingerprint);
+            return ClaimResult.duplicate(expired, fingerprint, result);
         }
         if (!expired && !sameOwner) {
             return ClaimResult.busy();

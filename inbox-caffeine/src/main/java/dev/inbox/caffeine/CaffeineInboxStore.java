@@ -4,6 +4,7 @@ import static dev.inbox.spi.InboxArguments.requireArgument;
 import static dev.inbox.spi.InboxArguments.requireNonNegative;
 import static dev.inbox.spi.InboxArguments.requireNonNull;
 import static dev.inbox.spi.InboxArguments.requirePositive;
+import static dev.inbox.spi.InboxArguments.requireResult;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
@@ -54,6 +55,9 @@ import org.jspecify.annotations.Nullable;
  */
 public final class CaffeineInboxStore implements InboxStore {
 
+    /** The longest result {@link #complete(InboxKey, OwnerToken, Duration, byte[])} keeps: 1 MiB. */
+    public static final int MAX_RESULT_BYTES = 1 << 20;
+
     private static final System.Logger LOG = System.getLogger(CaffeineInboxStore.class.getName());
 
     /**
@@ -101,7 +105,9 @@ public final class CaffeineInboxStore implements InboxStore {
             }
             if (old instanceof Done done) {
                 result[0] = ClaimResult.duplicate(
-                        Nanos.reached(now, done.expiresAt), FingerprintCheck.compare(done.fingerprint, fingerprint));
+                        Nanos.reached(now, done.expiresAt),
+                        FingerprintCheck.compare(done.fingerprint, fingerprint),
+                        done.result);
                 return old;
             }
             Held held = (Held) old;
@@ -121,9 +127,28 @@ public final class CaffeineInboxStore implements InboxStore {
 
     @Override
     public boolean complete(InboxKey key, OwnerToken owner, Duration retention) {
+        return complete(key, owner, retention, null, false);
+    }
+
+    /** Keeps a copy of {@code result} in the heap, at most {@link #MAX_RESULT_BYTES}. */
+    @Override
+    public boolean complete(InboxKey key, OwnerToken owner, Duration retention, byte[] result) {
+        return complete(key, owner, retention, result, true);
+    }
+
+    /** {@value #MAX_RESULT_BYTES}: mind the heap, since the store keeps every result it is given. */
+    @Override
+    public int maxResultBytes() {
+        return MAX_RESULT_BYTES;
+    }
+
+    private boolean complete(
+            InboxKey key, OwnerToken owner, Duration retention, byte @Nullable [] result, boolean keepsResult) {
         requireNonNull(key, "key");
         requireNonNull(owner, "owner");
         long keep = Nanos.of(requirePositive(retention, "retention"));
+        byte[] kept =
+                keepsResult ? requireResult(result, MAX_RESULT_BYTES, this).clone() : null;
         ensureOpen();
         boolean[] done = new boolean[1];
         long ownerHash = MemoryRecord.hashOwner(owner.value());
@@ -134,7 +159,7 @@ public final class CaffeineInboxStore implements InboxStore {
             }
             if (old instanceof Held held && held.owner.equals(owner.value())) {
                 done[0] = true;
-                return new Done(ownerHash, now + keep, held.fingerprint);
+                return new Done(ownerHash, now + keep, held.fingerprint, kept);
             }
             if (old instanceof Done completed && completed.ownerHash == ownerHash) {
                 done[0] = true;

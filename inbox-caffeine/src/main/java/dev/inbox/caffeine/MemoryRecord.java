@@ -29,13 +29,15 @@ abstract sealed class MemoryRecord permits MemoryRecord.Held, MemoryRecord.Done 
         }
     }
 
-    /** A COMPLETED record. */
+    /** A COMPLETED record, with the result its owner stored, if any. */
     static final class Done extends MemoryRecord {
         final long ownerHash;
+        final byte @Nullable [] result;
 
-        Done(long ownerHash, long expiresAt, @Nullable String fingerprint) {
+        Done(long ownerHash, long expiresAt, @Nullable String fingerprint, byte @Nullable [] result) {
             super(expiresAt, fingerprint);
             this.ownerHash = ownerHash;
+            this.result = result;
         }
     }
 

@@ -32,7 +32,8 @@ import org.jspecify.annotations.Nullable;
  * trip that changes nothing.
  *
  * <p>Only COMPLETED keys are remembered, learned from a successful {@link #complete} or from a
- * DUPLICATE the backing store returned. A claim is never answered ACQUIRED or BUSY from memory and
+ * DUPLICATE the backing store returned, and only those without a stored result (the backing store
+ * answers the others, with their result). A claim is never answered ACQUIRED or BUSY from memory and
  * absence is never cached: every claim that could take a key goes to the backing store, so the
  * decorated store keeps every guarantee of the backing one.
  *
@@ -125,6 +126,25 @@ public final class NearCacheInboxStore implements InboxStore {
         return completed;
     }
 
+    /**
+     * Completes in the backing store and forgets the key here: a duplicate must be answered with
+     * the stored result, which only the backing store keeps, so keys with a result are never
+     * answered from memory.
+     */
+    @Override
+    public boolean complete(InboxKey key, OwnerToken owner, Duration retention, byte[] result) {
+        ensureOpen();
+        boolean completed = delegate.complete(key, owner, retention, result);
+        known.invalidate(key);
+        return completed;
+    }
+
+    /** The backing store's. */
+    @Override
+    public int maxResultBytes() {
+        return delegate.maxResultBytes();
+    }
+
     @Override
     public List<Boolean> completeAll(List<HeldKey> held, Duration retention) {
         long keep = Nanos.of(requirePositive(retention, "retention"));
@@ -186,7 +206,7 @@ public final class NearCacheInboxStore implements InboxStore {
     }
 
     private void learn(ClaimRequest request, ClaimResult result) {
-        if (result.status() != ClaimStatus.DUPLICATE || result.isLate()) {
+        if (result.status() != ClaimStatus.DUPLICATE || result.isLate() || result.hasStoredResult()) {
             return;
         }
         switch (result.fingerprint()) {

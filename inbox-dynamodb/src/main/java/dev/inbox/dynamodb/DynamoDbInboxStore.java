@@ -4,6 +4,7 @@ import static dev.inbox.spi.InboxArguments.requireArgument;
 import static dev.inbox.spi.InboxArguments.requireNonNegative;
 import static dev.inbox.spi.InboxArguments.requireNonNull;
 import static dev.inbox.spi.InboxArguments.requirePositive;
+import static dev.inbox.spi.InboxArguments.requireResult;
 
 import dev.inbox.InboxKey;
 import dev.inbox.InboxStoreException;
@@ -26,6 +27,7 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
+import software.amazon.awssdk.core.SdkBytes;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClient;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
@@ -83,6 +85,12 @@ public final class DynamoDbInboxStore implements InboxStore {
 
     /** The most claims one {@code claimAll} step sends before waiting for them. */
     public static final int BATCH_CHUNK = 1_000;
+
+    /**
+     * The longest result {@link #complete(InboxKey, OwnerToken, Duration, byte[])} keeps: 350,000
+     * bytes, which leaves room for the rest of the item within DynamoDB's 400 KB.
+     */
+    public static final int MAX_RESULT_BYTES = 350_000;
 
     private static final System.Logger LOG = System.getLogger(DynamoDbInboxStore.class.getName());
     private static final Pattern TABLE = Pattern.compile("[A-Za-z0-9_.-]{3,255}");
@@ -283,7 +291,31 @@ public final class DynamoDbInboxStore implements InboxStore {
         requireNonNull(owner, "owner");
         long keep = DynamoDbItems.millis(requirePositive(retention, "retention"));
         ensureOpen();
-        if (updateHeld("complete of " + key, key, owner, keep, true)) {
+        return complete(key, owner, keep, null);
+    }
+
+    /**
+     * Keeps {@code result} in the item's binary attribute {@code rs}, at most {@link
+     * #MAX_RESULT_BYTES}.
+     */
+    @Override
+    public boolean complete(InboxKey key, OwnerToken owner, Duration retention, byte[] result) {
+        requireNonNull(key, "key");
+        requireNonNull(owner, "owner");
+        long keep = DynamoDbItems.millis(requirePositive(retention, "retention"));
+        requireResult(result, MAX_RESULT_BYTES, this);
+        ensureOpen();
+        return complete(key, owner, keep, result);
+    }
+
+    /** {@value #MAX_RESULT_BYTES}: an item holds at most 400 KB, its key and record included. */
+    @Override
+    public int maxResultBytes() {
+        return MAX_RESULT_BYTES;
+    }
+
+    private boolean complete(InboxKey key, OwnerToken owner, long keep, byte @Nullable [] result) {
+        if (updateHeld("complete of " + key, key, owner, keep, true, result)) {
             return true;
         }
         // Not an IN_PROGRESS record of this owner: a repeat of a completion it made is still true.
@@ -300,15 +332,16 @@ public final class DynamoDbInboxStore implements InboxStore {
         requireNonNull(owner, "owner");
         long extension = DynamoDbItems.millis(requirePositive(lease, "lease"));
         ensureOpen();
-        return updateHeld("renewal of " + key, key, owner, extension, false);
+        return updateHeld("renewal of " + key, key, owner, extension, false, null);
     }
 
     /**
      * Moves the expiry of the owner's IN_PROGRESS record to {@code keepMillis} from now, turning it
-     * COMPLETED when {@code complete}; false when the condition failed (not this owner's live
-     * IN_PROGRESS record), and then nothing changed.
+     * COMPLETED when {@code complete}, with {@code result} when not null; false when the condition
+     * failed (not this owner's live IN_PROGRESS record), and then nothing changed.
      */
-    private boolean updateHeld(String what, InboxKey key, OwnerToken owner, long keepMillis, boolean complete) {
+    private boolean updateHeld(
+            String what, InboxKey key, OwnerToken owner, long keepMillis, boolean complete, byte @Nullable [] result) {
         long now = clock.millis();
         long expires = now + keepMillis;
         Map<String, AttributeValue> values = new HashMap<>(Map.of(
@@ -321,13 +354,16 @@ public final class DynamoDbInboxStore implements InboxStore {
         if (complete) {
             values.put(":done", DynamoDbItems.s("C"));
         }
+        if (result != null) {
+            values.put(":rs", AttributeValue.fromB(SdkBytes.fromByteArray(result)));
+        }
         try {
             DynamoDbItems.call(
                     what,
                     () -> client.updateItem(b -> b.tableName(table)
                             .key(Map.of("pk", DynamoDbItems.s(DynamoDbItems.recordKey(key))))
-                            .updateExpression(
-                                    (complete ? "SET st = :done, " : "SET ") + "ex = :ex, rm = :rm, #ttl = :ttl")
+                            .updateExpression((complete ? "SET st = :done, " : "SET ")
+                                    + "ex = :ex, rm = :rm, #ttl = :ttl" + (result != null ? ", rs = :rs" : ""))
                             .conditionExpression("ow = :owner AND st = :held AND rm > :now")
                             .expressionAttributeNames(Map.of("#ttl", "ttl"))
                             .expressionAttributeValues(values)));

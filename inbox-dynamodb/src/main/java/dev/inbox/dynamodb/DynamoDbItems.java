@@ -18,7 +18,8 @@ import software.amazon.awssdk.services.dynamodb.model.ResourceNotFoundException;
  *
  * <p>A record item: {@code pk} ({@code r:<consumer length>:<consumer><id>}), {@code ow} owner,
  * {@code st} {@code I} or {@code C}, {@code ex} expiry and {@code rm} expiry + grace in epoch
- * milliseconds, {@code fp} fingerprint, {@code ttl} epoch seconds. A sequence item: {@code pk}
+ * milliseconds, {@code fp} fingerprint, {@code rs} the result a COMPLETED record keeps (binary),
+ * {@code ttl} epoch seconds. A sequence item: {@code pk}
  * ({@code s:…}) and {@code last}.
  */
 final class DynamoDbItems {
@@ -32,12 +33,14 @@ final class DynamoDbItems {
             return null;
         }
         AttributeValue fp = item.get("fp");
+        AttributeValue result = item.get("rs");
         return new StoredRecord(
                 item.get("ow").s(),
                 "C".equals(item.get("st").s()),
                 Long.parseLong(item.get("ex").n()) <= now,
                 Long.parseLong(item.get("rm").n()) <= now,
-                fp == null ? null : fp.s());
+                fp == null ? null : fp.s(),
+                result == null ? null : result.b().asByteArray());
     }
 
     static String recordKey(InboxKey key) {

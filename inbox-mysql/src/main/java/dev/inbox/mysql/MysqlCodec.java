@@ -80,6 +80,7 @@ final class MysqlCodec {
                 row.getInt(3) == 1,
                 row.getBoolean(4),
                 row.getBoolean(5),
-                fingerprint == null ? null : text(fingerprint));
+                fingerprint == null ? null : text(fingerprint),
+                row.getBytes(7));
     }
 }

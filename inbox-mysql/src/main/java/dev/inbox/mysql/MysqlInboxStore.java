@@ -2,6 +2,7 @@ package dev.inbox.mysql;
 
 import static dev.inbox.spi.InboxArguments.requireNonNull;
 import static dev.inbox.spi.InboxArguments.requirePositive;
+import static dev.inbox.spi.InboxArguments.requireResult;
 
 import dev.inbox.InboxKey;
 import dev.inbox.InboxStoreException;
@@ -14,6 +15,7 @@ import dev.inbox.jdbc.TransactionalInboxStore;
 import dev.inbox.spi.BatchClaims;
 import dev.inbox.spi.ClaimRequest;
 import dev.inbox.spi.ClaimResult;
+import dev.inbox.spi.ClaimStatus;
 import dev.inbox.spi.InboxArguments;
 import dev.inbox.spi.OwnerToken;
 import dev.inbox.spi.StoredRecord;
@@ -42,9 +44,10 @@ import org.jspecify.annotations.Nullable;
  * <p><b>Record.</b> One InnoDB row per key in table {@code inbox} (configurable): {@code (consumer,
  * dedup_key)} primary key as {@code VARBINARY(512)}, {@code owner_token}, {@code state} (0
  * IN_PROGRESS, 1 COMPLETED), {@code expires_at} ({@code DATETIME(6)}, UTC), {@code purge_after}
- * (expiry + the writer's grace) and an optional {@code fingerprint}. The DDL ships in the jar as
- * {@code dev/inbox/mysql/schema-v2.sql}; {@link #createSchemaIfMissing()} upgrades a version 1
- * table in place.
+ * (expiry + the writer's grace), an optional {@code fingerprint} and an optional {@code result}
+ * ({@code MEDIUMBLOB}: the handler's result a COMPLETED record keeps). The DDL ships in the jar as
+ * {@code dev/inbox/mysql/schema-v3.sql}; {@link #createSchemaIfMissing()} upgrades a version 1 or
+ * 2 table in place.
  *
  * <p><b>Exact keys.</b> Default collations fold case and accents and PAD SPACE collations ignore
  * trailing spaces, so {@code 'order-42'}, {@code 'Order-42'} and {@code 'order-42 '} would collide,
@@ -59,7 +62,8 @@ import org.jspecify.annotations.Nullable;
  *       it is past expiry + grace or is an IN_PROGRESS lease that is expired or the same owner's.
  *       The decision, with what the row held (completed, expired, fingerprint comparison), comes
  *       back in the statement's OK packet through {@code LAST_INSERT_ID(code)}: DUPLICATE and BUSY
- *       cost the same single round trip, and no {@code INSERT IGNORE} can hide an error.
+ *       cost the same single round trip, and no {@code INSERT IGNORE} can hide an error; only a
+ *       DUPLICATE whose record keeps a result costs a second one, a locking read of that result.
  *   <li>complete: an owner-fenced {@code UPDATE} (and, only when it counted no row, a read that
  *       tells a harmless repeat from a stranger); release: an owner-fenced {@code DELETE}.
  *   <li>claimAll: one multi-row {@code INSERT … ON DUPLICATE KEY UPDATE} per chunk of {@value
@@ -89,6 +93,12 @@ public final class MysqlInboxStore implements TransactionalInboxStore {
 
     /** The most keys sent in one {@code claimAll} statement. */
     public static final int BATCH_CHUNK = 500;
+
+    /** The longest result {@link #complete(InboxKey, OwnerToken, Duration, byte[])} keeps: 1 MiB. */
+    public static final int MAX_RESULT_BYTES = 1 << 20;
+
+    /** How often a claim reads a duplicate's result before it gives up on a record that keeps changing. */
+    private static final int MAX_RESULT_READS = 8;
 
     /** InnoDB's largest {@code innodb_lock_wait_timeout}, in seconds. */
     private static final int MAX_LOCK_WAIT_SECONDS = 1_073_741_824;
@@ -127,7 +137,8 @@ public final class MysqlInboxStore implements TransactionalInboxStore {
 
     /**
      * Creates the database (when a schema is configured), the inbox table with its purge index and
-     * the sequence table, unless they exist. Idempotent.
+     * the sequence table, unless they exist, and upgrades an older inbox table in place (version 1
+     * or 2: see the README). Idempotent.
      *
      * @throws InboxStoreException if the DDL failed
      */
@@ -159,8 +170,8 @@ public final class MysqlInboxStore implements TransactionalInboxStore {
     }
 
     /**
-     * The statements that bring a version 1 table to version 2: none for a missing or current
-     * table; without the column's creation when an earlier upgrade was cut short after it.
+     * The statements that bring an older table to version 3: none for a missing or current table;
+     * version 1 → 2 without the column's creation when an earlier upgrade was cut short after it.
      */
     private List<String> upgradeNeeded(Connection connection) throws SQLException {
         try (PreparedStatement exists = sql.tableExists().prepare(connection, SqlParams.create());
@@ -169,14 +180,23 @@ public final class MysqlInboxStore implements TransactionalInboxStore {
                 return List.of();
             }
         }
+        List<String> upgrade = new ArrayList<>();
         try (PreparedStatement column = sql.purgeAfterColumn().prepare(connection, SqlParams.create());
                 ResultSet nullable = column.executeQuery()) {
-            List<String> upgrade = sql.upgradeV1ToV2(graceMicros);
+            List<String> toV2 = sql.upgradeV1ToV2(graceMicros);
             if (!nullable.next()) {
-                return upgrade;
+                upgrade.addAll(toV2);
+            } else if ("YES".equals(nullable.getString(1))) {
+                upgrade.addAll(toV2.subList(1, toV2.size()));
             }
-            return "YES".equals(nullable.getString(1)) ? upgrade.subList(1, upgrade.size()) : List.of();
         }
+        try (PreparedStatement column = sql.resultColumn().prepare(connection, SqlParams.create());
+                ResultSet exists = column.executeQuery()) {
+            if (!exists.next()) {
+                upgrade.addAll(sql.upgradeV2ToV3());
+            }
+        }
+        return upgrade;
     }
 
     @Override
@@ -247,10 +267,29 @@ public final class MysqlInboxStore implements TransactionalInboxStore {
             throws SQLException {
         SqlParams params = SqlParams.create().bigint("grace_us", graceMicros);
         bindRow(params, 0, request, state, durationMicros);
-        try (PreparedStatement statement = claim.prepare(connection, params)) {
-            statement.executeUpdate();
-            return MysqlCodec.decode(MysqlCodec.lastInsertId(statement));
+        for (int attempt = 1; attempt <= MAX_RESULT_READS; attempt++) {
+            long code;
+            try (PreparedStatement statement = claim.prepare(connection, params)) {
+                statement.executeUpdate();
+                code = MysqlCodec.lastInsertId(statement);
+            }
+            ClaimResult answer = MysqlCodec.decode(code);
+            if (answer.status() != ClaimStatus.DUPLICATE || (code & MysqlStatements.HAS_RESULT) == 0) {
+                return answer;
+            }
+            // The code says only that the record keeps a result: read it. A COMPLETED record does not
+            // change until it is past grace; if it went meanwhile, claim again.
+            SqlParams key = MysqlCodec.keyAndOwner(request.key(), request.owner());
+            try (PreparedStatement statement = sql.resultOf().prepare(connection, key);
+                    ResultSet row = statement.executeQuery()) {
+                if (row.next() && row.getBytes(1) != null) {
+                    return ClaimResult.duplicate(answer.isLate(), answer.fingerprint(), row.getBytes(1));
+                }
+            }
         }
+        throw new InboxStoreException(
+                "claim of " + request.key() + " found its record changing under it " + MAX_RESULT_READS + " times",
+                null);
     }
 
     /** The parameters of row {@code i} of {@link MysqlStatements#claim(int)}. */
@@ -346,13 +385,40 @@ public final class MysqlInboxStore implements TransactionalInboxStore {
         requireNonNull(key, "key");
         requireNonNull(owner, "owner");
         long retentionMicros = Micros.of(requirePositive(retention, "retention"));
+        return complete(key, owner, retentionMicros, sql.complete(), null);
+    }
+
+    /** Keeps {@code result} in the record's {@code MEDIUMBLOB}, at most {@link #MAX_RESULT_BYTES}. */
+    @Override
+    public boolean complete(InboxKey key, OwnerToken owner, Duration retention, byte[] result) {
+        requireNonNull(key, "key");
+        requireNonNull(owner, "owner");
+        long retentionMicros = Micros.of(requirePositive(retention, "retention"));
+        requireResult(result, MAX_RESULT_BYTES, this);
+        return complete(key, owner, retentionMicros, sql.completeWithResult(), result);
+    }
+
+    /**
+     * {@value #MAX_RESULT_BYTES}, well inside the server's default {@code max_allowed_packet}
+     * (16 MiB on MariaDB, 64 MiB on MySQL 8).
+     */
+    @Override
+    public int maxResultBytes() {
+        return MAX_RESULT_BYTES;
+    }
+
+    private boolean complete(
+            InboxKey key, OwnerToken owner, long retentionMicros, NamedSql completion, byte @Nullable [] result) {
         return jdbc.execute(
                 "complete of " + key,
                 connection -> MysqlDeadlocks.retrying(connection, c -> {
                     SqlParams params = MysqlCodec.keyAndOwner(key, owner)
                             .bigint("grace_us", graceMicros)
                             .bigint("retention_us", retentionMicros);
-                    try (PreparedStatement statement = sql.complete().prepare(c, params)) {
+                    if (result != null) {
+                        params.bytes("result", result);
+                    }
+                    try (PreparedStatement statement = completion.prepare(c, params)) {
                         if (statement.executeUpdate() == 1) {
                             return true;
                         }

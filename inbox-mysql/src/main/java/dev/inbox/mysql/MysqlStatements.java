@@ -32,6 +32,8 @@ final class MysqlStatements {
     static final long SAME_OWNER = 32;
     /** Fingerprint comparison, two bits: 0 not compared, 1 match, 2 mismatch. */
     static final long FINGERPRINT_SHIFT = 6;
+    /** The record keeps a result (read with {@link #resultOf()} when the answer is DUPLICATE). */
+    static final long HAS_RESULT = 256;
 
     /**
      * The decision, on the row's values before the update, as the sum of the bits above (the
@@ -47,7 +49,8 @@ final class MysqlStatements {
             + " + " + SAME_OWNER + " * (owner_token = VALUES(owner_token))"
             + " + " + (1L << FINGERPRINT_SHIFT)
             + " * (CASE WHEN fingerprint IS NULL OR VALUES(fingerprint) IS NULL THEN 0"
-            + " WHEN fingerprint = VALUES(fingerprint) THEN 1 ELSE 2 END)";
+            + " WHEN fingerprint = VALUES(fingerprint) THEN 1 ELSE 2 END)"
+            + " + " + HAS_RESULT + " * (result IS NOT NULL)";
 
     /** Takes the row when the code says so; keeps it untouched otherwise. */
     private static final String ON_DUPLICATE = " ON DUPLICATE KEY UPDATE"
@@ -57,7 +60,8 @@ final class MysqlStatements {
             + " VALUES(fingerprint)), fingerprint),"
             + " state = IF(LAST_INSERT_ID() & " + TAKE + ", VALUES(state), state),"
             + " expires_at = IF(LAST_INSERT_ID() & " + TAKE + ", VALUES(expires_at), expires_at),"
-            + " purge_after = IF(LAST_INSERT_ID() & " + TAKE + ", VALUES(purge_after), purge_after)";
+            + " purge_after = IF(LAST_INSERT_ID() & " + TAKE + ", VALUES(purge_after), purge_after),"
+            + " result = IF(LAST_INSERT_ID() & " + TAKE + ", NULL, result)";
 
     /**
      * One row to insert. {@code LAST_INSERT_ID(0)} runs before the duplicate check, so a new row
@@ -79,6 +83,9 @@ final class MysqlStatements {
     private final Map<Integer, NamedSql> claims = new ConcurrentHashMap<>();
     private final Map<Integer, NamedSql> readBacks = new ConcurrentHashMap<>();
     private final NamedSql complete;
+    private final NamedSql completeWithResult;
+    private final NamedSql resultOf;
+    private final NamedSql resultColumn;
     private final NamedSql completedBy;
     private final NamedSql release;
     private final NamedSql renew;
@@ -100,15 +107,18 @@ final class MysqlStatements {
         this.purgeAfterColumn = NamedSql.of("SELECT IS_NULLABLE FROM information_schema.columns"
                 + " WHERE table_schema = " + database + " AND table_name = '" + table.name() + "'"
                 + " AND column_name = 'purge_after'");
+        this.resultColumn = NamedSql.of("SELECT 1 FROM information_schema.columns"
+                + " WHERE table_schema = " + database + " AND table_name = '" + table.name() + "'"
+                + " AND column_name = 'result'");
         this.tableExists = NamedSql.of("SELECT 1 FROM information_schema.tables" + " WHERE table_schema = " + database
                 + " AND table_name = '" + table.name() + "'");
         // MySQL assigns left to right: state changes last, so the others still read the old state.
-        this.complete = NamedSql.of("UPDATE " + inbox + " SET expires_at = IF(state = 0,"
-                + " UTC_TIMESTAMP(6) + INTERVAL :retention_us MICROSECOND, expires_at),"
-                + " purge_after = IF(state = 0,"
-                + " UTC_TIMESTAMP(6) + INTERVAL (:retention_us + :grace_us) MICROSECOND, purge_after), state = 1"
-                + " WHERE consumer = :consumer AND dedup_key = :key AND owner_token = :owner"
-                + " AND purge_after > UTC_TIMESTAMP(6)");
+        this.complete = NamedSql.of(completeText(""));
+        this.completeWithResult = NamedSql.of(completeText(" result = IF(state = 0, :result, result),"));
+        this.resultOf = NamedSql.of("SELECT result FROM " + inbox
+                + " WHERE consumer = :consumer AND dedup_key = :key AND state = 1 AND purge_after > UTC_TIMESTAMP(6)"
+                // a locking read sees the latest committed row, also inside a REPEATABLE READ transaction
+                + " LOCK IN SHARE MODE");
         this.completedBy = NamedSql.of("SELECT 1 FROM " + inbox
                 + " WHERE consumer = :consumer AND dedup_key = :key AND owner_token = :owner AND state = 1"
                 + " AND purge_after > UTC_TIMESTAMP(6)");
@@ -129,6 +139,15 @@ final class MysqlStatements {
                 + " WHERE consumer = :consumer AND entity = :entity AND last_seq = :seq - 1");
         this.lastApplied =
                 NamedSql.of("SELECT last_seq FROM " + sequences + " WHERE consumer = :consumer AND entity = :entity");
+    }
+
+    private String completeText(String alsoSet) {
+        return "UPDATE " + inbox + " SET" + alsoSet + " expires_at = IF(state = 0,"
+                + " UTC_TIMESTAMP(6) + INTERVAL :retention_us MICROSECOND, expires_at),"
+                + " purge_after = IF(state = 0,"
+                + " UTC_TIMESTAMP(6) + INTERVAL (:retention_us + :grace_us) MICROSECOND, purge_after), state = 1"
+                + " WHERE consumer = :consumer AND dedup_key = :key AND owner_token = :owner"
+                + " AND purge_after > UTC_TIMESTAMP(6)";
     }
 
     String inboxTable() {
@@ -181,7 +200,7 @@ final class MysqlStatements {
         return readBacks.computeIfAbsent(rows, n -> {
             StringBuilder sql = new StringBuilder("SELECT dedup_key, owner_token, state,"
                             + " expires_at <= UTC_TIMESTAMP(6),"
-                            + " purge_after <= UTC_TIMESTAMP(6), fingerprint FROM ")
+                            + " purge_after <= UTC_TIMESTAMP(6), fingerprint, result FROM ")
                     .append(inbox)
                     .append(" WHERE consumer = :consumer AND dedup_key IN (:key_0");
             for (int i = 1; i < n; i++) {
@@ -198,6 +217,19 @@ final class MysqlStatements {
      */
     NamedSql complete() {
         return complete;
+    }
+
+    /** {@link #complete()} keeping {@code :result} with the record when it completes it. */
+    NamedSql completeWithResult() {
+        return completeWithResult;
+    }
+
+    /**
+     * The result of {@code :consumer}/{@code :key}'s COMPLETED record, not past grace: no row when
+     * the record changed since the claim read it.
+     */
+    NamedSql resultOf() {
+        return resultOf;
     }
 
     /**
@@ -246,7 +278,7 @@ final class MysqlStatements {
         return name.length() > 64 ? name.substring(0, 64) : name;
     }
 
-    /** The DDL of {@code schema-v2.sql}, names filled in. */
+    /** The DDL of {@code schema-v3.sql}, names filled in. */
     List<String> schemaDdl() {
         List<String> ddl = new java.util.ArrayList<>();
         if (schema != null) {
@@ -254,7 +286,7 @@ final class MysqlStatements {
         }
         ddl.addAll(SqlScript.load(
                 MysqlStatements.class,
-                "schema-v2.sql",
+                "schema-v3.sql",
                 Map.of("inbox_purge_index", purgeIndex, "inbox", inbox, "sequences", sequences)));
         return ddl;
     }
@@ -267,6 +299,16 @@ final class MysqlStatements {
     /** {@code IS_NULLABLE} of the {@code purge_after} column: no row on a version 1 table. */
     NamedSql purgeAfterColumn() {
         return purgeAfterColumn;
+    }
+
+    /** Whether the {@code result} column exists: no row on a version 1 or 2 table. */
+    NamedSql resultColumn() {
+        return resultColumn;
+    }
+
+    /** The upgrade of a version 2 table. */
+    List<String> upgradeV2ToV3() {
+        return SqlScript.load(MysqlStatements.class, "upgrade-v2-to-v3.sql", Map.of("inbox", inbox));
     }
 
     /**

@@ -265,6 +265,44 @@ class MysqlInboxStoreTest {
         MysqlTestDatabase.execute("DROP TABLE " + v1 + ", " + v1 + "_sequence");
     }
 
+    /**
+     * A version 2 table (no {@code result}) is upgraded in place: its records keep answering, with
+     * no result, and new completions keep theirs, binary included.
+     */
+    @Test
+    void schemaVersion2_isUpgradedInPlace_toKeepResults() throws SQLException {
+        String v2 = "inbox_v2_upgrade";
+        String c = "x'" + java.util.HexFormat.of().formatHex(consumer.getBytes(java.nio.charset.StandardCharsets.UTF_8))
+                + "'";
+        MysqlTestDatabase.execute(
+                "DROP TABLE IF EXISTS " + v2 + ", " + v2 + "_sequence",
+                "CREATE TABLE " + v2 + " (consumer VARBINARY(512) NOT NULL, dedup_key VARBINARY(512) NOT NULL,"
+                        + " owner_token VARBINARY(64) NOT NULL, state TINYINT NOT NULL,"
+                        + " expires_at DATETIME(6) NOT NULL, purge_after DATETIME(6) NOT NULL,"
+                        + " fingerprint VARBINARY(128) NULL, PRIMARY KEY (consumer, dedup_key),"
+                        + " KEY " + v2 + "_purge_after (purge_after)) ENGINE = InnoDB",
+                "INSERT INTO " + v2 + " VALUES (" + c + ", 'done', 'o', 1,"
+                        + " UTC_TIMESTAMP(6) + INTERVAL 1 HOUR, UTC_TIMESTAMP(6) + INTERVAL 2 HOUR, NULL)");
+        MysqlInboxStore store = MysqlInboxStore.builder(auto)
+                .table(v2)
+                .sequenceTable(v2 + "_sequence")
+                .build();
+        store.createSchemaIfMissing();
+        store.createSchemaIfMissing(); // idempotent once upgraded
+        assertThat(store.claim(ClaimRequest.of(key("done"), OwnerToken.random(), Duration.ofMinutes(1))))
+                .as("a version 2 record, which keeps no result")
+                .isEqualTo(ClaimResult.duplicate(false, FingerprintCheck.NOT_COMPARED));
+        OwnerToken owner = OwnerToken.random();
+        assertThat(store.claim(ClaimRequest.of(key("new"), owner, Duration.ofMinutes(1))))
+                .isEqualTo(ClaimResult.acquired());
+        assertThat(store.complete(key("new"), owner, Duration.ofHours(1), new byte[] {0, (byte) 0xff, '\n'}))
+                .isTrue();
+        assertThat(store.claim(ClaimRequest.of(key("new"), OwnerToken.random(), Duration.ofMinutes(1)))
+                        .storedResult())
+                .containsExactly(0, 0xff, '\n');
+        MysqlTestDatabase.execute("DROP TABLE " + v2 + ", " + v2 + "_sequence");
+    }
+
     @Test
     void overlongKeys_areRejectedBeforeTheInsert_neverTruncated() {
         String longest = "x".repeat(512);

@@ -2,12 +2,14 @@ package dev.inbox.postgres;
 
 import static dev.inbox.spi.InboxArguments.requireNonNull;
 import static dev.inbox.spi.InboxArguments.requirePositive;
+import static dev.inbox.spi.InboxArguments.requireResult;
 
 import dev.inbox.InboxKey;
 import dev.inbox.InboxStoreException;
 import dev.inbox.jdbc.JdbcExecutor;
 import dev.inbox.jdbc.JdbcStoreBuilder;
 import dev.inbox.jdbc.Micros;
+import dev.inbox.jdbc.NamedSql;
 import dev.inbox.jdbc.SqlParams;
 import dev.inbox.jdbc.TransactionalInboxStore;
 import dev.inbox.spi.BatchClaims;
@@ -43,9 +45,10 @@ import org.jspecify.annotations.Nullable;
  * dedup_key)} primary key in the byte-exact "C" collation, {@code owner_token}, {@code state} (0
  * IN_PROGRESS, 1 COMPLETED), {@code expires_at} (the end of the lease or of the retention), {@code
  * purge_after} (expiry + the grace of the instance that wrote it: the record counts as absent
- * from then on, for every instance) and an optional {@code fingerprint}. The DDL ships in the jar
- * as {@code dev/inbox/postgres/schema-v2.sql}; {@link #createSchemaIfMissing()} upgrades a version
- * 1 table in place.
+ * from then on, for every instance), an optional {@code fingerprint} and an optional {@code
+ * result} (the handler's result a COMPLETED record keeps). The DDL ships in the jar as {@code
+ * dev/inbox/postgres/schema-v3.sql}; {@link #createSchemaIfMissing()} upgrades a version 1 or 2
+ * table in place.
  *
  * <p><b>Algorithm.</b> Every operation is one statement, decided by the database:
  *
@@ -90,6 +93,9 @@ import org.jspecify.annotations.Nullable;
  */
 public final class PostgresInboxStore implements TransactionalInboxStore {
 
+    /** The longest result {@link #complete(InboxKey, OwnerToken, Duration, byte[])} keeps: 1 MiB. */
+    public static final int MAX_RESULT_BYTES = 1 << 20;
+
     /** The most keys sent in one {@code claimAll} statement. */
     public static final int BATCH_CHUNK = 1_000;
 
@@ -133,7 +139,8 @@ public final class PostgresInboxStore implements TransactionalInboxStore {
 
     /**
      * Creates the schema (when one is configured), the inbox table, its purge index and the
-     * sequence table, unless they exist. Safe to call from every instance at start-up: concurrent
+     * sequence table, unless they exist, and upgrades an older inbox table in place (version 1 or 2:
+     * see the README). Safe to call from every instance at start-up: concurrent
      * calls are serialised by an advisory lock.
      *
      * @throws InboxStoreException if the DDL failed (for example for lack of privileges)
@@ -148,16 +155,23 @@ public final class PostgresInboxStore implements TransactionalInboxStore {
                                     SqlParams.create().text("lock", "dev.inbox.schema:" + sql.inboxTable()));
                     Statement ddl = connection.createStatement()) {
                 lock.execute();
-                boolean version1;
-                try (PreparedStatement check = sql.isVersion1()
+                int version = 3; // or no table yet
+                try (PreparedStatement check = sql.schemaVersion()
                                 .prepare(connection, SqlParams.create().text("table", sql.inboxTable()));
                         ResultSet row = check.executeQuery()) {
-                    version1 = row.next();
-                }
-                if (version1) {
-                    for (String statement : sql.upgradeV1ToV2(graceMicros)) {
-                        ddl.execute(statement);
+                    if (row.next()) {
+                        version = row.getInt(1);
                     }
+                }
+                List<String> upgrade = new ArrayList<>();
+                if (version == 1) {
+                    upgrade.addAll(sql.upgradeV1ToV2(graceMicros));
+                }
+                if (version <= 2) {
+                    upgrade.addAll(sql.upgradeV2ToV3());
+                }
+                for (String statement : upgrade) {
+                    ddl.execute(statement);
                 }
                 for (String statement : sql.schemaDdl()) {
                     ddl.execute(statement);
@@ -318,7 +332,8 @@ public final class PostgresInboxStore implements TransactionalInboxStore {
                 row.getInt(first + 1) == 1,
                 row.getBoolean(first + 2),
                 row.getBoolean(first + 3),
-                row.getString(first + 4));
+                row.getString(first + 4),
+                row.getBytes(first + 5));
     }
 
     @Override
@@ -326,9 +341,31 @@ public final class PostgresInboxStore implements TransactionalInboxStore {
         requireNonNull(key, "key");
         requireNonNull(owner, "owner");
         long retentionMicros = Micros.of(requirePositive(retention, "retention"));
+        return completeWith(sql.complete(), ownerParams(key, owner).bigint("retention_us", retentionMicros), key);
+    }
+
+    /** Keeps {@code result} in the record's {@code result} column, at most {@link #MAX_RESULT_BYTES}. */
+    @Override
+    public boolean complete(InboxKey key, OwnerToken owner, Duration retention, byte[] result) {
+        requireNonNull(key, "key");
+        requireNonNull(owner, "owner");
+        long retentionMicros = Micros.of(requirePositive(retention, "retention"));
+        requireResult(result, MAX_RESULT_BYTES, this);
+        return completeWith(
+                sql.completeWithResult(),
+                ownerParams(key, owner).bigint("retention_us", retentionMicros).bytes("result", result),
+                key);
+    }
+
+    /** {@value #MAX_RESULT_BYTES}: every duplicate's claim reads the result back. */
+    @Override
+    public int maxResultBytes() {
+        return MAX_RESULT_BYTES;
+    }
+
+    private boolean completeWith(NamedSql statementSql, SqlParams params, InboxKey key) {
         return jdbc.execute("complete of " + key, connection -> {
-            try (PreparedStatement statement = sql.complete()
-                    .prepare(connection, ownerParams(key, owner).bigint("retention_us", retentionMicros))) {
+            try (PreparedStatement statement = statementSql.prepare(connection, params)) {
                 setTimeout(statement);
                 return statement.executeUpdate() == 1;
             }

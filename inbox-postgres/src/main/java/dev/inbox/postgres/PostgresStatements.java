@@ -20,7 +20,7 @@ final class PostgresStatements {
     private static final String RECORD_COLUMNS = "e.owner_token, e.state,"
             + " e.expires_at <= clock_timestamp() AS expired,"
             + " e.purge_after <= clock_timestamp() AS gone,"
-            + " e.fingerprint";
+            + " e.fingerprint, e.result";
 
     /**
      * Takes the key when its record is past its own expiry + grace, or is an IN_PROGRESS lease that
@@ -28,7 +28,7 @@ final class PostgresStatements {
      */
     private static final String ON_CONFLICT = " ON CONFLICT (consumer, dedup_key) DO UPDATE"
             + " SET owner_token = excluded.owner_token, state = excluded.state, expires_at = excluded.expires_at,"
-            + " purge_after = excluded.purge_after,"
+            + " purge_after = excluded.purge_after, result = NULL,"
             + " fingerprint = CASE WHEN r.owner_token = excluded.owner_token AND excluded.fingerprint IS NULL"
             + " THEN r.fingerprint ELSE excluded.fingerprint END"
             + " WHERE r.purge_after <= clock_timestamp()"
@@ -45,6 +45,7 @@ final class PostgresStatements {
     private final NamedSql boundedClaim;
     private final NamedSql claimBatchIfAbsent;
     private final NamedSql complete;
+    private final NamedSql completeWithResult;
     private final NamedSql release;
     private final NamedSql renew;
     private final NamedSql completeBatch;
@@ -63,7 +64,9 @@ final class PostgresStatements {
         this.boundedClaimIfAbsent = NamedSql.of(lockBounded(claimIfAbsentText()));
         this.boundedClaim = NamedSql.of(lockBounded(claimText()));
         this.claimBatchIfAbsent = NamedSql.of(claimBatchIfAbsentText());
-        this.complete = NamedSql.of(completeText());
+        this.complete = NamedSql.of(completeText(""));
+        this.completeWithResult =
+                NamedSql.of(completeText(" result = CASE WHEN state = 0 THEN :result ELSE result END,"));
         this.release = NamedSql.of(releaseText());
         this.renew = NamedSql.of(renewText());
         this.completeBatch = NamedSql.of(completeBatchText());
@@ -123,7 +126,7 @@ final class PostgresStatements {
     private String claimIfAbsentText() {
         return "WITH taken AS (INSERT INTO " + inbox + CLAIM_ROW
                 + " ON CONFLICT (consumer, dedup_key) DO NOTHING RETURNING 1)"
-                + " SELECT true AS taken, NULL, NULL::smallint, NULL::boolean, NULL::boolean, NULL FROM taken"
+                + " SELECT true AS taken, NULL, NULL::smallint, NULL::boolean, NULL::boolean, NULL, NULL::bytea FROM taken"
                 + " UNION ALL SELECT false, " + RECORD_COLUMNS + " FROM " + inbox + " AS e"
                 + " WHERE e.consumer = :consumer AND e.dedup_key = :key AND NOT EXISTS (SELECT 1 FROM taken)";
     }
@@ -186,8 +189,13 @@ final class PostgresStatements {
         return complete;
     }
 
-    private String completeText() {
-        return "UPDATE " + inbox + " SET state = 1,"
+    /** {@link #complete()} keeping {@code :result} with the record when it completes it. */
+    NamedSql completeWithResult() {
+        return completeWithResult;
+    }
+
+    private String completeText(String alsoSet) {
+        return "UPDATE " + inbox + " SET" + alsoSet + " state = 1,"
                 + " expires_at = CASE WHEN state = 0 THEN clock_timestamp() + :retention_us * interval '1 microsecond'"
                 + " ELSE expires_at END,"
                 + " purge_after = CASE WHEN state = 0"
@@ -285,7 +293,7 @@ final class PostgresStatements {
         return name.length() > 63 ? name.substring(0, 63) : name;
     }
 
-    /** The DDL of {@code schema-v2.sql}, one statement per element, names filled in. */
+    /** The DDL of {@code schema-v3.sql}, one statement per element, names filled in. */
     List<String> schemaDdl() {
         List<String> ddl = new ArrayList<>();
         if (schema != null) {
@@ -293,19 +301,25 @@ final class PostgresStatements {
         }
         ddl.addAll(SqlScript.load(
                 PostgresStatements.class,
-                "schema-v2.sql",
+                "schema-v3.sql",
                 Map.of("inbox_purge_index", purgeIndex, "inbox", inbox, "sequences", sequences)));
         return ddl;
     }
 
     /**
-     * True when the inbox table exists without {@code purge_after}: a version 1 table. Reads one
-     * row, or none.
+     * The schema version of the inbox table {@code :table}: one row with 1 (no {@code purge_after}),
+     * 2 (no {@code result}) or 3, or none when the table does not exist.
      */
-    NamedSql isVersion1() {
-        return NamedSql.of("SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass(:table)"
-                + " AND attnum > 0 AND NOT attisdropped HAVING count(*) FILTER (WHERE attname = 'purge_after') = 0"
-                + " AND count(*) > 0");
+    NamedSql schemaVersion() {
+        return NamedSql.of("SELECT CASE WHEN count(*) FILTER (WHERE attname = 'purge_after') = 0 THEN 1"
+                + " WHEN count(*) FILTER (WHERE attname = 'result') = 0 THEN 2 ELSE 3 END"
+                + " FROM pg_attribute WHERE attrelid = to_regclass(:table) AND attnum > 0 AND NOT attisdropped"
+                + " HAVING count(*) > 0");
+    }
+
+    /** The upgrade of a version 2 table. */
+    List<String> upgradeV2ToV3() {
+        return SqlScript.load(PostgresStatements.class, "upgrade-v2-to-v3.sql", Map.of("inbox", inbox));
     }
 
     /** The upgrade of a version 1 table, whose rows get {@code graceMicros} as their grace. */

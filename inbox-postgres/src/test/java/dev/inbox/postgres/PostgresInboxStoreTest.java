@@ -291,6 +291,45 @@ class PostgresInboxStoreTest {
         PostgresTestDatabase.execute("DROP TABLE " + v1 + ", " + v1 + "_sequence");
     }
 
+    /**
+     * A version 2 table (no {@code result}) is upgraded in place: its records keep answering, with
+     * no result, and new completions keep theirs.
+     */
+    @Test
+    void schemaVersion2_isUpgradedInPlace_toKeepResults() throws SQLException {
+        String v2 = "inbox_v2_upgrade";
+        PostgresTestDatabase.execute(
+                "DROP TABLE IF EXISTS " + v2 + ", " + v2 + "_sequence",
+                "CREATE TABLE " + v2 + " (consumer text COLLATE \"C\" NOT NULL, dedup_key text COLLATE \"C\" NOT NULL,"
+                        + " owner_token text COLLATE \"C\" NOT NULL, state smallint NOT NULL,"
+                        + " expires_at timestamptz NOT NULL, purge_after timestamptz NOT NULL,"
+                        + " fingerprint text COLLATE \"C\", PRIMARY KEY (consumer, dedup_key))",
+                "INSERT INTO " + v2 + " VALUES ('" + consumer + "', 'done', 'o', 1,"
+                        + " clock_timestamp() + interval '1 hour', clock_timestamp() + interval '2 hours', NULL)");
+        PostgresInboxStore store = PostgresInboxStore.builder(auto)
+                .table(v2)
+                .sequenceTable(v2 + "_sequence")
+                .build();
+        assertThatThrownBy(() -> store.claim(ClaimRequest.of(key("done"), OwnerToken.random(), Duration.ofMinutes(1))))
+                .as("before the upgrade")
+                .isInstanceOf(InboxStoreException.class)
+                .hasMessageContaining("result");
+        store.createSchemaIfMissing();
+        store.createSchemaIfMissing(); // idempotent once upgraded
+        assertThat(store.claim(ClaimRequest.of(key("done"), OwnerToken.random(), Duration.ofMinutes(1))))
+                .as("a version 2 record, which keeps no result")
+                .isEqualTo(ClaimResult.duplicate(false, FingerprintCheck.NOT_COMPARED));
+        OwnerToken owner = OwnerToken.random();
+        assertThat(store.claim(ClaimRequest.of(key("new"), owner, Duration.ofMinutes(1))))
+                .isEqualTo(ClaimResult.acquired());
+        assertThat(store.complete(key("new"), owner, Duration.ofHours(1), new byte[] {0, 1, 2}))
+                .isTrue();
+        assertThat(store.claim(ClaimRequest.of(key("new"), OwnerToken.random(), Duration.ofMinutes(1)))
+                        .storedResult())
+                .containsExactly(0, 1, 2);
+        PostgresTestDatabase.execute("DROP TABLE " + v2 + ", " + v2 + "_sequence");
+    }
+
     @Test
     void missingTable_failsWithANonRetryableStoreExceptionCarryingTheSqlState() {
         PostgresInboxStore store =

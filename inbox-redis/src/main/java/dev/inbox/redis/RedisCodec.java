@@ -44,14 +44,20 @@ final class RedisCodec {
         return ascii(Long.toString(Math.max(min, ms)));
     }
 
-    /** The answer of the claim script: {@code [1, takeover]}, {@code [2, late, fingerprint check]} or busy. */
+    /**
+     * The answer of the claim script: {@code [1, takeover]}, {@code [2, late, fingerprint check]}
+     * (followed by the stored result when the record keeps one) or busy.
+     */
     static ClaimResult decodeClaim(List<Object> reply) {
         long code = (Long) reply.get(0);
         if (code == 1) {
             return (Long) reply.get(1) == 1 ? ClaimResult.takenOver() : ClaimResult.acquired();
         }
         if (code == 2) {
-            return ClaimResult.duplicate((Long) reply.get(1) == 1, FingerprintCheck.fromCode((Long) reply.get(2)));
+            return ClaimResult.duplicate(
+                    (Long) reply.get(1) == 1,
+                    FingerprintCheck.fromCode((Long) reply.get(2)),
+                    reply.size() > 3 ? (byte[]) reply.get(3) : null);
         }
         return ClaimResult.busy();
     }

@@ -3,6 +3,7 @@ package dev.inbox.redis;
 import static dev.inbox.spi.InboxArguments.requireNonNegative;
 import static dev.inbox.spi.InboxArguments.requireNonNull;
 import static dev.inbox.spi.InboxArguments.requirePositive;
+import static dev.inbox.spi.InboxArguments.requireResult;
 
 import dev.inbox.InboxKey;
 import dev.inbox.InboxStoreException;
@@ -45,7 +46,8 @@ import org.jspecify.annotations.Nullable;
  * <p><b>Record.</b> One string per key, {@code <prefix>:{<consumer as hex>}:<id bytes>} (see the
  * README for the layout and its hot-slot trade-off), holding {@code I|C <expires ms> <owner>
  * [fingerprint]}: IN_PROGRESS or COMPLETED, when the lease or the retention ends by the server's
- * clock, the owner token and the payload fingerprint. The key's TTL is that expiry plus the
+ * clock, the owner token and the payload fingerprint; a COMPLETED record that keeps a handler's
+ * result has it after a newline, as raw bytes. The key's TTL is that expiry plus the
  * store's grace, so Redis removes the record itself once it may count as absent; {@link #purge()}
  * has nothing to do and returns 0.
  *
@@ -61,6 +63,9 @@ import org.jspecify.annotations.Nullable;
  * restarts: a redelivery then runs the work again. See the README.
  */
 public final class RedisInboxStore implements InboxStore {
+
+    /** The longest result {@link #complete(InboxKey, OwnerToken, Duration, byte[])} keeps: 1 MiB. */
+    public static final int MAX_RESULT_BYTES = 1 << 20;
 
     /** The most scripts pipelined by one {@code claimAll} step. */
     public static final int BATCH_CHUNK = 1_000;
@@ -236,6 +241,36 @@ public final class RedisInboxStore implements InboxStore {
         byte[] keep = RedisCodec.millis(requirePositive(retention, "retention"), 1);
         ensureOpen();
         return ownerScript(COMPLETE, "complete of " + key, key, owner, keep);
+    }
+
+    /**
+     * Keeps {@code result} in the record's value, after its header, at most {@link
+     * #MAX_RESULT_BYTES}: every duplicate's claim reads it back in the same script call.
+     */
+    @Override
+    public boolean complete(InboxKey key, OwnerToken owner, Duration retention, byte[] result) {
+        requireNonNull(key, "key");
+        requireNonNull(owner, "owner");
+        byte[] keep = RedisCodec.millis(requirePositive(retention, "retention"), 1);
+        requireResult(result, MAX_RESULT_BYTES, this);
+        ensureOpen();
+        Long done = RedisCodec.call(
+                "complete of " + key,
+                () -> COMPLETE.run(
+                        redis().sync,
+                        ScriptOutputType.INTEGER,
+                        keys.record(key),
+                        RedisCodec.ascii(owner.value()),
+                        keep,
+                        grace,
+                        result));
+        return done == 1;
+    }
+
+    /** {@value #MAX_RESULT_BYTES}. */
+    @Override
+    public int maxResultBytes() {
+        return MAX_RESULT_BYTES;
     }
 
     @Override

@@ -11,6 +11,8 @@ import dev.inbox.HandleOutcome;
 import dev.inbox.Inbox;
 import dev.inbox.InboxKey;
 import dev.inbox.ItemResult;
+import dev.inbox.Reply;
+import dev.inbox.ResultCodec;
 import dev.inbox.spi.ClaimRequest;
 import dev.inbox.spi.ClaimResult;
 import dev.inbox.spi.FingerprintCheck;
@@ -614,6 +616,173 @@ public abstract class InboxStoreContract {
         assertThat(inbox.claim("ha-busy").status())
                 .as("still the other delivery's")
                 .isEqualTo(dev.inbox.spi.ClaimStatus.BUSY);
+    }
+
+    // ------------------------------------------------------------------------- stored results
+
+    /** Every byte value, the record separators of text formats among them, and invalid UTF-8. */
+    private static byte[] everyByte() {
+        byte[] bytes = new byte[512];
+        for (int i = 0; i < bytes.length; i++) {
+            bytes[i] = (byte) (i % 256);
+        }
+        bytes[300] = '\n';
+        bytes[301] = (byte) 0xC3; // a UTF-8 lead byte followed by no continuation
+        bytes[302] = ' ';
+        return bytes;
+    }
+
+    @Test
+    @DisplayName("S1 a DUPLICATE carries exactly the bytes the completing owner stored: binary, empty, at the"
+            + " limit, in a batch, late in grace")
+    void s1_duplicateCarriesTheStoredResult() {
+        int limit = store.maxResultBytes();
+        assertThat(limit).as("maxResultBytes() of a store that keeps results").isPositive();
+        byte[] atLimit = new byte[limit];
+        new Random(limit).nextBytes(atLimit);
+        List<byte[]> results = List.of(everyByte(), new byte[0], atLimit, "{\"ok\":true}\n".getBytes());
+        for (int i = 0; i < results.size(); i++) {
+            String id = "s1-" + i;
+            OwnerToken owner = OwnerToken.random();
+            assertThat(store.claim(request(id, owner, long_()).withFingerprint("fp")))
+                    .isEqualTo(ClaimResult.acquired());
+            assertThat(store.complete(key(id), owner, long_(), results.get(i)))
+                    .as("complete with a result of %d bytes", results.get(i).length)
+                    .isTrue();
+            ClaimResult duplicate =
+                    store.claim(request(id, OwnerToken.random(), long_()).withFingerprint("fp"));
+            assertThat(duplicate)
+                    .as("the duplicate of %s", id)
+                    .isEqualTo(ClaimResult.duplicate(false, FingerprintCheck.MATCH, results.get(i)));
+            assertThat(duplicate.storedResult()).as("the bytes of %s", id).isEqualTo(results.get(i));
+        }
+        OwnerToken first = OwnerToken.random();
+        assertThat(store.claim(request("s1-again", first, long_()))).isEqualTo(ClaimResult.acquired());
+        assertThat(store.complete(key("s1-again"), first, long_(), new byte[] {1}))
+                .isTrue();
+        assertThat(store.complete(key("s1-again"), first, long_(), new byte[] {2}))
+                .as("the owner completing again")
+                .isTrue();
+        assertThat(store.claimAll(List.of(
+                        request("s1-0", OwnerToken.random(), long_()),
+                        request("s1-again", OwnerToken.random(), long_()),
+                        request("s1-batch-new", OwnerToken.random(), long_()))))
+                .as("claimAll carries the results too; a repeated completion keeps the first result")
+                .containsExactly(
+                        ClaimResult.duplicate(false, FingerprintCheck.NOT_COMPARED, everyByte()),
+                        ClaimResult.duplicate(false, FingerprintCheck.NOT_COMPARED, new byte[] {1}),
+                        ClaimResult.acquired());
+
+        OwnerToken late = OwnerToken.random();
+        assertThat(store.claim(request("s1-late", late, long_()))).isEqualTo(ClaimResult.acquired());
+        assertThat(store.complete(key("s1-late"), late, timeUnit(), everyByte()))
+                .isTrue();
+        pause(timeUnit().multipliedBy(2));
+        assertThat(store.claim(request("s1-late", OwnerToken.random(), long_())))
+                .as("past retention, within grace")
+                .isEqualTo(ClaimResult.duplicate(true, FingerprintCheck.NOT_COMPARED, everyByte()));
+    }
+
+    @Test
+    @DisplayName("S1 a record completed without a result, or by a later owner after the old one's grace, carries"
+            + " none; a stranger cannot store one")
+    void s1_noResultUnlessTheOwnerStoredOne() throws Exception {
+        OwnerToken plain = OwnerToken.random();
+        assertThat(store.claim(request("s1-plain", plain, long_()))).isEqualTo(ClaimResult.acquired());
+        assertThat(store.complete(key("s1-plain"), plain, long_())).isTrue();
+        assertThat(store.claim(request("s1-plain", OwnerToken.random(), long_())))
+                .as("completed without a result")
+                .isEqualTo(ClaimResult.duplicate(false, FingerprintCheck.NOT_COMPARED));
+
+        OwnerToken holder = OwnerToken.random();
+        assertThat(store.claim(request("s1-stranger", holder, long_()))).isEqualTo(ClaimResult.acquired());
+        assertThat(store.complete(key("s1-stranger"), OwnerToken.random(), long_(), new byte[] {7}))
+                .as("complete with a result by a stranger")
+                .isFalse();
+        assertThat(store.complete(key("s1-absent"), OwnerToken.random(), long_(), new byte[] {7}))
+                .as("complete with a result of an absent key")
+                .isFalse();
+        assertThat(store.claim(request("s1-stranger", OwnerToken.random(), long_())))
+                .as("the holder's lease is untouched")
+                .isEqualTo(ClaimResult.busy());
+        assertThat(store.complete(key("s1-stranger"), holder, long_())).isTrue();
+        assertThat(store.claim(request("s1-stranger", OwnerToken.random(), long_())))
+                .as("the stranger's result was not kept")
+                .isEqualTo(ClaimResult.duplicate(false, FingerprintCheck.NOT_COMPARED));
+
+        Duration unit = timeUnit();
+        InboxStore quick = storeWithGrace(unit);
+        OwnerToken old = OwnerToken.random();
+        assertThat(quick.claim(request("s1-reused", old, long_()))).isEqualTo(ClaimResult.acquired());
+        assertThat(quick.complete(key("s1-reused"), old, unit, everyByte())).isTrue();
+        pause(unit.multipliedBy(3));
+        OwnerToken next = OwnerToken.random();
+        assertThat(quick.claim(request("s1-reused", next, long_())))
+                .as("past retention + grace the key is absent")
+                .isEqualTo(ClaimResult.acquired());
+        assertThat(quick.complete(key("s1-reused"), next, long_())).isTrue();
+        assertThat(quick.claim(request("s1-reused", OwnerToken.random(), long_())))
+                .as("the new record does not carry the old record's result")
+                .isEqualTo(ClaimResult.duplicate(false, FingerprintCheck.NOT_COMPARED));
+    }
+
+    @Test
+    @DisplayName("S1 handleReturning answers a duplicate with the first delivery's result and runs the work once")
+    void s1_handleReturning() {
+        Inbox inbox = Inbox.builder(store).consumer(consumer).lease(long_()).build();
+        List<String> ran = new ArrayList<>();
+        Reply<String> first = inbox.handleReturning("hr-1", ResultCodec.utf8(), () -> {
+            ran.add("hr-1");
+            return "receipt-ü-" + ran.size();
+        });
+        Reply<String> again = inbox.handleReturning("hr-1", ResultCodec.utf8(), () -> {
+            ran.add("hr-1 again");
+            return "another receipt";
+        });
+        assertThat(ran).as("the work ran once").containsExactly("hr-1");
+        assertThat(first.outcome()).isEqualTo(HandleOutcome.PROCESSED);
+        assertThat(first.value()).isEqualTo("receipt-ü-1");
+        assertThat(again.outcome()).isEqualTo(HandleOutcome.DUPLICATE);
+        assertThat(again.value()).as("the duplicate's reply").isEqualTo("receipt-ü-1");
+
+        Reply<byte[]> none = inbox.handleReturning("hr-null", ResultCodec.bytes(), () -> null);
+        assertThat(none.value()).isNull();
+        assertThat(inbox.handleReturning("hr-null", ResultCodec.bytes(), () -> new byte[] {1})
+                        .result())
+                .as("a work that returned null kept no result")
+                .isEmpty();
+
+        assertThatThrownBy(() -> inbox.handleReturning(
+                        "hr-big", ResultCodec.bytes(), () -> new byte[store.maxResultBytes() + 1]))
+                .as("a result over the store's limit fails like the work would")
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThat(inbox.handleReturning("hr-big", ResultCodec.bytes(), () -> new byte[] {9})
+                        .value())
+                .as("the claim was released, so the next delivery runs the work")
+                .containsExactly(9);
+    }
+
+    @Test
+    @DisplayName("S2 a result over the store's limit is rejected before any I/O, and the record is not completed")
+    void s2_resultOverTheLimitIsRejected() {
+        int limit = store.maxResultBytes();
+        assertThat(limit).as("maxResultBytes() of a store that keeps results").isPositive();
+        OwnerToken owner = OwnerToken.random();
+        assertThat(store.claim(request("s2", owner, long_()))).isEqualTo(ClaimResult.acquired());
+        assertThatThrownBy(() -> store.complete(key("s2"), owner, long_(), new byte[limit + 1]))
+                .as("a result one byte over the limit")
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining(Integer.toString(limit));
+        assertIllegal(s -> s.complete(key("s2"), owner, long_(), null));
+        assertIllegal(s -> s.complete(null, owner, long_(), new byte[1]));
+        assertIllegal(s -> s.complete(key("s2"), null, long_(), new byte[1]));
+        assertIllegal(s -> s.complete(key("s2"), owner, Duration.ZERO, new byte[1]));
+        assertThat(store.claim(request("s2", OwnerToken.random(), long_())))
+                .as("the record is still the owner's lease")
+                .isEqualTo(ClaimResult.busy());
+        assertThat(store.complete(key("s2"), owner, long_(), new byte[limit]))
+                .as("the owner then completes with a result that fits")
+                .isTrue();
     }
 
     // -------------------------------------------------------------------------------- renewal

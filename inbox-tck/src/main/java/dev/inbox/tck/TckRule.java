@@ -29,6 +29,11 @@ public enum TckRule {
             + " the renewed one is BUSY; an owner whose lease ended but was not taken over may renew it."),
     H2("renew by another owner, after a takeover, after a release, or of a COMPLETED or absent record fails and"
             + " changes nothing."),
+    S1("A DUPLICATE carries exactly the bytes the completing owner stored with complete(…, result) — binary,"
+            + " empty, at the limit, in claimAll, late in grace — and no result when none was stored, when a stranger"
+            + " tried, or when a later owner reused the key after the old record's grace."),
+    S2("A result over maxResultBytes() is rejected with IllegalArgumentException before any I/O, and the record is"
+            + " not completed."),
     R1("Past retention but before removal, a claim is DUPLICATE flagged late."),
     R2("purge removes exactly what is past expiry + grace and returns the count; such records count as absent,"
             + " and a record inside its grace is kept."),

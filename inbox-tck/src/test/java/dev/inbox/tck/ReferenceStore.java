@@ -24,7 +24,16 @@ class ReferenceStore implements InboxStore {
             boolean completed,
             long expiresAt,
             long goneAt,
-            @Nullable String fingerprint) {}
+            @Nullable String fingerprint,
+            byte @Nullable [] result) {
+
+        Rec(String owner, boolean completed, long expiresAt, long goneAt, @Nullable String fingerprint) {
+            this(owner, completed, expiresAt, goneAt, fingerprint, null);
+        }
+    }
+
+    /** The longest result the reference store keeps. */
+    static final int MAX_RESULT_BYTES = 4096;
 
     final Map<String, Rec> records;
     final long grace;
@@ -75,7 +84,9 @@ class ReferenceStore implements InboxStore {
         }
         if (old.completed) {
             return ClaimResult.duplicate(
-                    now - old.expiresAt >= 0, FingerprintCheck.compare(old.fingerprint, request.fingerprint()));
+                    now - old.expiresAt >= 0,
+                    FingerprintCheck.compare(old.fingerprint, request.fingerprint()),
+                    old.result);
         }
         if (old.owner.equals(owner)) {
             write(k, fresh);
@@ -96,9 +107,27 @@ class ReferenceStore implements InboxStore {
 
     @Override
     public boolean complete(InboxKey key, OwnerToken owner, Duration retention) {
+        return complete(key, owner, retention, null, false);
+    }
+
+    @Override
+    public boolean complete(InboxKey key, OwnerToken owner, Duration retention, byte[] result) {
+        return complete(key, owner, retention, result, true);
+    }
+
+    @Override
+    public int maxResultBytes() {
+        return MAX_RESULT_BYTES;
+    }
+
+    private boolean complete(
+            InboxKey key, OwnerToken owner, Duration retention, byte @Nullable [] result, boolean keepsResult) {
         InboxArguments.requireNonNull(key, "key");
         InboxArguments.requireNonNull(owner, "owner");
         InboxArguments.requirePositive(retention, "retention");
+        byte[] kept = keepsResult
+                ? InboxArguments.requireResult(result, maxResultBytes(), this).clone()
+                : null;
         ensureOpen();
         synchronized (records) {
             Rec old = records.get(mapKey(key));
@@ -107,7 +136,7 @@ class ReferenceStore implements InboxStore {
             }
             if (!old.completed) {
                 long expiresAt = System.nanoTime() + retention.toNanos();
-                records.put(mapKey(key), new Rec(old.owner, true, expiresAt, expiresAt + grace, old.fingerprint));
+                records.put(mapKey(key), new Rec(old.owner, true, expiresAt, expiresAt + grace, old.fingerprint, kept));
             }
             return true;
         }

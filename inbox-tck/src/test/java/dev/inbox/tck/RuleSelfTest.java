@@ -11,6 +11,7 @@ import dev.inbox.spi.HeldKey;
 import dev.inbox.spi.InboxStore;
 import dev.inbox.spi.OwnerToken;
 import java.lang.reflect.Method;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumSet;
@@ -250,6 +251,36 @@ class RuleSelfTest {
         }
     }
 
+    /** Keeps results as UTF-8 text, the way a {@code text} column or a string codec would. */
+    static class ResultsAsText extends KitSelfTest.BrokenKit {
+        @Override
+        protected InboxStore createStore(Duration grace) {
+            return new ReferenceStore(grace) {
+                @Override
+                public boolean complete(InboxKey key, OwnerToken owner, Duration retention, byte[] result) {
+                    byte[] text = new String(result, StandardCharsets.UTF_8).getBytes(StandardCharsets.UTF_8);
+                    return super.complete(key, owner, retention, text.length > MAX_RESULT_BYTES ? result : text);
+                }
+            };
+        }
+    }
+
+    /** Checks the result's size after completing the record. */
+    static class LimitCheckedAfterTheWrite extends KitSelfTest.BrokenKit {
+        @Override
+        protected InboxStore createStore(Duration grace) {
+            return new ReferenceStore(grace) {
+                @Override
+                public boolean complete(InboxKey key, OwnerToken owner, Duration retention, byte[] result) {
+                    if (result != null && result.length > MAX_RESULT_BYTES) {
+                        super.complete(key, owner, retention);
+                    }
+                    return super.complete(key, owner, retention, result);
+                }
+            };
+        }
+    }
+
     /** Never flags a duplicate as late. */
     static class NeverLate extends KitSelfTest.BrokenKit {
         @Override
@@ -380,6 +411,18 @@ class RuleSelfTest {
     @DisplayName("H2 catches a store that renews for any owner, COMPLETED records too")
     void h2() {
         assertThat(KitRun.failedRules(RenewIgnoresOwner.class, "H2")).contains("H2");
+    }
+
+    @Test
+    @DisplayName("S1 catches a store that keeps results as text")
+    void s1() {
+        assertThat(KitRun.failedRules(ResultsAsText.class, "S1")).contains("S1");
+    }
+
+    @Test
+    @DisplayName("S2 catches a store that checks the result's size after completing the record")
+    void s2() {
+        assertThat(KitRun.failedRules(LimitCheckedAfterTheWrite.class, "S2")).contains("S2");
     }
 
     @Test

@@ -1,9 +1,11 @@
--- inbox schema, version 2, for PostgreSQL 12 or newer.
+-- inbox schema, version 3, for PostgreSQL 12 or newer.
 -- ${inbox} and ${sequences} stand for the configured (optionally schema-qualified) table names.
 -- Keys use the "C" collation: comparison is byte-exact and the primary key index is byte-ordered.
 -- Version 2 adds purge_after: the grace belongs to each record, set by the instance that wrote it,
 -- so an instance built with a shorter grace never removes (or takes) a record inside another's.
--- A version 1 table is upgraded by upgrade-v1-to-v2.sql, which createSchemaIfMissing() runs.
+-- Version 3 adds result: the bytes a handler's result is kept as, with its COMPLETED record.
+-- Older tables are upgraded by upgrade-v1-to-v2.sql and upgrade-v2-to-v3.sql, which
+-- createSchemaIfMissing() runs.
 
 CREATE TABLE IF NOT EXISTS ${inbox} (
     consumer    text COLLATE "C" NOT NULL CHECK (octet_length(consumer) BETWEEN 1 AND 512),
@@ -13,6 +15,7 @@ CREATE TABLE IF NOT EXISTS ${inbox} (
     expires_at  timestamptz      NOT NULL, -- end of the lease (IN_PROGRESS) or of the retention (COMPLETED)
     purge_after timestamptz      NOT NULL, -- expires_at + the writer's grace: absent from then on
     fingerprint text COLLATE "C",
+    result      bytea, -- the handler's result kept by a COMPLETED record, or NULL (version 3)
     PRIMARY KEY (consumer, dedup_key)
 );
 
