@@ -8,6 +8,8 @@ import dev.inbox.HandleResult;
 import dev.inbox.InboxKey;
 import dev.inbox.InboxMetrics;
 import dev.inbox.InboxStoreException;
+import dev.inbox.Reply;
+import dev.inbox.ResultCodec;
 import dev.inbox.spi.ClaimResult;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -68,6 +70,45 @@ public final class TransactionalInbox {
      */
     public static Builder builder(TransactionalInboxStore store, DataSource dataSource) {
         return new Builder(requireNonNull(store, "store"), requireNonNull(dataSource, "dataSource"));
+    }
+
+    /**
+     * Like {@link #handle(String, TransactionalWork)}, for request/reply consumers: the work's
+     * result is kept with the claim's record in the same transaction (encoded by {@code codec}), and
+     * a duplicate delivery is answered with it instead of running the work. A result longer than
+     * the store keeps ({@link TransactionalInboxStore#maxResultBytes()}) rolls the transaction back
+     * and throws {@link IllegalArgumentException}, as failing work would.
+     *
+     * @throws E what {@code work} threw, after the transaction was rolled back
+     * @throws IllegalArgumentException if {@code id} is invalid, {@code codec} or {@code work} is
+     *     null, or the encoded result is too long
+     * @throws UnsupportedOperationException if the store keeps no results (before any I/O)
+     * @throws InboxStoreException if the database failed, including a commit whose outcome is
+     *     unknown; do not acknowledge the message
+     */
+    public <T, E extends Exception> Reply<T> handleReturning(
+            String id, ResultCodec<T> codec, TransactionalResultWork<T, E> work) throws E {
+        requireNonNull(codec, "codec");
+        requireNonNull(work, "work");
+        int limit = store.maxResultBytes();
+        if (limit <= 0) {
+            throw new UnsupportedOperationException(store + " keeps no results (maxResultBytes() is " + limit + ")");
+        }
+        Object[] value = new Object[1];
+        HandleResult handled = handle(id, null, connection -> {
+            T result = work.run(connection);
+            if (result != null) {
+                store.keepResultInTransaction(connection, InboxKey.of(consumer, id), codec.encode(result));
+            }
+            value[0] = result;
+        });
+        @SuppressWarnings("unchecked")
+        T processed = (T) value[0];
+        if (handled.outcome() == HandleOutcome.DUPLICATE) {
+            byte[] stored = handled.claim().storedResult();
+            return new Reply<>(handled, stored == null ? null : codec.decode(stored));
+        }
+        return new Reply<>(handled, handled.outcome() == HandleOutcome.PROCESSED ? processed : null);
     }
 
     /** Like {@link #handle(String, String, TransactionalWork)} without a payload fingerprint. */

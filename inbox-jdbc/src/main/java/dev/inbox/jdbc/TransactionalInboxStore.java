@@ -44,6 +44,27 @@ public interface TransactionalInboxStore extends InboxStore {
             Connection connection, InboxKey key, Duration retention, @Nullable String fingerprint);
 
     /**
+     * Keeps {@code result} with the COMPLETED record that {@link #claimInTransaction(Connection,
+     * InboxKey, Duration, String)} wrote for {@code key} in this same transaction: once committed,
+     * every DUPLICATE of the key carries it ({@link ClaimResult#storedResult()}); rolled back, it is
+     * gone with the claim. Call it after an ACQUIRED claim, before the commit, and only then: the
+     * store can only check that the record is COMPLETED and keeps no result yet, so a call after a
+     * DUPLICATE answer would give a result to a record completed without one.
+     *
+     * <p>The default throws {@link UnsupportedOperationException}.
+     *
+     * @param result at most {@link #maxResultBytes()} bytes (may be empty)
+     * @throws IllegalArgumentException if an argument is null, {@code connection} is in
+     *     auto-commit mode, or {@code result} is longer than {@link #maxResultBytes()} (before any
+     *     I/O)
+     * @throws dev.inbox.InboxStoreException if the database failed, or holds no COMPLETED record of
+     *     {@code key} (the transaction did not claim it)
+     */
+    default void keepResultInTransaction(Connection connection, InboxKey key, byte[] result) {
+        throw new UnsupportedOperationException(getClass().getName() + " does not keep results");
+    }
+
+    /**
      * Checks the arguments of {@link #claimInTransaction(Connection, InboxKey, Duration, String)} and returns
      * them as a request with an owner of its own (a transactional record is COMPLETED at once, so
      * no caller ever completes or releases it); for implementations.

@@ -85,6 +85,7 @@ final class MysqlStatements {
     private final NamedSql complete;
     private final NamedSql completeWithResult;
     private final NamedSql resultOf;
+    private final NamedSql keepResult;
     private final NamedSql resultColumn;
     private final NamedSql completedBy;
     private final NamedSql release;
@@ -115,6 +116,9 @@ final class MysqlStatements {
         // MySQL assigns left to right: state changes last, so the others still read the old state.
         this.complete = NamedSql.of(completeText(""));
         this.completeWithResult = NamedSql.of(completeText(" result = IF(state = 0, :result, result),"));
+        this.keepResult = NamedSql.of("UPDATE " + inbox + " SET result = :result"
+                + " WHERE consumer = :consumer AND dedup_key = :key AND state = 1 AND result IS NULL"
+                + " AND purge_after > UTC_TIMESTAMP(6)");
         this.resultOf = NamedSql.of("SELECT result FROM " + inbox
                 + " WHERE consumer = :consumer AND dedup_key = :key AND state = 1 AND purge_after > UTC_TIMESTAMP(6)"
                 // a locking read sees the latest committed row, also inside a REPEATABLE READ transaction
@@ -222,6 +226,11 @@ final class MysqlStatements {
     /** {@link #complete()} keeping {@code :result} with the record when it completes it. */
     NamedSql completeWithResult() {
         return completeWithResult;
+    }
+
+    /** Sets the result of a COMPLETED record that keeps none (a transactional claim's). */
+    NamedSql keepResult() {
+        return keepResult;
     }
 
     /**

@@ -203,6 +203,29 @@ public final class PostgresInboxStore implements TransactionalInboxStore {
                 connection, "transactional claim of " + key, c -> claimOn(c, request, 1, retentionMicros));
     }
 
+    @Override
+    public void keepResultInTransaction(Connection connection, InboxKey key, byte[] result) {
+        requireNonNull(connection, "connection");
+        requireNonNull(key, "key");
+        requireResult(result, MAX_RESULT_BYTES, this);
+        jdbc.executeIn(connection, "keeping the result of " + key, c -> {
+            SqlParams params = SqlParams.create()
+                    .text("consumer", key.consumer())
+                    .text("key", key.id())
+                    .bytes("result", result);
+            try (PreparedStatement statement = sql.keepResult().prepare(c, params)) {
+                setTimeout(statement);
+                if (statement.executeUpdate() != 1) {
+                    throw new InboxStoreException(
+                            "no COMPLETED record of " + key + " without a result: keep a result only after an"
+                                    + " ACQUIRED claimInTransaction, in the same transaction",
+                            null);
+                }
+                return null;
+            }
+        });
+    }
+
     private ClaimResult claimOn(Connection connection, ClaimRequest request, int state, long durationMicros)
             throws SQLException {
         SqlParams params = SqlParams.create()

@@ -46,6 +46,7 @@ final class PostgresStatements {
     private final NamedSql claimBatchIfAbsent;
     private final NamedSql complete;
     private final NamedSql completeWithResult;
+    private final NamedSql keepResult;
     private final NamedSql release;
     private final NamedSql renew;
     private final NamedSql completeBatch;
@@ -69,6 +70,9 @@ final class PostgresStatements {
                 NamedSql.of(completeText(" result = CASE WHEN state = 0 THEN :result ELSE result END,"));
         this.release = NamedSql.of(releaseText());
         this.renew = NamedSql.of(renewText());
+        this.keepResult = NamedSql.of("UPDATE " + inbox + " SET result = :result"
+                + " WHERE consumer = :consumer AND dedup_key = :key AND state = 1 AND result IS NULL"
+                + " AND purge_after > clock_timestamp()");
         this.completeBatch = NamedSql.of(completeBatchText());
         this.purgeBatch = NamedSql.of(purgeBatchText());
         this.advance = NamedSql.of(advanceText());
@@ -225,6 +229,11 @@ final class PostgresStatements {
                 + " WHERE r.consumer = b.consumer AND r.dedup_key = b.dedup_key AND r.owner_token = b.owner_token"
                 + " AND r.purge_after > clock_timestamp()"
                 + " RETURNING b.i";
+    }
+
+    /** Sets the result of a COMPLETED record that keeps none (a transactional claim's). */
+    NamedSql keepResult() {
+        return keepResult;
     }
 
     /** Moves the end of the owner's IN_PROGRESS lease to {@code :lease_us} from now. */

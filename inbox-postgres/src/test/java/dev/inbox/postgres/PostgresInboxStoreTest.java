@@ -7,6 +7,8 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.inbox.HandleOutcome;
 import dev.inbox.InboxKey;
 import dev.inbox.InboxStoreException;
+import dev.inbox.Reply;
+import dev.inbox.ResultCodec;
 import dev.inbox.SequenceGuard;
 import dev.inbox.jdbc.TransactionalInbox;
 import dev.inbox.jdbc.TransactionalInboxStore;
@@ -423,6 +425,39 @@ class PostgresInboxStoreTest {
                 .isInstanceOf(SQLException.class)
                 .hasMessage("business rule broken");
         assertThat(inbox.handle("pay-2", connection -> {}).outcome()).isEqualTo(HandleOutcome.PROCESSED);
+    }
+
+    @Test
+    void transactionalInbox_handleReturning_answersDuplicatesWithTheCommittedReply() throws Exception {
+        PostgresInboxStore store = store(auto, Duration.ofHours(1));
+        PostgresTestDatabase.execute("CREATE TABLE IF NOT EXISTS inbox_it_orders (id text PRIMARY KEY, number serial)");
+        TransactionalInbox inbox =
+                TransactionalInbox.builder(store, auto).consumer(consumer).build();
+        List<String> replies = new ArrayList<>();
+        for (int delivery = 0; delivery < 3; delivery++) {
+            Reply<String> reply = inbox.handleReturning("order-1", ResultCodec.utf8(), connection -> {
+                try (PreparedStatement s =
+                        connection.prepareStatement("INSERT INTO inbox_it_orders (id) VALUES (?) RETURNING number")) {
+                    s.setString(1, consumer + "/order-1");
+                    try (ResultSet row = s.executeQuery()) {
+                        row.next();
+                        return "order number " + row.getInt(1);
+                    }
+                }
+            });
+            assertThat(reply.outcome()).isEqualTo(delivery == 0 ? HandleOutcome.PROCESSED : HandleOutcome.DUPLICATE);
+            replies.add(reply.value());
+        }
+        assertThat(replies).as("the same reply for every delivery").hasSize(3).containsOnly(replies.get(0));
+        assertThatThrownBy(() -> inbox.handleReturning(
+                        "order-2",
+                        ResultCodec.bytes(),
+                        connection -> new byte[PostgresInboxStore.MAX_RESULT_BYTES + 1]))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThat(inbox.handleReturning("order-2", ResultCodec.utf8(), connection -> "kept")
+                        .value())
+                .as("the oversized reply rolled its claim back")
+                .isEqualTo("kept");
     }
 
     private int rows(String pattern) throws SQLException {

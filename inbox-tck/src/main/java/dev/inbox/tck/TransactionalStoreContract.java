@@ -112,6 +112,44 @@ public abstract class TransactionalStoreContract {
     }
 
     @Test
+    @DisplayName("S1 a result kept in the claim's transaction is carried by every DUPLICATE once committed, and"
+            + " gone with a rollback")
+    void s1_resultKeptInTheTransaction() throws Exception {
+        byte[] result = {0, '\n', (byte) 0xC3, ' ', (byte) 0xff};
+        try (Connection c = transaction()) {
+            assertThat(store.claimInTransaction(c, key("s1-commit"), long_(), null))
+                    .isEqualTo(ClaimResult.acquired());
+            store.keepResultInTransaction(c, key("s1-commit"), result);
+            c.commit();
+        }
+        assertThat(store.claim(ClaimRequest.of(key("s1-commit"), OwnerToken.random(), long_())))
+                .as("a lease-mode claim after the commit")
+                .isEqualTo(ClaimResult.duplicate(false, FingerprintCheck.NOT_COMPARED, result));
+        try (Connection c = transaction()) {
+            assertThat(store.claimInTransaction(c, key("s1-commit"), long_(), null))
+                    .as("a transactional claim after the commit")
+                    .isEqualTo(ClaimResult.duplicate(false, FingerprintCheck.NOT_COMPARED, result));
+            assertThatThrownBy(() -> store.keepResultInTransaction(c, key("s1-commit"), new byte[] {1}))
+                    .as("keeping another result after a DUPLICATE")
+                    .isInstanceOf(InboxStoreException.class);
+            c.rollback();
+        }
+        try (Connection c = transaction()) {
+            assertThat(store.claimInTransaction(c, key("s1-rollback"), long_(), null))
+                    .isEqualTo(ClaimResult.acquired());
+            store.keepResultInTransaction(c, key("s1-rollback"), result);
+            assertThatThrownBy(() ->
+                            store.keepResultInTransaction(c, key("s1-rollback"), new byte[store.maxResultBytes() + 1]))
+                    .as("S2: a result over the limit, before any I/O")
+                    .isInstanceOf(IllegalArgumentException.class);
+            c.rollback();
+        }
+        assertThat(store.claim(ClaimRequest.of(key("s1-rollback"), OwnerToken.random(), long_())))
+                .as("rolled back with its claim")
+                .isEqualTo(ClaimResult.acquired());
+    }
+
+    @Test
     @DisplayName("T2 a concurrent transaction waits, then sees DUPLICATE after commit")
     void t2_secondTransactionSeesDuplicateAfterCommit() throws Exception {
         assertThat(secondTransactionAfter(true)).isEqualTo(ClaimResult.duplicate(false, FingerprintCheck.NOT_COMPARED));

@@ -37,7 +37,7 @@ class H2TransactionalStore implements TransactionalInboxStore {
             s.execute("CREATE TABLE IF NOT EXISTS inbox (consumer VARCHAR(2048) NOT NULL,"
                     + " dedup_key VARCHAR(2048) NOT NULL, owner_token VARCHAR(100) NOT NULL, state INT NOT NULL,"
                     + " expires_at BIGINT NOT NULL, purge_after BIGINT NOT NULL, fingerprint VARCHAR(200),"
-                    + " PRIMARY KEY (consumer, dedup_key))");
+                    + " result VARBINARY(4096), PRIMARY KEY (consumer, dedup_key))");
         }
     }
 
@@ -79,7 +79,7 @@ class H2TransactionalStore implements TransactionalInboxStore {
             }
             long expires = now + request.lease().toMillis();
             if (held == null) {
-                try (PreparedStatement s = c.prepareStatement("INSERT INTO inbox VALUES (?, ?, ?, ?, ?, ?, ?)")) {
+                try (PreparedStatement s = c.prepareStatement("INSERT INTO inbox VALUES (?, ?, ?, ?, ?, ?, ?, NULL)")) {
                     bind(s, request, state, expires);
                     s.executeUpdate();
                     return ClaimResult.acquired();
@@ -95,7 +95,7 @@ class H2TransactionalStore implements TransactionalInboxStore {
                 }
             }
             try (PreparedStatement s = c.prepareStatement("UPDATE inbox SET owner_token = ?, state = ?, expires_at = ?,"
-                    + " purge_after = ?, fingerprint = ? WHERE consumer = ? AND dedup_key = ?")) {
+                    + " purge_after = ?, fingerprint = ?, result = NULL WHERE consumer = ? AND dedup_key = ?")) {
                 s.setString(1, request.owner().value());
                 s.setInt(2, state);
                 s.setLong(3, expires);
@@ -127,8 +127,9 @@ class H2TransactionalStore implements TransactionalInboxStore {
     }
 
     private static @Nullable StoredRecord read(Connection c, InboxKey key, long now) throws SQLException {
-        try (PreparedStatement s = c.prepareStatement("SELECT owner_token, state, expires_at, purge_after, fingerprint"
-                + " FROM inbox WHERE consumer = ? AND dedup_key = ? FOR UPDATE")) {
+        try (PreparedStatement s =
+                c.prepareStatement("SELECT owner_token, state, expires_at, purge_after, fingerprint, result"
+                        + " FROM inbox WHERE consumer = ? AND dedup_key = ? FOR UPDATE")) {
             s.setString(1, key.consumer());
             s.setString(2, key.id());
             try (ResultSet row = s.executeQuery()) {
@@ -138,7 +139,8 @@ class H2TransactionalStore implements TransactionalInboxStore {
                                 row.getInt(2) == 1,
                                 row.getLong(3) <= now,
                                 row.getLong(4) <= now,
-                                row.getString(5))
+                                row.getString(5),
+                                row.getBytes(6))
                         : null;
             }
         }
@@ -158,6 +160,46 @@ class H2TransactionalStore implements TransactionalInboxStore {
                         owner.value(),
                         System.currentTimeMillis())
                 == 1;
+    }
+
+    @Override
+    public boolean complete(InboxKey key, OwnerToken owner, Duration retention, byte[] result) {
+        InboxArguments.requireResult(result, maxResultBytes(), this);
+        long expires = System.currentTimeMillis() + retention.toMillis();
+        return update(
+                        "UPDATE inbox SET result = CASE WHEN state = 0 THEN ? ELSE result END,"
+                                + " expires_at = CASE WHEN state = 0 THEN ? ELSE expires_at END,"
+                                + " purge_after = CASE WHEN state = 0 THEN ? ELSE purge_after END, state = 1"
+                                + " WHERE consumer = ? AND dedup_key = ? AND owner_token = ? AND purge_after > ?",
+                        result,
+                        expires,
+                        expires + graceMillis,
+                        key.consumer(),
+                        key.id(),
+                        owner.value(),
+                        System.currentTimeMillis())
+                == 1;
+    }
+
+    @Override
+    public int maxResultBytes() {
+        return 4096;
+    }
+
+    @Override
+    public void keepResultInTransaction(Connection connection, InboxKey key, byte[] result) {
+        InboxArguments.requireResult(result, maxResultBytes(), this);
+        try (PreparedStatement s = connection.prepareStatement("UPDATE inbox SET result = ?"
+                + " WHERE consumer = ? AND dedup_key = ? AND state = 1 AND result IS NULL")) {
+            s.setBytes(1, result);
+            s.setString(2, key.consumer());
+            s.setString(3, key.id());
+            if (s.executeUpdate() != 1) {
+                throw new InboxStoreException("no COMPLETED record of " + key + " without a result", null, false);
+            }
+        } catch (SQLException e) {
+            throw new InboxStoreException("keeping a result failed: " + e.getMessage(), e, true);
+        }
     }
 
     @Override
