@@ -65,6 +65,7 @@ public final class Inbox {
     private final InboxMetrics metrics;
     private final @Nullable ScheduledExecutorService renewals;
     private final @Nullable Duration renewEvery;
+    private final RetentionAdvisor advisor;
 
     private Inbox(Builder builder) {
         this.store = builder.store;
@@ -78,6 +79,8 @@ public final class Inbox {
         requireArgument(
                 renewEvery == null || renewEvery.compareTo(lease) < 0,
                 "renewEvery must be shorter than the lease (" + lease + ") but was " + renewEvery);
+        this.advisor = new RetentionAdvisor(retention, lease);
+        metrics.retentionAdvisor(consumer, advisor);
     }
 
     /**
@@ -353,7 +356,7 @@ public final class Inbox {
                 List<Claim> claims = new ArrayList<>(requests.size());
                 for (int i = 0; i < requests.size(); i++) {
                     ClaimRequest request = requests.get(i);
-                    metrics.claimed(consumer, results.get(i), each);
+                    observe(results.get(i), each);
                     claims.add(new Claim(this, request.key(), request.owner(), results.get(i)));
                 }
                 return claims;
@@ -574,7 +577,7 @@ public final class Inbox {
             long start = System.nanoTime();
             try {
                 ClaimResult result = store.claim(request);
-                metrics.claimed(consumer, result, System.nanoTime() - start);
+                observe(result, System.nanoTime() - start);
                 return result;
             } catch (InboxStoreException e) {
                 metrics.storeError(consumer, "claim", e);
@@ -585,6 +588,25 @@ public final class Inbox {
                 }
             }
         }
+    }
+
+    /** Reports a claim's answer, and measures a duplicate's redelivery lag. */
+    private void observe(ClaimResult result, long nanos) {
+        metrics.claimed(consumer, result, nanos);
+        Duration lag = advisor.observe(result);
+        if (lag != null) {
+            metrics.duplicateLag(consumer, lag, result.pastRetention());
+        }
+    }
+
+    /**
+     * The redelivery lag this inbox has measured from the duplicates it met, and the retention it
+     * recommends: the longest lag + the lease + a quarter of both (see {@link RetentionAdvisor}).
+     * Check it after a deploy, a rebalance storm or an outage; {@link RetentionAdvice#isUndersized()}
+     * says the configured retention let (or nearly let) a duplicate through.
+     */
+    public RetentionAdvice retentionAdvice() {
+        return advisor.advice();
     }
 
     private boolean complete(InboxKey key, OwnerToken owner, byte @Nullable [] result) {

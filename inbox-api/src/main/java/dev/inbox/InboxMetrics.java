@@ -1,6 +1,7 @@
 package dev.inbox;
 
 import dev.inbox.spi.ClaimResult;
+import java.time.Duration;
 
 /**
  * Receives what an {@link Inbox} observes, named after the signals an operator alerts on:
@@ -31,6 +32,21 @@ public interface InboxMetrics {
      * delivery took the event over, and may apply it too.
      */
     default void leaseRenewalFailed(String consumer) {}
+
+    /**
+     * A duplicate arrived {@code lag} after its event was completed, {@code pastRetention} after
+     * the record's retention ended (negative within retention, zero or more for a late duplicate).
+     * Called for each duplicate whose store reports its record's expiry (every store of this
+     * project does).
+     */
+    default void duplicateLag(String consumer, Duration lag, Duration pastRetention) {}
+
+    /**
+     * The advisor of an inbox for {@code consumer}, once, when the inbox is built: publish its
+     * {@link RetentionAdvisor#advice() advice} (for example as a gauge of the recommended
+     * retention).
+     */
+    default void retentionAdvisor(String consumer, RetentionAdvisor advisor) {}
 
     /** A purge removed {@code removed} records. */
     default void purged(String consumer, long removed) {}

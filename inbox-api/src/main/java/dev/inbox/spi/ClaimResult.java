@@ -1,5 +1,6 @@
 package dev.inbox.spi;
 
+import java.time.Duration;
 import java.util.Arrays;
 import org.jspecify.annotations.Nullable;
 
@@ -32,9 +33,10 @@ public final class ClaimResult {
     private final boolean takeover;
     private final FingerprintCheck fingerprint;
     private final byte @Nullable [] result;
+    private final @Nullable Duration pastRetention;
 
     private ClaimResult(ClaimStatus status, boolean late, boolean takeover, FingerprintCheck fingerprint) {
-        this(status, late, takeover, fingerprint, null);
+        this(status, late, takeover, fingerprint, null, null);
     }
 
     private ClaimResult(
@@ -42,12 +44,14 @@ public final class ClaimResult {
             boolean late,
             boolean takeover,
             FingerprintCheck fingerprint,
-            byte @Nullable [] result) {
+            byte @Nullable [] result,
+            @Nullable Duration pastRetention) {
         this.status = status;
         this.late = late;
         this.takeover = takeover;
         this.fingerprint = fingerprint;
         this.result = result;
+        this.pastRetention = pastRetention;
     }
 
     /** The key was new, or the same owner claimed it again. */
@@ -88,7 +92,33 @@ public final class ClaimResult {
             return duplicate(late, fingerprint);
         }
         InboxArguments.requireNonNull(fingerprint, "fingerprint");
-        return new ClaimResult(ClaimStatus.DUPLICATE, late, false, fingerprint, result.clone());
+        return new ClaimResult(ClaimStatus.DUPLICATE, late, false, fingerprint, result.clone(), null);
+    }
+
+    /**
+     * This duplicate with how long after its record's retention ended it was found: negative
+     * (minus the time left) within retention, zero or more when late. Stores that know the
+     * record's expiry by their own clock report it, so that the facade can measure redelivery lag
+     * and recommend a retention; other answers are returned unchanged.
+     *
+     * @throws IllegalArgumentException if {@code pastRetention} is null
+     */
+    public ClaimResult withPastRetention(Duration pastRetention) {
+        InboxArguments.requireNonNull(pastRetention, "pastRetention");
+        if (status != ClaimStatus.DUPLICATE) {
+            return this;
+        }
+        return new ClaimResult(status, late, false, fingerprint, result, pastRetention);
+    }
+
+    /**
+     * For a duplicate whose store reported it ({@link #withPastRetention(Duration)}), how long
+     * after its record's retention ended it arrived: negative within retention, zero or more when
+     * {@linkplain #isLate() late}; null otherwise. A measurement, not part of the answer: {@link
+     * #equals(Object)} ignores it.
+     */
+    public @Nullable Duration pastRetention() {
+        return pastRetention;
     }
 
     /** What the claim found. */

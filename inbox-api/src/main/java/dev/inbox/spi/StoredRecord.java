@@ -1,5 +1,6 @@
 package dev.inbox.spi;
 
+import java.time.Duration;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -17,6 +18,9 @@ import org.jspecify.annotations.Nullable;
  * @param gone the record is past expiry + grace and counts as absent
  * @param fingerprint the payload fingerprint the record keeps, or null
  * @param result the result a COMPLETED record keeps, or null
+ * @param pastExpiry how long ago, by the store's clock, the lease or retention ended (negative
+ *     while it runs), or null when the store did not read it; a DUPLICATE answer carries it as
+ *     {@link ClaimResult#pastRetention()}
  */
 public record StoredRecord(
         String owner,
@@ -24,11 +28,23 @@ public record StoredRecord(
         boolean expired,
         boolean gone,
         @Nullable String fingerprint,
-        byte @Nullable [] result) {
+        byte @Nullable [] result,
+        @Nullable Duration pastExpiry) {
 
-    /** A record that keeps no result. */
+    /** A record that keeps no result, read without its time past expiry. */
     public StoredRecord(String owner, boolean completed, boolean expired, boolean gone, @Nullable String fingerprint) {
-        this(owner, completed, expired, gone, fingerprint, null);
+        this(owner, completed, expired, gone, fingerprint, null, null);
+    }
+
+    /** A record read without its time past expiry. */
+    public StoredRecord(
+            String owner,
+            boolean completed,
+            boolean expired,
+            boolean gone,
+            @Nullable String fingerprint,
+            byte @Nullable [] result) {
+        this(owner, completed, expired, gone, fingerprint, result, null);
     }
 
     /**
@@ -50,7 +66,7 @@ public record StoredRecord(
      * ClaimRequest)}.
      */
     public @Nullable ClaimResult answer(boolean taken, ClaimRequest request) {
-        return decide(
+        ClaimResult answer = decide(
                 taken,
                 completed,
                 expired,
@@ -58,6 +74,7 @@ public record StoredRecord(
                 owner.equals(request.owner().value()),
                 FingerprintCheck.compare(fingerprint, request.fingerprint()),
                 result);
+        return answer == null || pastExpiry == null ? answer : answer.withPastRetention(pastExpiry);
     }
 
     /**

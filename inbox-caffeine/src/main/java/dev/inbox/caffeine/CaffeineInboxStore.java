@@ -105,9 +105,10 @@ public final class CaffeineInboxStore implements InboxStore {
             }
             if (old instanceof Done done) {
                 result[0] = ClaimResult.duplicate(
-                        Nanos.reached(now, done.expiresAt),
-                        FingerprintCheck.compare(done.fingerprint, fingerprint),
-                        done.result);
+                                Nanos.reached(now, done.expiresAt),
+                                FingerprintCheck.compare(done.fingerprint, fingerprint),
+                                done.result)
+                        .withPastRetention(Duration.ofNanos(now - done.expiresAt));
                 return old;
             }
             Held held = (Held) old;

@@ -39,9 +39,11 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>A key is remembered for at most {@link Builder#maxTtl(Duration)}, and after a {@code
  * complete} for at most its retention. Two consequences, both on the safe side: a duplicate that
- * arrives within {@code maxTtl} after the retention ended is suppressed without being flagged
- * late, and a record purged early from the backing store by hand is still suppressed until the
- * entry ages out.
+ * arrives within {@code maxTtl} after the retention ended is still suppressed (flagged late when
+ * the backing store reported the record's expiry, as every store of this project does), and a
+ * record purged early from the backing store by hand is still suppressed until the entry ages out.
+ * Answers from memory carry {@link ClaimResult#pastRetention()} by the local clock, from the
+ * expiry the backing store reported.
  */
 public final class NearCacheInboxStore implements InboxStore {
 
@@ -121,7 +123,7 @@ public final class NearCacheInboxStore implements InboxStore {
         ensureOpen();
         boolean completed = delegate.complete(key, owner, retention);
         if (completed) {
-            known.put(key, new Known(null, Math.min(keep, maxTtl)));
+            known.put(key, new Known(null, Math.min(keep, maxTtl), System.nanoTime() + keep, true));
         }
         return completed;
     }
@@ -152,7 +154,7 @@ public final class NearCacheInboxStore implements InboxStore {
         List<Boolean> completed = delegate.completeAll(held, retention);
         for (int i = 0; i < completed.size(); i++) {
             if (completed.get(i)) {
-                known.put(held.get(i).key(), new Known(null, Math.min(keep, maxTtl)));
+                known.put(held.get(i).key(), new Known(null, Math.min(keep, maxTtl), System.nanoTime() + keep, true));
             }
         }
         return completed;
@@ -202,16 +204,24 @@ public final class NearCacheInboxStore implements InboxStore {
             return null;
         }
         hits.increment();
-        return ClaimResult.duplicate(false, FingerprintCheck.compare(entry.fingerprint, request.fingerprint()));
+        FingerprintCheck check = FingerprintCheck.compare(entry.fingerprint, request.fingerprint());
+        if (!entry.knowsExpiry) {
+            return ClaimResult.duplicate(false, check);
+        }
+        long past = System.nanoTime() - entry.expiresAt;
+        return ClaimResult.duplicate(past >= 0, check).withPastRetention(Duration.ofNanos(past));
     }
 
     private void learn(ClaimRequest request, ClaimResult result) {
         if (result.status() != ClaimStatus.DUPLICATE || result.isLate() || result.hasStoredResult()) {
             return;
         }
+        Duration past = result.pastRetention();
+        long expiresAt = past == null ? 0 : System.nanoTime() - Nanos.of(past);
         switch (result.fingerprint()) {
-            case MATCH -> known.put(request.key(), new Known(request.fingerprint(), maxTtl));
-            case NOT_COMPARED -> known.asMap().putIfAbsent(request.key(), new Known(null, maxTtl));
+            case MATCH -> known.put(request.key(), new Known(request.fingerprint(), maxTtl, expiresAt, past != null));
+            case NOT_COMPARED ->
+                known.asMap().putIfAbsent(request.key(), new Known(null, maxTtl, expiresAt, past != null));
             case MISMATCH -> {} // the stored fingerprint is unknown here: keep asking the store
         }
     }
@@ -223,7 +233,11 @@ public final class NearCacheInboxStore implements InboxStore {
     }
 
     /** A key known to be COMPLETED, with the fingerprint its record keeps when known. */
-    private record Known(@Nullable String fingerprint, long ttl) {}
+    /**
+     * A key known to be COMPLETED, with the fingerprint its record keeps when known, and when its
+     * retention ends (by {@link System#nanoTime()}) when {@code knowsExpiry}.
+     */
+    private record Known(@Nullable String fingerprint, long ttl, long expiresAt, boolean knowsExpiry) {}
 
     /** Configures a {@link NearCacheInboxStore}; each setter checks its argument at once. */
     public static final class Builder {

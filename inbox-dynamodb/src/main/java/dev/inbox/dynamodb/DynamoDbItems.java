@@ -34,13 +34,15 @@ final class DynamoDbItems {
         }
         AttributeValue fp = item.get("fp");
         AttributeValue result = item.get("rs");
+        long expires = Long.parseLong(item.get("ex").n());
         return new StoredRecord(
                 item.get("ow").s(),
                 "C".equals(item.get("st").s()),
-                Long.parseLong(item.get("ex").n()) <= now,
+                expires <= now,
                 Long.parseLong(item.get("rm").n()) <= now,
                 fp == null ? null : fp.s(),
-                result == null ? null : result.b().asByteArray());
+                result == null ? null : result.b().asByteArray(),
+                Duration.ofMillis(now - expires));
     }
 
     static String recordKey(InboxKey key) {

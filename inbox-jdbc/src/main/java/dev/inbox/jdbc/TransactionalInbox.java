@@ -10,6 +10,8 @@ import dev.inbox.InboxMetrics;
 import dev.inbox.InboxStoreException;
 import dev.inbox.Reply;
 import dev.inbox.ResultCodec;
+import dev.inbox.RetentionAdvice;
+import dev.inbox.RetentionAdvisor;
 import dev.inbox.spi.ClaimResult;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -53,6 +55,7 @@ public final class TransactionalInbox {
     private final String consumer;
     private final Duration retention;
     private final InboxMetrics metrics;
+    private final RetentionAdvisor advisor;
 
     private TransactionalInbox(Builder builder, String consumer) {
         this.store = builder.store;
@@ -60,6 +63,17 @@ public final class TransactionalInbox {
         this.consumer = consumer;
         this.retention = builder.retention;
         this.metrics = builder.metrics;
+        // The work runs inside the claim's transaction, so the record exists only once it is done.
+        this.advisor = new RetentionAdvisor(retention, Duration.ZERO);
+        metrics.retentionAdvisor(consumer, advisor);
+    }
+
+    /**
+     * The redelivery lag this inbox has measured from the duplicates it met, and the retention it
+     * recommends (see {@link RetentionAdvisor}).
+     */
+    public RetentionAdvice retentionAdvice() {
+        return advisor.advice();
     }
 
     /**
@@ -158,6 +172,10 @@ public final class TransactionalInbox {
         try {
             claim = store.claimInTransaction(connection, key, retention, fingerprint);
             metrics.claimed(consumer, claim, System.nanoTime() - start);
+            Duration lag = advisor.observe(claim);
+            if (lag != null) {
+                metrics.duplicateLag(consumer, lag, claim.pastRetention());
+            }
         } catch (RuntimeException e) {
             if (e instanceof InboxStoreException storeFailure) {
                 metrics.storeError(consumer, "claim", storeFailure);

@@ -2,12 +2,15 @@ package dev.inbox.micrometer;
 
 import dev.inbox.InboxMetrics;
 import dev.inbox.InboxStoreException;
+import dev.inbox.RetentionAdvisor;
 import dev.inbox.spi.ClaimResult;
 import dev.inbox.spi.FingerprintCheck;
 import dev.inbox.spi.InboxArguments;
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import java.time.Duration;
 import java.util.Locale;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
@@ -27,6 +30,14 @@ import java.util.concurrent.TimeUnit;
  *       <td>more than 1% of claims over 60 seconds</td></tr>
  *   <tr><td>{@code inbox.late.duplicate.detected}</td><td>counter</td><td></td>
  *       <td>any: the retention is shorter than the real redelivery delay</td></tr>
+ *   <tr><td>{@code inbox.late.duplicate.delay}</td><td>timer</td><td></td>
+ *       <td>its max: how far past the retention late duplicates arrive (raise the retention by more)</td></tr>
+ *   <tr><td>{@code inbox.redelivery.lag}</td><td>timer</td><td></td>
+ *       <td>time from an event's completion to a duplicate of it: the real redelivery delay</td></tr>
+ *   <tr><td>{@code inbox.retention.recommended}</td><td>gauge (seconds)</td><td></td>
+ *       <td>above {@code inbox.retention.configured}: the retention is too short (see {@code
+ *       RetentionAdvisor})</td></tr>
+ *   <tr><td>{@code inbox.retention.configured}</td><td>gauge (seconds)</td><td></td><td></td></tr>
  *   <tr><td>{@code inbox.fingerprint.mismatch}</td><td>counter</td><td></td>
  *       <td>any: two different payloads share a dedup key</td></tr>
  *   <tr><td>{@code inbox.lease.takeovers}</td><td>counter</td><td></td>
@@ -93,6 +104,41 @@ public final class MicrometerInboxMetrics implements InboxMetrics {
     }
 
     @Override
+    public void duplicateLag(String consumer, Duration lag, Duration pastRetention) {
+        Meters meters = meters(consumer);
+        meters.lag.record(lag);
+        if (!pastRetention.isNegative()) {
+            meters.lateDelay.record(pastRetention);
+        }
+    }
+
+    /**
+     * Publishes the advisor's recommended retention (NaN before any duplicate was measured) and the
+     * configured one. With several inboxes for one consumer, the first one's advisor is published.
+     */
+    @Override
+    public void retentionAdvisor(String consumer, RetentionAdvisor advisor) {
+        Gauge.builder("inbox.retention.recommended", advisor, a -> {
+                    Duration recommended = a.advice().recommended();
+                    return recommended == null ? Double.NaN : recommended.toMillis() / 1000.0;
+                })
+                .description("The retention the measured redelivery lag recommends")
+                .baseUnit("seconds")
+                .tag("consumer", consumer)
+                .strongReference(true)
+                .register(registry);
+        Gauge.builder(
+                        "inbox.retention.configured",
+                        advisor,
+                        a -> a.advice().configured().toMillis() / 1000.0)
+                .description("The retention records are completed with")
+                .baseUnit("seconds")
+                .tag("consumer", consumer)
+                .strongReference(true)
+                .register(registry);
+    }
+
+    @Override
     public void leaseLost(String consumer) {
         meters(consumer).leaseLost.increment();
     }
@@ -123,6 +169,8 @@ public final class MicrometerInboxMetrics implements InboxMetrics {
         final Counter renewalFailed;
         final Counter purged;
         final Timer latency;
+        final Timer lag;
+        final Timer lateDelay;
 
         Meters(MeterRegistry registry, String consumer) {
             acquired = claims(registry, consumer, "acquired");
@@ -139,6 +187,15 @@ public final class MicrometerInboxMetrics implements InboxMetrics {
                     .description("Time the store took to answer a claim")
                     .tag("consumer", consumer)
                     .publishPercentiles(0.5, 0.99, 0.999)
+                    .register(registry);
+            lag = Timer.builder("inbox.redelivery.lag")
+                    .description("Time from an event's completion to a duplicate of it")
+                    .tag("consumer", consumer)
+                    .publishPercentiles(0.5, 0.99)
+                    .register(registry);
+            lateDelay = Timer.builder("inbox.late.duplicate.delay")
+                    .description("How long after the retention ended late duplicates arrived")
+                    .tag("consumer", consumer)
                     .register(registry);
         }
 

@@ -12,6 +12,8 @@ import java.nio.charset.StandardCharsets;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
+import java.time.temporal.ChronoUnit;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -69,7 +71,9 @@ final class MysqlCodec {
         if (answer == null) {
             throw new InboxStoreException("the claim statement reported an impossible decision: " + code, null);
         }
-        return answer;
+        long pastMillis = code >>> MysqlStatements.PAST_EXPIRY_SHIFT;
+        return answer.withPastRetention(
+                Duration.ofMillis((code & MysqlStatements.BEFORE_EXPIRY) != 0 ? -pastMillis : pastMillis));
     }
 
     /** A record read back by {@link MysqlStatements#readBack(int)}, from its second column on. */
@@ -81,6 +85,7 @@ final class MysqlCodec {
                 row.getBoolean(4),
                 row.getBoolean(5),
                 fingerprint == null ? null : text(fingerprint),
-                row.getBytes(7));
+                row.getBytes(7),
+                Duration.of(row.getLong(8), ChronoUnit.MICROS));
     }
 }

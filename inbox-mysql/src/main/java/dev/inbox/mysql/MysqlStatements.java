@@ -34,6 +34,10 @@ final class MysqlStatements {
     static final long FINGERPRINT_SHIFT = 6;
     /** The record keeps a result (read with {@link #resultOf()} when the answer is DUPLICATE). */
     static final long HAS_RESULT = 256;
+    /** The record's expiry is still ahead: the time past it, from {@link #PAST_EXPIRY_SHIFT} on, is negative. */
+    static final long BEFORE_EXPIRY = 512;
+    /** The bits from here on hold how far the server's clock is from the record's expiry, in ms (2^40 at most). */
+    static final long PAST_EXPIRY_SHIFT = 10;
 
     /**
      * The decision, on the row's values before the update, as the sum of the bits above (the
@@ -50,7 +54,10 @@ final class MysqlStatements {
             + " + " + (1L << FINGERPRINT_SHIFT)
             + " * (CASE WHEN fingerprint IS NULL OR VALUES(fingerprint) IS NULL THEN 0"
             + " WHEN fingerprint = VALUES(fingerprint) THEN 1 ELSE 2 END)"
-            + " + " + HAS_RESULT + " * (result IS NOT NULL)";
+            + " + " + HAS_RESULT + " * (result IS NOT NULL)"
+            + " + " + BEFORE_EXPIRY + " * (expires_at > UTC_TIMESTAMP(6))"
+            + " + " + (1L << PAST_EXPIRY_SHIFT)
+            + " * LEAST(ABS(TIMESTAMPDIFF(MICROSECOND, expires_at, UTC_TIMESTAMP(6))) DIV 1000, 1099511627775)";
 
     /** Takes the row when the code says so; keeps it untouched otherwise. */
     private static final String ON_DUPLICATE = " ON DUPLICATE KEY UPDATE"
@@ -204,7 +211,8 @@ final class MysqlStatements {
         return readBacks.computeIfAbsent(rows, n -> {
             StringBuilder sql = new StringBuilder("SELECT dedup_key, owner_token, state,"
                             + " expires_at <= UTC_TIMESTAMP(6),"
-                            + " purge_after <= UTC_TIMESTAMP(6), fingerprint, result FROM ")
+                            + " purge_after <= UTC_TIMESTAMP(6), fingerprint, result,"
+                            + " TIMESTAMPDIFF(MICROSECOND, expires_at, UTC_TIMESTAMP(6)) FROM ")
                     .append(inbox)
                     .append(" WHERE consumer = :consumer AND dedup_key IN (:key_0");
             for (int i = 1; i < n; i++) {

@@ -25,6 +25,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashSet;
@@ -356,7 +357,8 @@ public final class PostgresInboxStore implements TransactionalInboxStore {
                 row.getBoolean(first + 2),
                 row.getBoolean(first + 3),
                 row.getString(first + 4),
-                row.getBytes(first + 5));
+                row.getBytes(first + 5),
+                Duration.of(row.getLong(first + 6), ChronoUnit.MICROS));
     }
 
     @Override

@@ -20,7 +20,8 @@ final class PostgresStatements {
     private static final String RECORD_COLUMNS = "e.owner_token, e.state,"
             + " e.expires_at <= clock_timestamp() AS expired,"
             + " e.purge_after <= clock_timestamp() AS gone,"
-            + " e.fingerprint, e.result";
+            + " e.fingerprint, e.result,"
+            + " (extract(epoch FROM clock_timestamp() - e.expires_at) * 1000000)::bigint AS past_expiry_us";
 
     /**
      * Takes the key when its record is past its own expiry + grace, or is an IN_PROGRESS lease that
@@ -130,7 +131,7 @@ final class PostgresStatements {
     private String claimIfAbsentText() {
         return "WITH taken AS (INSERT INTO " + inbox + CLAIM_ROW
                 + " ON CONFLICT (consumer, dedup_key) DO NOTHING RETURNING 1)"
-                + " SELECT true AS taken, NULL, NULL::smallint, NULL::boolean, NULL::boolean, NULL, NULL::bytea FROM taken"
+                + " SELECT true AS taken, NULL, NULL::smallint, NULL::boolean, NULL::boolean, NULL, NULL::bytea, NULL::bigint FROM taken"
                 + " UNION ALL SELECT false, " + RECORD_COLUMNS + " FROM " + inbox + " AS e"
                 + " WHERE e.consumer = :consumer AND e.dedup_key = :key AND NOT EXISTS (SELECT 1 FROM taken)";
     }

@@ -45,8 +45,8 @@ final class RedisCodec {
     }
 
     /**
-     * The answer of the claim script: {@code [1, takeover]}, {@code [2, late, fingerprint check]}
-     * (followed by the stored result when the record keeps one) or busy.
+     * The answer of the claim script: {@code [1, takeover]}, {@code [2, late, fingerprint check, ms
+     * past expiry]} (followed by the stored result when the record keeps one) or busy.
      */
     static ClaimResult decodeClaim(List<Object> reply) {
         long code = (Long) reply.get(0);
@@ -55,9 +55,10 @@ final class RedisCodec {
         }
         if (code == 2) {
             return ClaimResult.duplicate(
-                    (Long) reply.get(1) == 1,
-                    FingerprintCheck.fromCode((Long) reply.get(2)),
-                    reply.size() > 3 ? (byte[]) reply.get(3) : null);
+                            (Long) reply.get(1) == 1,
+                            FingerprintCheck.fromCode((Long) reply.get(2)),
+                            reply.size() > 4 ? (byte[]) reply.get(4) : null)
+                    .withPastRetention(Duration.ofMillis((Long) reply.get(3)));
         }
         return ClaimResult.busy();
     }

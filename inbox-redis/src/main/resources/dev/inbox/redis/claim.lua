@@ -3,7 +3,8 @@
 -- 'I|C <expires ms> <owner> [fp]', for a COMPLETED record that keeps a result followed by a
 -- newline and the result's bytes, kept until expiry + its writer's grace by its TTL: a record that
 -- still exists is inside its own grace, whatever the grace of the instance claiming now.
--- Returns {1, takeover} acquired, {2, late, fingerprint check[, result]} duplicate, {3} busy.
+-- Returns {1, takeover} acquired, {2, late, fingerprint check, ms past expiry[, result]} duplicate
+-- (ms past expiry negative while the retention runs), {3} busy.
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local lease = tonumber(ARGV[2])
@@ -27,8 +28,8 @@ if v then
     end
     local late = 0
     if now >= exp then late = 1 end
-    if result then return {2, late, check, result} end
-    return {2, late, check}
+    if result then return {2, late, check, now - exp, result} end
+    return {2, late, check, now - exp}
   end
   if owner == ARGV[1] then
     if fp == '' then fp = oldfp end

@@ -881,6 +881,44 @@ public abstract class InboxStoreContract {
     }
 
     @Test
+    @DisplayName("R1 every DUPLICATE reports how long past its record's retention it came: negative within it,"
+            + " positive when late, in claim and claimAll")
+    void r1_duplicatesReportTheirTimePastRetention() {
+        Duration unit = timeUnit();
+        OwnerToken kept = OwnerToken.random();
+        assertThat(store.claim(request("r1-kept", kept, long_()))).isEqualTo(ClaimResult.acquired());
+        assertThat(store.complete(key("r1-kept"), kept, long_())).isTrue();
+        OwnerToken late = OwnerToken.random();
+        assertThat(store.claim(request("r1-past", late, long_()))).isEqualTo(ClaimResult.acquired());
+        assertThat(store.complete(key("r1-past"), late, unit)).isTrue();
+        pause(unit.multipliedBy(3));
+        List<ClaimResult> answers = new ArrayList<>();
+        answers.add(store.claim(request("r1-kept", OwnerToken.random(), long_())));
+        answers.add(store.claim(request("r1-past", OwnerToken.random(), long_())));
+        answers.addAll(store.claimAll(List.of(
+                request("r1-kept", OwnerToken.random(), long_()), request("r1-past", OwnerToken.random(), long_()))));
+        for (int i = 0; i < answers.size(); i++) {
+            ClaimResult answer = answers.get(i);
+            String what = (i % 2 == 0 ? "r1-kept" : "r1-past") + (i < 2 ? " by claim" : " by claimAll");
+            assertThat(answer.pastRetention())
+                    .as("%s: %s reports its time past retention", what, answer)
+                    .isNotNull();
+            if (i % 2 == 0) {
+                assertThat(answer.isLate()).as(what).isFalse();
+                assertThat(answer.pastRetention())
+                        .as("%s, within a retention of %s", what, long_())
+                        .isNegative()
+                        .isGreaterThanOrEqualTo(long_().negated());
+            } else {
+                assertThat(answer.isLate()).as(what).isTrue();
+                assertThat(answer.pastRetention())
+                        .as("%s, %s after a retention of %s ended", what, unit.multipliedBy(2), unit)
+                        .isBetween(unit, unit.multipliedBy(3).plusSeconds(10));
+            }
+        }
+    }
+
+    @Test
     @DisplayName("R2 purge removes exactly what is past expiry + grace and returns the count")
     void r2_purgeRemovesWhatIsPastGrace() throws Exception {
         Duration unit = timeUnit();

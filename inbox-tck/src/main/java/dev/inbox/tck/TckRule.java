@@ -34,7 +34,8 @@ public enum TckRule {
             + " tried, or when a later owner reused the key after the old record's grace."),
     S2("A result over maxResultBytes() is rejected with IllegalArgumentException before any I/O, and the record is"
             + " not completed."),
-    R1("Past retention but before removal, a claim is DUPLICATE flagged late."),
+    R1("Past retention but before removal, a claim is DUPLICATE flagged late; every DUPLICATE reports how long past"
+            + " its record's retention it came (negative within it)."),
     R2("purge removes exactly what is past expiry + grace and returns the count; such records count as absent,"
             + " and a record inside its grace is kept."),
     R3("Grace is the record's: an instance with a shorter grace neither purges nor takes a record inside the grace"

@@ -84,9 +84,10 @@ class ReferenceStore implements InboxStore {
         }
         if (old.completed) {
             return ClaimResult.duplicate(
-                    now - old.expiresAt >= 0,
-                    FingerprintCheck.compare(old.fingerprint, request.fingerprint()),
-                    old.result);
+                            now - old.expiresAt >= 0,
+                            FingerprintCheck.compare(old.fingerprint, request.fingerprint()),
+                            old.result)
+                    .withPastRetention(Duration.ofNanos(now - old.expiresAt));
         }
         if (old.owner.equals(owner)) {
             write(k, fresh);

@@ -1,6 +1,8 @@
 package dev.inbox.benchmarks.storm;
 
 import dev.inbox.InboxMetrics;
+import dev.inbox.RetentionAdvice;
+import dev.inbox.RetentionAdvisor;
 import dev.inbox.keys.DedupKeys;
 import dev.inbox.spi.ClaimResult;
 import java.lang.management.ManagementFactory;
@@ -9,6 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Random;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.DelayQueue;
 import java.util.concurrent.Delayed;
 import java.util.concurrent.ExecutorService;
@@ -23,6 +26,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
 import org.HdrHistogram.Recorder;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One redelivery storm. A simulated broker holds every delivery in a delay queue; consumer threads
@@ -61,7 +65,14 @@ final class Storm {
         public void leaseLost(String consumer) {
             counters.leaseLost.increment();
         }
+
+        @Override
+        public void retentionAdvisor(String consumer, RetentionAdvisor advisor) {
+            advisors.add(advisor);
+        }
     };
+    /** The advisors of the targets' inboxes: the measured redelivery lag and the retention it recommends. */
+    private final List<RetentionAdvisor> advisors = new CopyOnWriteArrayList<>();
 
     Storm(StormConfig config) {
         this.config = config;
@@ -93,8 +104,24 @@ final class Storm {
                 causes(),
                 latencies.getIntervalHistogram(),
                 samples,
+                retentionAdvice(),
                 elapsedNanos,
                 finished);
+    }
+
+    /**
+     * The advice of the inbox that measured the longest redelivery lag (every inbox of a storm has
+     * the same retention and lease), or null when no target built one.
+     */
+    private @Nullable RetentionAdvice retentionAdvice() {
+        RetentionAdvice longest = null;
+        for (RetentionAdvisor advisor : advisors) {
+            RetentionAdvice advice = advisor.advice();
+            if (longest == null || advice.longestLag().compareTo(longest.longestLag()) > 0) {
+                longest = advice;
+            }
+        }
+        return longest;
     }
 
     /** Runs the storm against {@code target} and reports; {@code progress} hears every 2 seconds. */

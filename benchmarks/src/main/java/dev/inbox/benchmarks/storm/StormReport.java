@@ -2,11 +2,13 @@ package dev.inbox.benchmarks.storm;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.inbox.RetentionAdvice;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import org.HdrHistogram.Histogram;
+import org.jspecify.annotations.Nullable;
 
 /** The outcome of a storm: the counts, the ledger's verdict, throughput and claim latency. */
 record StormReport(
@@ -42,6 +44,9 @@ record StormReport(
         double p50Micros,
         double p99Micros,
         double p999Micros,
+        long longestRedeliveryLagMs,
+        long longestPastRetentionMs,
+        @Nullable Long recommendedRetentionMs,
         boolean finished) {
 
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -54,6 +59,7 @@ record StormReport(
             int[] causes,
             Histogram latencies,
             Storm.Samples samples,
+            @Nullable RetentionAdvice advice,
             long elapsedNanos,
             boolean finished) {
         long twice = 0;
@@ -121,6 +127,11 @@ record StormReport(
                 micros(latencies, 50),
                 micros(latencies, 99),
                 micros(latencies, 99.9),
+                advice == null ? 0 : advice.longestLag().toMillis(),
+                advice == null ? 0 : advice.longestPastRetention().toMillis(),
+                advice == null || advice.recommended() == null
+                        ? null
+                        : advice.recommended().toMillis(),
                 finished);
     }
 
@@ -207,6 +218,22 @@ record StormReport(
                 p50Micros,
                 p99Micros,
                 p999Micros));
+        text.append(String.format(
+                Locale.ROOT,
+                "%nredelivery lag         longest %,d ms after completion; late duplicates up to %,d ms past retention",
+                longestRedeliveryLagMs,
+                longestPastRetentionMs));
+        text.append(String.format(
+                Locale.ROOT,
+                "%nretention              %,d ms configured, %s",
+                config.retention().toMillis(),
+                recommendedRetentionMs == null
+                        ? "no duplicate measured"
+                        : String.format(
+                                Locale.ROOT,
+                                "%,d ms recommended (longest lag + lease, + 25 %%)%s",
+                                recommendedRetentionMs,
+                                recommendedRetentionMs > config.retention().toMillis() ? ": UNDERSIZED" : "")));
         if (purges > 0 || purgeErrors > 0) {
             text.append(String.format(
                     Locale.ROOT,
