@@ -1,5 +1,6 @@
 package dev.inbox.redis;
 
+import static dev.inbox.spi.InboxArguments.requireArgument;
 import static dev.inbox.spi.InboxArguments.requireNonNegative;
 import static dev.inbox.spi.InboxArguments.requireNonNull;
 import static dev.inbox.spi.InboxArguments.requirePositive;
@@ -60,7 +61,10 @@ import org.jspecify.annotations.Nullable;
  *
  * <p><b>Durability.</b> A claim acknowledged by a primary that dies before replicating it is lost
  * (replication is asynchronous), and so is everything on a server without persistence that
- * restarts: a redelivery then runs the work again. See the README.
+ * restarts: a redelivery then runs the work again. {@link Builder#waitForReplicas(int, Duration)}
+ * makes the store answer only once replicas acknowledged its writes; {@link
+ * #checkPersistence(Duration)} warns about a server that keeps nothing across a restart. See the
+ * README.
  */
 public final class RedisInboxStore implements InboxStore {
 
@@ -80,12 +84,14 @@ public final class RedisInboxStore implements InboxStore {
     private volatile @Nullable RedisConnection redis; // connected on first use
     private final RedisKeys keys;
     private final byte[] grace;
+    private final RedisReplicas replicas;
     private final AtomicBoolean closed = new AtomicBoolean();
 
-    private RedisInboxStore(Supplier<RedisConnection> connect, RedisKeys keys, Duration grace) {
+    private RedisInboxStore(Supplier<RedisConnection> connect, RedisKeys keys, Duration grace, RedisReplicas replicas) {
         this.connect = connect;
         this.keys = keys;
         this.grace = RedisCodec.millis(grace, 0);
+        this.replicas = replicas;
     }
 
     /**
@@ -133,10 +139,15 @@ public final class RedisInboxStore implements InboxStore {
     public ClaimResult claim(ClaimRequest request) {
         requireNonNull(request, "request");
         ensureOpen();
+        byte[] key = keys.record(request.key());
         List<Object> reply = RedisCodec.call(
                 "claim of " + request.key(),
-                () -> CLAIM.run(redis().sync, ScriptOutputType.MULTI, keys.record(request.key()), claimArgs(request)));
-        return RedisCodec.decodeClaim(reply);
+                () -> CLAIM.run(redis().sync, ScriptOutputType.MULTI, key, claimArgs(request)));
+        ClaimResult answer = RedisCodec.decodeClaim(reply);
+        if (answer.isAcquired()) {
+            replicas.await(redis(), "claim of " + request.key(), List.of(key));
+        }
+        return answer;
     }
 
     @Override
@@ -154,6 +165,13 @@ public final class RedisInboxStore implements InboxStore {
                 request -> CLAIM.<List<Object>>start(
                         redis().async, ScriptOutputType.MULTI, keys.record(request.key()), claimArgs(request)),
                 (reply, i) -> answers[i] = RedisCodec.decodeClaim(reply));
+        List<byte[]> acquired = new ArrayList<>();
+        for (int i = 0; i < answers.length; i++) {
+            if (answers[i] != null && answers[i].isAcquired()) {
+                acquired.add(keys.record(chunk.get(i).key()));
+            }
+        }
+        replicas.await(redis(), "claimAll of " + chunk.size() + " keys", acquired);
         return answers;
     }
 
@@ -181,6 +199,13 @@ public final class RedisInboxStore implements InboxStore {
                             keep,
                             grace),
                     (reply, i) -> answers[offset + i] = reply == 1);
+            List<byte[]> completed = new ArrayList<>();
+            for (int i = 0; i < chunk.size(); i++) {
+                if (Boolean.TRUE.equals(answers[offset + i])) {
+                    completed.add(keys.record(chunk.get(i).key()));
+                }
+            }
+            replicas.await(redis(), "completeAll of " + chunk.size() + " keys", completed);
         }
         List<Boolean> result = new ArrayList<>(batch.size());
         for (int i = 0; i < answers.length; i++) {
@@ -254,16 +279,20 @@ public final class RedisInboxStore implements InboxStore {
         byte[] keep = RedisCodec.millis(requirePositive(retention, "retention"), 1);
         requireResult(result, MAX_RESULT_BYTES, this);
         ensureOpen();
+        byte[] record = keys.record(key);
         Long done = RedisCodec.call(
                 "complete of " + key,
                 () -> COMPLETE.run(
                         redis().sync,
                         ScriptOutputType.INTEGER,
-                        keys.record(key),
+                        record,
                         RedisCodec.ascii(owner.value()),
                         keep,
                         grace,
                         result));
+        if (done == 1) {
+            replicas.await(redis(), "complete of " + key, List.of(record));
+        }
         return done == 1;
     }
 
@@ -284,15 +313,19 @@ public final class RedisInboxStore implements InboxStore {
 
     /** Runs a script that acts on the owner's record for {@code millis} (plus this writer's grace): 1 when done. */
     private boolean ownerScript(RedisScript script, String what, InboxKey key, OwnerToken owner, byte[] millis) {
+        byte[] record = keys.record(key);
         Long done = RedisCodec.call(
                 what,
                 () -> script.run(
                         redis().sync,
                         ScriptOutputType.INTEGER,
-                        keys.record(key),
+                        record,
                         RedisCodec.ascii(owner.value()),
                         millis,
                         grace));
+        if (done == 1) {
+            replicas.await(redis(), what, List.of(record));
+        }
         return done == 1;
     }
 
@@ -416,14 +449,13 @@ public final class RedisInboxStore implements InboxStore {
         return keys;
     }
 
-    /** Runs a Redis call, turning Lettuce's failures into {@link InboxStoreException}. */
-
     /** Configures a {@link RedisInboxStore}; each setter checks its argument at once. */
     public static final class Builder {
 
         private final Supplier<RedisConnection> connect;
         private RedisKeys keys = RedisKeys.of("inbox");
         private Duration grace = Duration.ofHours(1);
+        private RedisReplicas replicas = RedisReplicas.NONE;
 
         private Builder(Supplier<RedisConnection> connect) {
             this.connect = connect;
@@ -456,7 +488,35 @@ public final class RedisInboxStore implements InboxStore {
          * InboxStoreException}.
          */
         public RedisInboxStore build() {
-            return new RedisInboxStore(connect, keys, grace);
+            return new RedisInboxStore(connect, keys, grace, replicas);
+        }
+
+        /**
+         * After every claim that acquires a key, and every completion or renewal, waits ({@code
+         * WAIT}) until {@code replicas} replicas of the written key's primary acknowledged it, at
+         * most {@code timeout}; when fewer did, the operation fails with a retryable {@link
+         * InboxStoreException} instead of answering, so a consumer never applies an event on a claim
+         * that a failover can still lose. Default: off — Redis replicates asynchronously, and a
+         * primary that dies before a replica received a claim it acknowledged lets a redelivery
+         * through after the failover (see the README).
+         *
+         * <p>Costs a round trip per write (WAIT answers once a replica acknowledged, about one
+         * round trip more) and blocks the store's connection meanwhile; with a replica down or
+         * lagging, writes fail until it is back. It narrows the window, it does not close it: a
+         * replica can acknowledge and still lose the write if it restarts without persistence. Keep
+         * {@code timeout} well below the client's command timeout.
+         *
+         * @param replicas how many replicas must acknowledge, at least 1
+         * @param timeout how long to wait for them, at least 1 ms
+         * @throws IllegalArgumentException if {@code replicas} is below 1 or {@code timeout} is null
+         *     or under 1 ms
+         */
+        public Builder waitForReplicas(int replicas, Duration timeout) {
+            requireArgument(replicas >= 1, "replicas must be at least 1 but was " + replicas);
+            requirePositive(timeout, "timeout");
+            requireArgument(timeout.toMillis() >= 1, "timeout must be at least 1 ms but was " + timeout);
+            this.replicas = new RedisReplicas(replicas, timeout);
+            return this;
         }
     }
 }

@@ -6,16 +6,19 @@ import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 
 /**
  * Redis servers the tests start themselves from the local {@code redis-server}, on free loopback
- * ports: a 3-master Redis Cluster ({@link #start()}, about 2–3 s, no persistence) or one standalone
- * server ({@link #standalone(boolean)}) that a test may pause, crash and restart, with or without
- * an append-only file synced on every write. {@link #close()} stops the processes and deletes
+ * ports: a 3-master Redis Cluster ({@link #start()}, about 2–3 s, no persistence), the same with a
+ * replica per primary ({@link #replicatedCluster()}) whose nodes a test may pause, crash and fail
+ * over, or one standalone server ({@link #standalone(boolean)}) that a test may pause, crash and
+ * restart, with or without an append-only file synced on every write. {@link #close()} stops the processes and deletes
  * their files; start-up is bounded. Only {@code redis-server} and {@code redis-cli} are needed:
  * no Redis client library.
  */
@@ -28,6 +31,8 @@ public final class RedisProcesses implements AutoCloseable {
     private final @Nullable String givenUri;
     private final List<Process> servers = new ArrayList<>();
     private final List<Integer> ports = new ArrayList<>();
+    private final Set<Integer> paused = new HashSet<>();
+    private boolean clustered;
 
     private RedisProcesses(@Nullable Path dir, boolean durable, @Nullable String givenUri) {
         this.dir = dir;
@@ -60,10 +65,24 @@ public final class RedisProcesses implements AutoCloseable {
 
     /** A 3-primary Redis Cluster, no persistence, on free loopback ports (about 2–3 s). */
     public static RedisProcesses start() throws IOException, InterruptedException {
+        return cluster(0);
+    }
+
+    /**
+     * A 3-primary Redis Cluster with one replica per primary (6 processes), no persistence, every
+     * replica's link to its primary up. Nodes are addressed by port: {@link #primaryOfSlot(int)},
+     * {@link #replicaOf(int)}, {@link #pause(int)}, {@link #crash(int)}, {@link #cli(int,
+     * String...)} (for {@code CLUSTER FAILOVER TAKEOVER}).
+     */
+    public static RedisProcesses replicatedCluster() throws IOException, InterruptedException {
+        return cluster(1);
+    }
+
+    private static RedisProcesses cluster(int replicas) throws IOException, InterruptedException {
         requireBinaries();
         RedisProcesses cluster = new RedisProcesses(Files.createTempDirectory("inbox-redis-cluster"), false, null);
         try {
-            cluster.launch();
+            cluster.launch(replicas);
             return cluster;
         } catch (IOException | InterruptedException | RuntimeException e) {
             cluster.close();
@@ -131,8 +150,9 @@ public final class RedisProcesses implements AutoCloseable {
         return ports.get(0);
     }
 
-    private void launch() throws IOException, InterruptedException {
-        for (int i = 0; i < 3; i++) {
+    private void launch(int replicas) throws IOException, InterruptedException {
+        clustered = true;
+        for (int i = 0; i < 3 * (1 + replicas); i++) {
             int port = freePort();
             ports.add(port);
             servers.add(startNode(port, true));
@@ -145,11 +165,127 @@ public final class RedisProcesses implements AutoCloseable {
         for (int port : ports) {
             create.add("127.0.0.1:" + port);
         }
-        create.addAll(List.of("--cluster-replicas", "0", "--cluster-yes"));
+        create.addAll(List.of("--cluster-replicas", Integer.toString(replicas), "--cluster-yes"));
         run(deadline, create);
         for (int port : ports) {
             waitFor(deadline, "cluster_state:ok", "-p", Integer.toString(port), "cluster", "info");
         }
+        for (int port : ports) {
+            String role = run(deadline, List.of("redis-cli", "-p", Integer.toString(port), "role"));
+            if (role.startsWith("slave")) {
+                waitFor(deadline, "master_link_status:up", "-p", Integer.toString(port), "info", "replication");
+            }
+        }
+    }
+
+    /**
+     * Runs {@code redis-cli -p port args…} and returns its output, within 10 s.
+     *
+     * @throws IllegalStateException if it timed out
+     */
+    public String cli(int port, String... args) throws IOException, InterruptedException {
+        List<String> command = new ArrayList<>(List.of("redis-cli", "-p", Integer.toString(port)));
+        command.addAll(List.of(args));
+        return run(System.currentTimeMillis() + 10_000, command);
+    }
+
+    /** The port of the primary serving {@code slot}, from {@code CLUSTER NODES} of a live node. */
+    public int primaryOfSlot(int slot) throws IOException, InterruptedException {
+        for (String[] node : clusterNodes()) {
+            if (node[2].contains("master") && !node[2].contains("fail")) {
+                for (int i = 8; i < node.length; i++) {
+                    String[] range = node[i].split("-");
+                    int from = Integer.parseInt(range[0]);
+                    int to = range.length > 1 ? Integer.parseInt(range[1]) : from;
+                    if (slot >= from && slot <= to) {
+                        return portOf(node[1]);
+                    }
+                }
+            }
+        }
+        throw new IllegalStateException("no live primary serves slot " + slot);
+    }
+
+    /** The port of the replica of the primary on {@code primaryPort}. */
+    public int replicaOf(int primaryPort) throws IOException, InterruptedException {
+        String primaryId = null;
+        List<String[]> nodes = clusterNodes();
+        for (String[] node : nodes) {
+            if (portOf(node[1]) == primaryPort) {
+                primaryId = node[0];
+            }
+        }
+        for (String[] node : nodes) {
+            if (node[3].equals(primaryId)) {
+                return portOf(node[1]);
+            }
+        }
+        throw new IllegalStateException("the primary on port " + primaryPort + " has no replica");
+    }
+
+    private List<String[]> clusterNodes() throws IOException, InterruptedException {
+        for (int port : ports) {
+            if (!servers.get(ports.indexOf(port)).isAlive() || paused.contains(port)) {
+                continue;
+            }
+            String out = cli(port, "cluster", "nodes");
+            if (out.contains("master")) {
+                List<String[]> nodes = new ArrayList<>();
+                for (String line : out.strip().split("\n")) {
+                    nodes.add(line.strip().split(" "));
+                }
+                return nodes;
+            }
+        }
+        throw new IllegalStateException("no node answered CLUSTER NODES");
+    }
+
+    private static int portOf(String address) {
+        // ip:port@busport
+        return Integer.parseInt(address.substring(address.lastIndexOf(':') + 1, address.indexOf('@')));
+    }
+
+    /** Freezes the node on {@code port} (SIGSTOP). */
+    public void pause(int port) throws IOException, InterruptedException {
+        Processes.signal(node(port), "-STOP");
+        paused.add(port);
+    }
+
+    /** Lets the node on {@code port} run again (SIGCONT). */
+    public void resume(int port) throws IOException, InterruptedException {
+        Processes.signal(node(port), "-CONT");
+        paused.remove(port);
+    }
+
+    /**
+     * Starts the node on {@code port} again, after {@link #crash(int)}, with its directory (a Cluster
+     * node keeps its {@code nodes.conf}: a primary that was failed over rejoins as a replica of the
+     * node that took over), and waits until it answers.
+     */
+    public void restart(int port) throws IOException, InterruptedException {
+        int i = ports.indexOf(port);
+        if (i < 0) {
+            throw new IllegalArgumentException("no node of ours on port " + port);
+        }
+        servers.set(i, startNode(port, clustered));
+        waitFor(System.currentTimeMillis() + START_TIMEOUT_MS, "PONG", "-p", Integer.toString(port), "ping");
+    }
+
+    /** Kills the node on {@code port} at once (SIGKILL). */
+    public void crash(int port) throws IOException, InterruptedException {
+        Process server = node(port);
+        Processes.signal(server, "-KILL");
+        if (!server.waitFor(10, TimeUnit.SECONDS)) {
+            throw new IllegalStateException("redis-server on port " + port + " did not die");
+        }
+    }
+
+    private Process node(int port) {
+        int i = ports.indexOf(port);
+        if (i < 0) {
+            throw new IllegalArgumentException("no node of ours on port " + port);
+        }
+        return servers.get(i);
     }
 
     private Process startNode(int port, boolean clustered) throws IOException {

@@ -171,6 +171,35 @@ public class InboxProperties {
         /** The prefix of every key the store writes; default the store's own. */
         private @Nullable String prefix;
 
+        /**
+         * How many replicas must acknowledge each claim and completion (Redis WAIT) before the store
+         * answers; 0, the default, waits for none. See the README's Redis section.
+         */
+        private int waitForReplicas;
+
+        /** How long a write waits for those replicas before it fails, retryably. */
+        private Duration waitTimeout = Duration.ofMillis(500);
+
+        public int getWaitForReplicas() {
+            return waitForReplicas;
+        }
+
+        public void setWaitForReplicas(int waitForReplicas) {
+            if (waitForReplicas < 0) {
+                throw new IllegalArgumentException(
+                        "inbox.redis.wait-for-replicas must not be negative, but was " + waitForReplicas);
+            }
+            this.waitForReplicas = waitForReplicas;
+        }
+
+        public Duration getWaitTimeout() {
+            return waitTimeout;
+        }
+
+        public void setWaitTimeout(Duration waitTimeout) {
+            this.waitTimeout = positive(waitTimeout, "inbox.redis.wait-timeout");
+        }
+
         public @Nullable String getUrl() {
             return url;
         }

@@ -209,6 +209,11 @@ final class InboxStores {
             if (properties.getGrace() != null) {
                 builder.grace(properties.getGrace());
             }
+            if (properties.getRedis().getWaitForReplicas() > 0) {
+                builder.waitForReplicas(
+                        properties.getRedis().getWaitForReplicas(),
+                        properties.getRedis().getWaitTimeout());
+            }
             RedisInboxStore store = builder.build();
             store.checkPersistence(properties.getRetention()); // warns when a restart would lose the records
             return store;

@@ -1,12 +1,14 @@
 package dev.inbox.spring.boot;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.inbox.HandleOutcome;
 import dev.inbox.Inbox;
 import dev.inbox.InboxMetrics;
+import dev.inbox.InboxStoreException;
 import dev.inbox.caffeine.CaffeineInboxStore;
 import dev.inbox.dynamodb.DynamoDbInboxStore;
 import dev.inbox.micrometer.MicrometerInboxMetrics;
@@ -105,6 +107,19 @@ class InboxAutoConfigurationTest {
         } finally {
             client.shutdown();
         }
+    }
+
+    @Test
+    void redisWaitForReplicas_isPassedToTheStore() {
+        runner.withPropertyValues(
+                        "inbox.redis.url=" + TestServers.redis(),
+                        "inbox.redis.wait-for-replicas=1",
+                        "inbox.redis.wait-timeout=50ms")
+                .run(context -> assertThatThrownBy(
+                                () -> context.getBean(Inbox.class).handle("e-" + UUID.randomUUID(), () -> {}))
+                        .as("the test server has no replica to acknowledge the claim")
+                        .isInstanceOf(InboxStoreException.class)
+                        .hasMessageContaining("0 of 1 replicas within 50 ms"));
     }
 
     @Test
