@@ -1,7 +1,10 @@
 package dev.inbox.jdbc;
 
+import dev.inbox.InboxKey;
+import dev.inbox.InboxStoreException;
 import dev.inbox.spi.InboxArguments;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import javax.sql.DataSource;
@@ -93,6 +96,36 @@ public final class JdbcExecutor implements AutoCloseable {
         } catch (SQLException e) {
             throw JdbcErrors.translate(operation, e);
         }
+    }
+
+    /**
+     * Runs {@code update}, which keeps a transactional claim's result ({@link
+     * TransactionalInboxStore#keepResultInTransaction}), inside the caller's transaction: it must
+     * change exactly the claim's row.
+     *
+     * @param queryTimeoutSeconds the statement's timeout, 0 for none
+     * @throws IllegalArgumentException if {@code connection} is null or in auto-commit mode
+     * @throws dev.inbox.InboxStoreException if the update failed or found no COMPLETED record of
+     *     {@code key} without a result
+     */
+    public void keepResultIn(
+            Connection connection, InboxKey key, NamedSql update, SqlParams params, int queryTimeoutSeconds) {
+        executeIn(connection, "keeping the result of " + key, c -> {
+            try (PreparedStatement statement = update.prepare(c, params)) {
+                if (queryTimeoutSeconds > 0) {
+                    statement.setQueryTimeout(queryTimeoutSeconds);
+                }
+                // The update is conditioned on result IS NULL, so a matching row always changes:
+                // MySQL's useAffectedRows=true counts it too.
+                if (statement.executeUpdate() != 1) {
+                    throw new InboxStoreException(
+                            "no COMPLETED record of " + key + " without a result: keep a result only after an"
+                                    + " ACQUIRED claimInTransaction, in the same transaction",
+                            null);
+                }
+                return null;
+            }
+        });
     }
 
     /** Throws {@link IllegalStateException} once closed. */

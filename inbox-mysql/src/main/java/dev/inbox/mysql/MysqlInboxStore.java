@@ -230,22 +230,11 @@ public final class MysqlInboxStore implements TransactionalInboxStore {
         requireNonNull(connection, "connection");
         requireNonNull(key, "key");
         requireResult(result, MAX_RESULT_BYTES, this);
-        jdbc.executeIn(connection, "keeping the result of " + key, c -> {
-            SqlParams params = SqlParams.create()
-                    .bytes("consumer", MysqlCodec.bytes(key.consumer()))
-                    .bytes("key", key.idBytes())
-                    .bytes("result", result);
-            try (PreparedStatement statement = sql.keepResult().prepare(c, params)) {
-                // useAffectedRows=true counts no row when nothing changed; result IS NULL makes every match a change
-                if (statement.executeUpdate() != 1) {
-                    throw new InboxStoreException(
-                            "no COMPLETED record of " + key + " without a result: keep a result only after an"
-                                    + " ACQUIRED claimInTransaction, in the same transaction",
-                            null);
-                }
-                return null;
-            }
-        });
+        SqlParams params = SqlParams.create()
+                .bytes("consumer", MysqlCodec.bytes(key.consumer()))
+                .bytes("key", key.idBytes())
+                .bytes("result", result);
+        jdbc.keepResultIn(connection, key, sql.keepResult(), params, 0);
     }
 
     /** MySQL: the session's lock wait set around the claim, and restored even when the claim fails. */

@@ -209,22 +209,11 @@ public final class PostgresInboxStore implements TransactionalInboxStore {
         requireNonNull(connection, "connection");
         requireNonNull(key, "key");
         requireResult(result, MAX_RESULT_BYTES, this);
-        jdbc.executeIn(connection, "keeping the result of " + key, c -> {
-            SqlParams params = SqlParams.create()
-                    .text("consumer", key.consumer())
-                    .text("key", key.id())
-                    .bytes("result", result);
-            try (PreparedStatement statement = sql.keepResult().prepare(c, params)) {
-                setTimeout(statement);
-                if (statement.executeUpdate() != 1) {
-                    throw new InboxStoreException(
-                            "no COMPLETED record of " + key + " without a result: keep a result only after an"
-                                    + " ACQUIRED claimInTransaction, in the same transaction",
-                            null);
-                }
-                return null;
-            }
-        });
+        SqlParams params = SqlParams.create()
+                .text("consumer", key.consumer())
+                .text("key", key.id())
+                .bytes("result", result);
+        jdbc.keepResultIn(connection, key, sql.keepResult(), params, queryTimeoutSeconds);
     }
 
     private ClaimResult claimOn(Connection connection, ClaimRequest request, int state, long durationMicros)
