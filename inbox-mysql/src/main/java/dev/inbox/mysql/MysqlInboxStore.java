@@ -13,9 +13,11 @@ import dev.inbox.jdbc.NamedSql;
 import dev.inbox.jdbc.SqlParams;
 import dev.inbox.jdbc.TransactionalInboxStore;
 import dev.inbox.spi.BatchClaims;
+import dev.inbox.spi.BatchCompletions;
 import dev.inbox.spi.ClaimRequest;
 import dev.inbox.spi.ClaimResult;
 import dev.inbox.spi.ClaimStatus;
+import dev.inbox.spi.HeldKey;
 import dev.inbox.spi.InboxArguments;
 import dev.inbox.spi.OwnerToken;
 import dev.inbox.spi.StoredRecord;
@@ -27,8 +29,10 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 
@@ -441,6 +445,52 @@ public final class MysqlInboxStore implements TransactionalInboxStore {
                         return row.next();
                     }
                 }));
+    }
+
+    /**
+     * Completes the batch with two statements per chunk of {@value #BATCH_CHUNK} distinct items, in
+     * one transaction: one {@code UPDATE} of them all, then one {@code SELECT} of which are now
+     * COMPLETED by their owner (MySQL has no {@code UPDATE … RETURNING}, and what an update counts
+     * depends on the data source's {@code useAffectedRows}).
+     */
+    @Override
+    public List<Boolean> completeAll(List<HeldKey> held, Duration retention) {
+        InboxArguments.requireNoNulls(held, "held");
+        long retentionMicros = Micros.of(requirePositive(retention, "retention"));
+        jdbc.ensureOpen();
+        return BatchCompletions.completeAll(
+                held,
+                retention,
+                BATCH_CHUNK,
+                chunk -> jdbc.execute(
+                        "completeAll of " + chunk.size() + " keys",
+                        connection ->
+                                MysqlDeadlocks.retrying(connection, c -> completeChunk(c, chunk, retentionMicros))));
+    }
+
+    private Set<HeldKey> completeChunk(Connection connection, List<HeldKey> chunk, long retentionMicros)
+            throws SQLException {
+        SqlParams params = SqlParams.create().bigint("grace_us", graceMicros).bigint("retention_us", retentionMicros);
+        for (int i = 0; i < chunk.size(); i++) {
+            HeldKey item = chunk.get(i);
+            params.bytes("consumer_" + i, MysqlCodec.bytes(item.key().consumer()))
+                    .bytes("key_" + i, item.key().idBytes())
+                    .bytes("owner_" + i, MysqlCodec.bytes(item.owner().value()));
+        }
+        try (PreparedStatement statement = sql.completeBatch(chunk.size()).prepare(connection, params)) {
+            statement.executeUpdate();
+        }
+        Set<HeldKey> done = new HashSet<>();
+        try (PreparedStatement statement = sql.completedBatch(chunk.size()).prepare(connection, params);
+                ResultSet rows = statement.executeQuery()) {
+            while (rows.next()) {
+                HeldKey completed = new HeldKey(
+                        InboxKey.of(MysqlCodec.text(rows.getBytes(1)), MysqlCodec.text(rows.getBytes(2))),
+                        OwnerToken.of(MysqlCodec.text(rows.getBytes(3))));
+                done.add(completed);
+            }
+        }
+        return done;
     }
 
     @Override

@@ -89,6 +89,8 @@ final class MysqlStatements {
     private final @Nullable String schema;
     private final Map<Integer, NamedSql> claims = new ConcurrentHashMap<>();
     private final Map<Integer, NamedSql> readBacks = new ConcurrentHashMap<>();
+    private final Map<Integer, NamedSql> completeBatches = new ConcurrentHashMap<>();
+    private final Map<Integer, NamedSql> completedBatches = new ConcurrentHashMap<>();
     private final NamedSql complete;
     private final NamedSql completeWithResult;
     private final NamedSql resultOf;
@@ -153,12 +155,54 @@ final class MysqlStatements {
     }
 
     private String completeText(String alsoSet) {
+        return completeText(alsoSet, "consumer = :consumer AND dedup_key = :key AND owner_token = :owner");
+    }
+
+    private String completeText(String alsoSet, String which) {
         return "UPDATE " + inbox + " SET" + alsoSet + " expires_at = IF(state = 0,"
                 + " UTC_TIMESTAMP(6) + INTERVAL :retention_us MICROSECOND, expires_at),"
                 + " purge_after = IF(state = 0,"
                 + " UTC_TIMESTAMP(6) + INTERVAL (:retention_us + :grace_us) MICROSECOND, purge_after), state = 1"
-                + " WHERE consumer = :consumer AND dedup_key = :key AND owner_token = :owner"
-                + " AND purge_after > UTC_TIMESTAMP(6)";
+                + " WHERE " + which + " AND purge_after > UTC_TIMESTAMP(6)";
+    }
+
+    /**
+     * {@link #complete()} for {@code rows} items at once: item {@code i} binds {@code
+     * :consumer_i}, {@code :key_i} and {@code :owner_i}; all share {@code :retention_us} and {@code
+     * :grace_us}. The row-constructor {@code IN} is a primary-key range lookup, so rows are locked
+     * in key order and concurrent batches cannot deadlock.
+     */
+    NamedSql completeBatch(int rows) {
+        return completeBatches.computeIfAbsent(
+                rows,
+                n -> NamedSql.of(completeText("", "(consumer, dedup_key, owner_token) IN (" + tuples(n, true) + ")")));
+    }
+
+    /**
+     * After {@link #completeBatch(int)} in the same transaction: the keys of the {@code rows}
+     * items ({@code :consumer_i}, {@code :key_i}) that are COMPLETED and not past grace, with their
+     * owner — the items whose owner it is are done, as {@link #completedBy()} tells for one.
+     */
+    NamedSql completedBatch(int rows) {
+        return completedBatches.computeIfAbsent(
+                rows,
+                n -> NamedSql.of("SELECT consumer, dedup_key, owner_token FROM " + inbox
+                        + " WHERE (consumer, dedup_key) IN (" + tuples(n, false) + ")"
+                        + " AND state = 1 AND purge_after > UTC_TIMESTAMP(6)"));
+    }
+
+    private static String tuples(int rows, boolean withOwner) {
+        StringBuilder tuples = new StringBuilder();
+        for (int i = 0; i < rows; i++) {
+            tuples.append(i == 0 ? "" : ", ")
+                    .append("(:consumer_")
+                    .append(i)
+                    .append(", :key_")
+                    .append(i)
+                    .append(withOwner ? ", :owner_" + i : "")
+                    .append(')');
+        }
+        return tuples.toString();
     }
 
     String inboxTable() {

@@ -13,6 +13,7 @@ import dev.inbox.jdbc.NamedSql;
 import dev.inbox.jdbc.SqlParams;
 import dev.inbox.jdbc.TransactionalInboxStore;
 import dev.inbox.spi.BatchClaims;
+import dev.inbox.spi.BatchCompletions;
 import dev.inbox.spi.ClaimRequest;
 import dev.inbox.spi.ClaimResult;
 import dev.inbox.spi.HeldKey;
@@ -28,7 +29,6 @@ import java.time.Duration;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.HashSet;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 import javax.sql.DataSource;
@@ -392,27 +392,20 @@ public final class PostgresInboxStore implements TransactionalInboxStore {
      */
     @Override
     public List<Boolean> completeAll(List<HeldKey> held, Duration retention) {
-        List<HeldKey> batch = InboxArguments.requireNoNulls(held, "held");
+        InboxArguments.requireNoNulls(held, "held");
         long retentionMicros = Micros.of(requirePositive(retention, "retention"));
         jdbc.ensureOpen();
-        List<HeldKey> distinct = new ArrayList<>(new LinkedHashSet<>(batch));
-        Set<HeldKey> done = new HashSet<>();
-        for (int from = 0; from < distinct.size(); from += BATCH_CHUNK) {
-            List<HeldKey> chunk = distinct.subList(from, Math.min(distinct.size(), from + BATCH_CHUNK));
-            jdbc.execute("completeAll of " + chunk.size() + " keys", c -> {
-                completeChunk(c, chunk, retentionMicros, done);
-                return null;
-            });
-        }
-        List<Boolean> answers = new ArrayList<>(batch.size());
-        for (HeldKey item : batch) {
-            answers.add(done.contains(item));
-        }
-        return answers;
+        return BatchCompletions.completeAll(
+                held,
+                retention,
+                BATCH_CHUNK,
+                chunk -> jdbc.execute(
+                        "completeAll of " + chunk.size() + " keys", c -> completeChunk(c, chunk, retentionMicros)));
     }
 
-    private void completeChunk(Connection connection, List<HeldKey> chunk, long retentionMicros, Set<HeldKey> done)
+    private Set<HeldKey> completeChunk(Connection connection, List<HeldKey> chunk, long retentionMicros)
             throws SQLException {
+        Set<HeldKey> done = new HashSet<>();
         int n = chunk.size();
         String[] consumers = new String[n];
         String[] keys = new String[n];
@@ -436,6 +429,7 @@ public final class PostgresInboxStore implements TransactionalInboxStore {
                 }
             }
         }
+        return done;
     }
 
     @Override
