@@ -23,6 +23,8 @@ $JMH HandleAllBenchmark -t 1 -rf json -rff $R/handle-all.json
 $JMH RedisClaimBenchmark -t 4 -rf json -rff $R/redis-claims-t4.json
 $JMH DynamoDbClaimBenchmark -t 1 -rf json -rff $R/dynamodb-claims-t1.json
 $JMH "DynamoDbClaimBenchmark.(claim|contended|claimComplete)_" -t 4 -rf json -rff $R/dynamodb-claims-t4.json
+$JMH PeerClaimBenchmark -t 1 -rf json -rff $R/peers-t1.json
+$JMH PeerClaimBenchmark -t 4 -rf json -rff $R/peers-t4.json
 $JMH "(Postgres|Mysql|Redis|DynamoDb)ClaimBenchmark.(claim|duplicate|contended|claimComplete|transactional)_" \
     -t 1 -bm sample -tu us -wi 1 -w 2 -i 3 -r 3 -rf json -rff $R/all-latency-t1.json
 # JMH's rawDataHistogram fields are megabytes of samples the report does not read.
