@@ -31,7 +31,9 @@ import org.junit.jupiter.api.Test;
 class RedisReplicationTest {
 
     private static final Duration LEASE = Duration.ofMinutes(5);
-    private static final Duration WAIT = Duration.ofMillis(300);
+    /** Long enough for a healthy replica on a loaded 2-core machine; a frozen one never answers. */
+    private static final Duration WAIT = Duration.ofSeconds(2);
+
     private static final InboxKey PAYMENT = InboxKey.of("failover", "payment-1");
 
     @Test
@@ -124,7 +126,8 @@ class RedisReplicationTest {
                         SlotHash.getSlot(RedisKeys.of("inbox").record(PAYMENT)));
                 int replica = cluster.replicaOf(primary);
                 OwnerToken owner = OwnerToken.random();
-                assertThat(store.claim(ClaimRequest.of(PAYMENT, owner, LEASE)))
+                ClaimRequest first = ClaimRequest.of(PAYMENT, owner, LEASE);
+                assertThat(eventually(() -> store.claim(first)))
                         .as("acknowledged by the replica")
                         .isEqualTo(ClaimResult.acquired());
 
@@ -138,7 +141,7 @@ class RedisReplicationTest {
                         .hasMessageContaining("0 of 1 replicas");
 
                 cluster.resume(replica);
-                assertThat(store.complete(PAYMENT, owner, LEASE))
+                assertThat(eventually(() -> store.complete(PAYMENT, owner, LEASE)))
                         .as("completing again once the replica acknowledges")
                         .isTrue();
             } finally {
@@ -174,7 +177,7 @@ class RedisReplicationTest {
         RedisClusterClient client = RedisClusterClient.create(RedisURI.builder()
                 .withHost("127.0.0.1")
                 .withPort(cluster.port())
-                .withTimeout(Duration.ofSeconds(2))
+                .withTimeout(Duration.ofSeconds(5)) // above WAIT, or the client gives up first
                 .build());
         client.setOptions(ClusterClientOptions.builder()
                 .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
@@ -193,9 +196,11 @@ class RedisReplicationTest {
     }
 
     /** Connects and loads the scripts on every primary, so the scenario's first claim is a plain one. */
-    private static void warmUp(RedisInboxStore store) {
+    private static void warmUp(RedisInboxStore store) throws InterruptedException {
         for (int i = 0; i < 30; i++) {
-            store.claim(ClaimRequest.of(InboxKey.of("warm-up-" + i, "e"), OwnerToken.random(), LEASE));
+            // one owner per key, retried as the facade would while a fresh replica catches up
+            ClaimRequest request = ClaimRequest.of(InboxKey.of("warm-up-" + i, "e"), OwnerToken.random(), LEASE);
+            eventually(() -> store.claim(request));
         }
     }
 
@@ -209,12 +214,15 @@ class RedisReplicationTest {
         }
     }
 
-    /** The claim once the client reaches the new primary (it fails while it still routes to the dead one). */
-    private static ClaimResult eventually(Supplier<ClaimResult> claim) throws InterruptedException {
+    /**
+     * The call's answer once it succeeds: a claim once the client reaches the new primary (it fails
+     * while it still routes to the dead one), a write once a fresh replica acknowledges.
+     */
+    private static <T> T eventually(Supplier<T> call) throws InterruptedException {
         long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
         while (true) {
             try {
-                return claim.get();
+                return call.get();
             } catch (InboxStoreException | io.lettuce.core.RedisException e) {
                 if (System.nanoTime() > deadline) {
                     throw e;
