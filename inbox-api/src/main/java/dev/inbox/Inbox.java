@@ -206,7 +206,7 @@ public final class Inbox {
             release(key, owner, failure);
             throw Inbox.<E>rethrow(failure);
         }
-        boolean completed = result == null ? completeClaim(key, owner) : completeClaim(key, owner, result);
+        boolean completed = completeClaim(key, owner, result);
         return new Reply<>(new HandleResult(HandleOutcome.PROCESSED, claim, !completed), value);
     }
 
