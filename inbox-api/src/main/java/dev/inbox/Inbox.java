@@ -116,26 +116,11 @@ public final class Inbox {
     public <E extends Exception> HandleResult handle(String id, @Nullable String fingerprint, Work<E> work) throws E {
         InboxKey key = InboxKey.of(consumer, id);
         requireNonNull(work, "work");
-        OwnerToken owner = OwnerToken.random();
-        ClaimRequest request = ClaimRequest.of(key, owner, lease).withFingerprint(fingerprint);
-
-        ClaimResult claim = claim(request);
-        switch (claim.status()) {
-            case DUPLICATE:
-                return new HandleResult(HandleOutcome.DUPLICATE, claim, false);
-            case BUSY:
-                return new HandleResult(HandleOutcome.BUSY, claim, false);
-            default:
-                break;
-        }
-        try {
-            work.run();
-        } catch (Throwable failure) {
-            release(key, owner, failure);
-            throw Inbox.<E>rethrow(failure);
-        }
-        boolean completed = completeClaim(key, owner);
-        return new HandleResult(HandleOutcome.PROCESSED, claim, !completed);
+        return this.<Void, E>handleClaimed(key, fingerprint, null, 0, () -> {
+                    work.run();
+                    return null;
+                })
+                .handled();
     }
 
     /**
@@ -181,11 +166,27 @@ public final class Inbox {
         if (limit <= 0) {
             throw new UnsupportedOperationException(store + " keeps no results (maxResultBytes() is " + limit + ")");
         }
+        return handleClaimed(key, fingerprint, codec, limit, work);
+    }
+
+    /**
+     * Claims {@code key} and runs {@code work} on ACQUIRED: released when it (or the encoding of
+     * its result) fails, completed otherwise — keeping the encoded result when {@code codec} is not
+     * null, within {@code limit} bytes. A duplicate's stored result is decoded when {@code codec}
+     * is not null.
+     */
+    private <T, E extends Exception> Reply<T> handleClaimed(
+            InboxKey key,
+            @Nullable String fingerprint,
+            @Nullable ResultCodec<T> codec,
+            int limit,
+            ResultWork<T, E> work)
+            throws E {
         OwnerToken owner = OwnerToken.random();
         ClaimResult claim = claim(ClaimRequest.of(key, owner, lease).withFingerprint(fingerprint));
         switch (claim.status()) {
             case DUPLICATE:
-                byte[] stored = claim.storedResult();
+                byte[] stored = codec == null ? null : claim.storedResult();
                 return new Reply<>(
                         new HandleResult(HandleOutcome.DUPLICATE, claim, false),
                         stored == null ? null : codec.decode(stored));
@@ -198,7 +199,7 @@ public final class Inbox {
         byte @Nullable [] result;
         try {
             value = work.run();
-            result = value == null ? null : codec.encode(value);
+            result = value == null || codec == null ? null : codec.encode(value);
             if (result != null) {
                 InboxArguments.requireResult(result, limit, store);
             }

@@ -32,6 +32,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
+import java.util.function.IntPredicate;
 import java.util.function.ObjIntConsumer;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
@@ -165,13 +166,11 @@ public final class RedisInboxStore implements InboxStore {
                 request -> CLAIM.<List<Object>>start(
                         redis().async, ScriptOutputType.MULTI, keys.record(request.key()), claimArgs(request)),
                 (reply, i) -> answers[i] = RedisCodec.decodeClaim(reply));
-        List<byte[]> acquired = new ArrayList<>();
-        for (int i = 0; i < answers.length; i++) {
-            if (answers[i] != null && answers[i].isAcquired()) {
-                acquired.add(keys.record(chunk.get(i).key()));
-            }
-        }
-        replicas.await(redis(), "claimAll of " + chunk.size() + " keys", acquired);
+        awaitReplicas(
+                "claimAll of " + chunk.size() + " keys",
+                chunk,
+                ClaimRequest::key,
+                i -> answers[i] != null && answers[i].isAcquired());
         return answers;
     }
 
@@ -199,13 +198,11 @@ public final class RedisInboxStore implements InboxStore {
                             keep,
                             grace),
                     (reply, i) -> answers[offset + i] = reply == 1);
-            List<byte[]> completed = new ArrayList<>();
-            for (int i = 0; i < chunk.size(); i++) {
-                if (Boolean.TRUE.equals(answers[offset + i])) {
-                    completed.add(keys.record(chunk.get(i).key()));
-                }
-            }
-            replicas.await(redis(), "completeAll of " + chunk.size() + " keys", completed);
+            awaitReplicas(
+                    "completeAll of " + chunk.size() + " keys",
+                    chunk,
+                    HeldKey::key,
+                    i -> Boolean.TRUE.equals(answers[offset + i]));
         }
         List<Boolean> result = new ArrayList<>(batch.size());
         for (int i = 0; i < answers.length; i++) {
@@ -215,6 +212,20 @@ public final class RedisInboxStore implements InboxStore {
                             : complete(batch.get(i).key(), batch.get(i).owner(), retention));
         }
         return result;
+    }
+
+    /** After a pipelined batch: waits for replicas on the keys of the items {@code written} says changed. */
+    private <T> void awaitReplicas(String what, List<T> chunk, Function<T, InboxKey> keyOf, IntPredicate written) {
+        if (!replicas.waits()) {
+            return; // no key bytes built on the hot path when nothing waits
+        }
+        List<byte[]> changed = new ArrayList<>();
+        for (int i = 0; i < chunk.size(); i++) {
+            if (written.test(i)) {
+                changed.add(keys.record(keyOf.apply(chunk.get(i))));
+            }
+        }
+        replicas.await(redis(), what, changed);
     }
 
     /**

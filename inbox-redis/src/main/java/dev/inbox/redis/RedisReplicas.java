@@ -29,6 +29,11 @@ final class RedisReplicas {
         this.timeoutMillis = timeout.toMillis();
     }
 
+    /** True when writes wait for replicas: callers skip collecting written keys otherwise. */
+    boolean waits() {
+        return replicas > 0;
+    }
+
     /**
      * Waits until {@code replicas} replicas acknowledged the writes of {@code keys}.
      *

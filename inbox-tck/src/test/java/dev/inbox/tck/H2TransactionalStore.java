@@ -148,23 +148,15 @@ class H2TransactionalStore implements TransactionalInboxStore {
 
     @Override
     public boolean complete(InboxKey key, OwnerToken owner, Duration retention) {
-        long expires = System.currentTimeMillis() + retention.toMillis();
-        return update(
-                        "UPDATE inbox SET expires_at = CASE WHEN state = 0 THEN ? ELSE expires_at END,"
-                                + " purge_after = CASE WHEN state = 0 THEN ? ELSE purge_after END, state = 1"
-                                + " WHERE consumer = ? AND dedup_key = ? AND owner_token = ? AND purge_after > ?",
-                        expires,
-                        expires + graceMillis,
-                        key.consumer(),
-                        key.id(),
-                        owner.value(),
-                        System.currentTimeMillis())
-                == 1;
+        return completeKeeping(key, owner, retention, null); // an IN_PROGRESS record keeps no result
     }
 
     @Override
     public boolean complete(InboxKey key, OwnerToken owner, Duration retention, byte[] result) {
-        InboxArguments.requireResult(result, maxResultBytes(), this);
+        return completeKeeping(key, owner, retention, InboxArguments.requireResult(result, maxResultBytes(), this));
+    }
+
+    private boolean completeKeeping(InboxKey key, OwnerToken owner, Duration retention, byte @Nullable [] result) {
         long expires = System.currentTimeMillis() + retention.toMillis();
         return update(
                         "UPDATE inbox SET result = CASE WHEN state = 0 THEN ? ELSE result END,"
