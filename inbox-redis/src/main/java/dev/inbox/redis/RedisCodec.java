@@ -45,10 +45,13 @@ final class RedisCodec {
     }
 
     /**
-     * The answer of the claim script: {@code [1, takeover]}, {@code [2, late, fingerprint check, ms
-     * past expiry]} (followed by the stored result when the record keeps one) or busy.
+     * The answer of the claim script for its {@code index}th key: {@code [1, takeover]}, {@code [2,
+     * late, fingerprint check, ms past expiry]} (followed by the stored result when the record keeps
+     * one) or busy.
      */
-    static ClaimResult decodeClaim(List<Object> reply) {
+    @SuppressWarnings("unchecked")
+    static ClaimResult decodeClaim(List<Object> replies, int index) {
+        List<Object> reply = (List<Object>) replies.get(index);
         long code = (Long) reply.get(0);
         if (code == 1) {
             return (Long) reply.get(1) == 1 ? ClaimResult.takenOver() : ClaimResult.acquired();

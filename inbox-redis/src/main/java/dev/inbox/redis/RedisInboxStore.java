@@ -21,10 +21,14 @@ import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.SlotHash;
+import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.codec.ByteArrayCodec;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
@@ -45,8 +49,9 @@ import org.jspecify.annotations.Nullable;
  * RedisInboxStore store = RedisInboxStore.builder(redisClusterClient).build();   // cluster
  * }</pre>
  *
- * <p><b>Record.</b> One string per key, {@code <prefix>:{<consumer as hex>}:<id bytes>} (see the
- * README for the layout and its hot-slot trade-off), holding {@code I|C <expires ms> <owner>
+ * <p><b>Record.</b> One string per key, named by the {@link RedisKeyLayout} (by default {@code
+ * <prefix>:<consumer as hex>:{<tag>}:<id bytes>}, a hash tag per key, so that a Cluster spreads
+ * even one consumer over all its primaries), holding {@code I|C <expires ms> <owner>
  * [fingerprint]}: IN_PROGRESS or COMPLETED, when the lease or the retention ends by the server's
  * clock, the owner token and the payload fingerprint; a COMPLETED record that keeps a handler's
  * result has it after a newline, as raw bytes. The key's TTL is that expiry plus the
@@ -54,11 +59,13 @@ import org.jspecify.annotations.Nullable;
  * has nothing to do and returns 0.
  *
  * <p><b>Algorithm.</b> Each operation is one Lua script, run atomically by the server with {@code
- * EVALSHA} (and {@code EVAL} after a {@code NOSCRIPT}), deciding by {@code TIME}: claim takes an
- * absent key, a record past expiry + grace, its own lease or an expired one (a takeover) and
- * otherwise answers DUPLICATE (late past retention, with the fingerprint comparison) or BUSY;
- * complete and release compare the owner first. One round trip per operation; {@code claimAll}
- * pipelines the scripts, each on one key, so a Cluster never sees a cross-slot call.
+ * EVALSHA} (and {@code EVAL} after a {@code NOSCRIPT}), deciding by {@code TIME}: claim writes an
+ * absent key and reads an existing one in one {@code SET NX GET}, takes a record past expiry +
+ * grace, its own lease or an expired one (a takeover) and otherwise answers DUPLICATE (late past
+ * retention, with the fingerprint comparison) or BUSY; complete and release compare the owner
+ * first. One round trip per operation; {@code claimAll} sends one claim script per group of up to
+ * {@value #SCRIPT_KEYS} keys of one slot (on a standalone server any keys are one group),
+ * pipelined, so a Cluster never sees a cross-slot call.
  *
  * <p><b>Durability.</b> A claim acknowledged by a primary that dies before replicating it is lost
  * (replication is asynchronous), and so is everything on a server without persistence that
@@ -72,8 +79,11 @@ public final class RedisInboxStore implements InboxStore {
     /** The longest result {@link #complete(InboxKey, OwnerToken, Duration, byte[])} keeps: 1 MiB. */
     public static final int MAX_RESULT_BYTES = 1 << 20;
 
-    /** The most scripts pipelined by one {@code claimAll} step. */
+    /** The most keys one {@code claimAll} step pipelines, and one {@code completeAll} step. */
     public static final int BATCH_CHUNK = 1_000;
+
+    /** The most keys one claim script call of {@code claimAll} takes: it blocks the server meanwhile. */
+    public static final int SCRIPT_KEYS = 100;
 
     private static final RedisScript CLAIM = RedisScript.load("claim");
     private static final RedisScript COMPLETE = RedisScript.load("complete");
@@ -143,8 +153,8 @@ public final class RedisInboxStore implements InboxStore {
         byte[] key = keys.record(request.key());
         List<Object> reply = RedisCodec.call(
                 "claim of " + request.key(),
-                () -> CLAIM.run(redis().sync, ScriptOutputType.MULTI, key, claimArgs(request)));
-        ClaimResult answer = RedisCodec.decodeClaim(reply);
+                () -> CLAIM.run(redis().sync, ScriptOutputType.MULTI, key, claimArgs(List.of(request), new int[] {0})));
+        ClaimResult answer = RedisCodec.decodeClaim(reply, 0);
         if (answer.isAcquired()) {
             replicas.await(redis(), "claim of " + request.key(), List.of(key));
         }
@@ -157,15 +167,28 @@ public final class RedisInboxStore implements InboxStore {
         return BatchClaims.claimAll(requests, BATCH_CHUNK, this::claimChunk, this::claim);
     }
 
-    /** Pipelines one script per key and waits for them all; a key that hit NOSCRIPT is claimed alone. */
+    /**
+     * Pipelines one script per group of keys ({@link #scriptGroups}) and waits for them all; the
+     * keys of a group that hit NOSCRIPT are claimed alone.
+     */
     private ClaimResult[] claimChunk(List<ClaimRequest> chunk) {
         ClaimResult[] answers = new ClaimResult[chunk.size()];
+        byte[][] recordKeys = new byte[chunk.size()][];
+        for (int i = 0; i < recordKeys.length; i++) {
+            recordKeys[i] = keys.record(chunk.get(i).key());
+        }
+        List<int[]> groups = scriptGroups(recordKeys);
         pipelined(
                 "claimAll of " + chunk.size() + " keys",
-                chunk,
-                request -> CLAIM.<List<Object>>start(
-                        redis().async, ScriptOutputType.MULTI, keys.record(request.key()), claimArgs(request)),
-                (reply, i) -> answers[i] = RedisCodec.decodeClaim(reply));
+                groups,
+                group -> CLAIM.<List<Object>>start(
+                        redis().async, ScriptOutputType.MULTI, keysOf(recordKeys, group), claimArgs(chunk, group)),
+                (reply, g) -> {
+                    int[] group = groups.get(g);
+                    for (int j = 0; j < group.length; j++) {
+                        answers[group[j]] = RedisCodec.decodeClaim(reply, j);
+                    }
+                });
         awaitReplicas(
                 "claimAll of " + chunk.size() + " keys",
                 chunk,
@@ -260,14 +283,56 @@ public final class RedisInboxStore implements InboxStore {
         }
     }
 
-    private byte[][] claimArgs(ClaimRequest request) {
-        String fingerprint = request.fingerprint();
-        return new byte[][] {
-            RedisCodec.ascii(request.owner().value()),
-            RedisCodec.millis(request.lease(), 1),
-            fingerprint == null ? new byte[0] : RedisCodec.ascii(fingerprint),
-            grace
-        };
+    /**
+     * The indices of {@code recordKeys} cut into groups of at most {@value #SCRIPT_KEYS} that one
+     * script call may take: keys of one slot in a Cluster, consecutive keys on a standalone server.
+     */
+    private List<int[]> scriptGroups(byte[][] recordKeys) {
+        List<int[]> groups = new ArrayList<>();
+        if (!(redis().connection instanceof StatefulRedisClusterConnection)) {
+            for (int from = 0; from < recordKeys.length; from += SCRIPT_KEYS) {
+                int start = from;
+                int[] group = new int[Math.min(SCRIPT_KEYS, recordKeys.length - start)];
+                Arrays.setAll(group, j -> start + j);
+                groups.add(group);
+            }
+            return groups;
+        }
+        Map<Integer, List<Integer>> bySlot = new LinkedHashMap<>();
+        for (int i = 0; i < recordKeys.length; i++) {
+            bySlot.computeIfAbsent(SlotHash.getSlot(recordKeys[i]), slot -> new ArrayList<>())
+                    .add(i);
+        }
+        for (List<Integer> slot : bySlot.values()) {
+            for (int from = 0; from < slot.size(); from += SCRIPT_KEYS) {
+                groups.add(slot.subList(from, Math.min(slot.size(), from + SCRIPT_KEYS)).stream()
+                        .mapToInt(Integer::intValue)
+                        .toArray());
+            }
+        }
+        return groups;
+    }
+
+    private static byte[][] keysOf(byte[][] recordKeys, int[] group) {
+        byte[][] selected = new byte[group.length][];
+        for (int j = 0; j < group.length; j++) {
+            selected[j] = recordKeys[group[j]];
+        }
+        return selected;
+    }
+
+    /** The claim script's arguments for the requests at {@code group}: the grace, then owner, lease and fingerprint of each. */
+    private byte[][] claimArgs(List<ClaimRequest> requests, int[] group) {
+        byte[][] args = new byte[1 + 3 * group.length][];
+        args[0] = grace;
+        for (int j = 0; j < group.length; j++) {
+            ClaimRequest request = requests.get(group[j]);
+            String fingerprint = request.fingerprint();
+            args[1 + 3 * j] = RedisCodec.ascii(request.owner().value());
+            args[2 + 3 * j] = RedisCodec.millis(request.lease(), 1);
+            args[3 + 3 * j] = fingerprint == null ? new byte[0] : RedisCodec.ascii(fingerprint);
+        }
+        return args;
     }
 
     @Override
@@ -407,6 +472,31 @@ public final class RedisInboxStore implements InboxStore {
         return 0;
     }
 
+    /**
+     * Copies every record of this store's prefix that is stored in the layout {@code from} to this
+     * store's layout, with its value and its remaining time to live, unless this layout already
+     * holds a record of that key; returns how many it copied. The records in {@code from} stay
+     * (they expire by their TTL), so going back to the old layout keeps them.
+     *
+     * <p>Run it once, with no consumer running on either layout, after the instances of the old
+     * layout stopped and before the first instance of the new one claims: a claim made on one
+     * layout is not seen on the other, so while both serve, a redelivery can be applied again. It
+     * can be run again (what was copied is not copied twice). It scans the whole key space ({@code
+     * SCAN} with a {@code MATCH}, on every primary of a Cluster) and pipelines the reads and writes
+     * of each page of keys.
+     *
+     * @return how many records were copied
+     * @throws IllegalArgumentException if {@code from} is null or this store's own layout
+     * @throws IllegalStateException if the store is closed
+     * @throws InboxStoreException if Redis fails or times out (what was copied stays; run it again)
+     */
+    public long copyRecordsFrom(RedisKeyLayout from) {
+        requireNonNull(from, "from");
+        requireArgument(from != keys.layout(), "from must be another layout than this store's " + keys.layout());
+        ensureOpen();
+        return RedisLayoutCopy.copy(redis(), RedisKeys.of(keys.prefix(), from), keys);
+    }
+
     /** A {@link RedisSequenceGuard} on this store's connection and prefix. */
     public RedisSequenceGuard sequenceGuard() {
         ensureOpen();
@@ -464,7 +554,8 @@ public final class RedisInboxStore implements InboxStore {
     public static final class Builder {
 
         private final Supplier<RedisConnection> connect;
-        private RedisKeys keys = RedisKeys.of("inbox");
+        private String prefix = "inbox";
+        private RedisKeyLayout layout = RedisKeyLayout.SPREAD;
         private Duration grace = Duration.ofHours(1);
         private RedisReplicas replicas = RedisReplicas.NONE;
 
@@ -478,7 +569,21 @@ public final class RedisInboxStore implements InboxStore {
          * @throws IllegalArgumentException if not 1 to 64 of {@code A-Z a-z 0-9 _ . : -}
          */
         public Builder prefix(String prefix) {
-            this.keys = RedisKeys.of(prefix);
+            this.prefix = RedisKeys.requirePrefix(prefix);
+            return this;
+        }
+
+        /**
+         * How records are named, which decides their Cluster slots; default {@link
+         * RedisKeyLayout#SPREAD}, a hash tag per key. {@link RedisKeyLayout#CONSUMER_SLOT} keeps
+         * the layout of inbox 0.1 (a consumer in one slot); see {@link
+         * RedisInboxStore#copyRecordsFrom(RedisKeyLayout)} for moving
+         * from it. Sequence keys are the same in both.
+         *
+         * @throws IllegalArgumentException if null
+         */
+        public Builder keyLayout(RedisKeyLayout layout) {
+            this.layout = requireNonNull(layout, "layout");
             return this;
         }
 
@@ -499,7 +604,7 @@ public final class RedisInboxStore implements InboxStore {
          * InboxStoreException}.
          */
         public RedisInboxStore build() {
-            return new RedisInboxStore(connect, keys, grace, replicas);
+            return new RedisInboxStore(connect, RedisKeys.of(prefix, layout), grace, replicas);
         }
 
         /**

@@ -46,16 +46,30 @@ final class RedisScript {
 
     /** Runs the script on one key, synchronously. */
     <T> T run(RedisScriptingCommands<byte[], byte[]> commands, ScriptOutputType type, byte[] key, byte[]... args) {
+        return run(commands, type, new byte[][] {key}, args);
+    }
+
+    /** Runs the script on {@code keys} (all in one slot when the server is a Cluster), synchronously. */
+    <T> T run(RedisScriptingCommands<byte[], byte[]> commands, ScriptOutputType type, byte[][] keys, byte[]... args) {
         try {
-            return commands.evalsha(sha, type, new byte[][] {key}, args);
+            return commands.evalsha(sha, type, keys, args);
         } catch (RedisNoScriptException e) {
-            return commands.eval(source, type, new byte[][] {key}, args);
+            return commands.eval(source, type, keys, args);
         }
     }
 
     /** Starts the script on one key without waiting (for pipelined batches); NOSCRIPT is the caller's to retry. */
     <T> RedisFuture<T> start(
             RedisScriptingAsyncCommands<byte[], byte[]> commands, ScriptOutputType type, byte[] key, byte[]... args) {
-        return commands.evalsha(sha, type, new byte[][] {key}, args);
+        return start(commands, type, new byte[][] {key}, args);
+    }
+
+    /** Starts the script on {@code keys} (all in one slot when the server is a Cluster) without waiting. */
+    <T> RedisFuture<T> start(
+            RedisScriptingAsyncCommands<byte[], byte[]> commands,
+            ScriptOutputType type,
+            byte[][] keys,
+            byte[]... args) {
+        return commands.evalsha(sha, type, keys, args);
     }
 }

@@ -84,6 +84,24 @@ class RedisInboxStoreTest {
         }
     }
 
+    /** The whole kit again on the layout of inbox 0.1, which users upgrading may keep. */
+    @Nested
+    class ClusterConsumerSlotKit extends InboxStoreContract {
+        @Override
+        protected InboxStore createStore(Duration grace) {
+            return RedisInboxStore.builder(cluster)
+                    .prefix("inbox-it")
+                    .keyLayout(RedisKeyLayout.CONSUMER_SLOT)
+                    .grace(grace)
+                    .build();
+        }
+
+        @Override
+        protected boolean purgeRemovesAllExpired() {
+            return false;
+        }
+    }
+
     @Nested
     class StandaloneSequenceKit extends SequenceGuardContract {
         @Override
@@ -121,8 +139,8 @@ class RedisInboxStoreTest {
     private final String consumer = "redis-" + UUID.randomUUID();
 
     @Test
-    void keyLayout_keepsOneConsumerInOneSlot_whateverBracesTheIdHolds() {
-        RedisKeys keys = RedisKeys.of("inbox");
+    void consumerSlotLayout_keepsOneConsumerInOneSlot_whateverBracesTheIdHolds() {
+        RedisKeys keys = RedisKeys.of("inbox", RedisKeyLayout.CONSUMER_SLOT);
         int slot = SlotHash.getSlot(keys.record(InboxKey.of(consumer, "plain")));
         for (String id : List.of("{other}", "}{", "a{b}c", "{", "}", "{}x")) {
             assertThat(SlotHash.getSlot(keys.record(InboxKey.of(consumer, id))))
@@ -132,6 +150,22 @@ class RedisInboxStoreTest {
         assertThat(SlotHash.getSlot(keys.record(InboxKey.of("}", "x"))))
                 .as("a brace in the consumer cannot end the tag")
                 .isEqualTo(SlotHash.getSlot(keys.record(InboxKey.of("}", "y"))));
+    }
+
+    @Test
+    void spreadLayout_givesEachKeyItsOwnTag_whateverBracesTheIdHolds() {
+        RedisKeys keys = RedisKeys.of("inbox"); // a fixed consumer: the slots compared are fixed too
+        for (String id : List.of("{other}", "}{", "a{b}c", "{", "}", "{}x")) {
+            byte[] record = keys.record(InboxKey.of("billing", id));
+            byte[] alone =
+                    keys.record(InboxKey.of("billing", id.replace("{", "").replace("}", "") + "-"));
+            assertThat(new String(record, java.nio.charset.StandardCharsets.UTF_8))
+                    .as("the store's tag comes first")
+                    .matches("inbox:[0-9a-f]+:\\{[0-9a-f]{8}}:.*");
+            assertThat(SlotHash.getSlot(record)).as(id).isNotEqualTo(SlotHash.getSlot(alone));
+        }
+        assertThat(SlotHash.getSlot(keys.record(InboxKey.of("billing", "a"))))
+                .isNotEqualTo(SlotHash.getSlot(keys.record(InboxKey.of("billing", "b"))));
     }
 
     @Test

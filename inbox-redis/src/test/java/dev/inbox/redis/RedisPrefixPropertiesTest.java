@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 
 import dev.inbox.InboxKey;
 import io.lettuce.core.cluster.SlotHash;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
@@ -14,8 +15,9 @@ import net.jqwik.api.Provide;
 
 /**
  * Generated key prefixes are accepted exactly when they are 1 to 64 of {@code A-Z a-z 0-9 _ . :
- * -}, so no prefix can open a hash tag; and whatever the prefix, consumer and id, all of one
- * consumer's records hash to one Cluster slot. A fixed seed, and a random one printed on failure.
+ * -}, so no prefix can open a hash tag; and whatever the prefix, consumer and id, the Cluster slot
+ * of a record is decided by the store's own tag alone (8 hex digits per key in the spread layout,
+ * the consumer in the consumer-slot layout), and each layout's keys name their key exactly. A fixed seed, and a random one printed on failure.
  */
 class RedisPrefixPropertiesTest {
 
@@ -56,7 +58,7 @@ class RedisPrefixPropertiesTest {
     }
 
     @Property(tries = 2000, seed = "6379")
-    void prefixAcceptedExactlyWhenAllowed_andOneConsumerStaysInOneSlot(
+    void prefixAcceptedExactlyWhenAllowed_andOnlyTheStoresTagDecidesTheSlot(
             @ForAll("prefixes") String prefix, @ForAll("prefixes") String consumer, @ForAll("prefixes") String id) {
         Throwable thrown = catchThrowable(() -> RedisKeys.of(prefix));
         if (!allowed(prefix)) {
@@ -68,14 +70,31 @@ class RedisPrefixPropertiesTest {
                 || catchThrowable(() -> InboxKey.of(consumer, "other")) != null) {
             return;
         }
-        RedisKeys keys = RedisKeys.of(prefix);
-        assertThat(SlotHash.getSlot(keys.record(InboxKey.of(consumer, id))))
-                .isEqualTo(SlotHash.getSlot(keys.record(InboxKey.of(consumer, "other"))));
+        InboxKey key = InboxKey.of(consumer, id);
+        RedisKeys spread = RedisKeys.of(prefix, RedisKeyLayout.SPREAD);
+        assertThat(hashTag(spread.record(key))).as("the tag Redis hashes").matches("[0-9a-f]{8}");
+        assertThat(spread.parse(spread.record(key))).isEqualTo(key);
+        RedisKeys consumerSlot = RedisKeys.of(prefix, RedisKeyLayout.CONSUMER_SLOT);
+        assertThat(SlotHash.getSlot(consumerSlot.record(key)))
+                .isEqualTo(SlotHash.getSlot(consumerSlot.record(InboxKey.of(consumer, "other"))));
+        assertThat(consumerSlot.parse(consumerSlot.record(key))).isEqualTo(key);
+        assertThat(spread.parse(consumerSlot.record(key)))
+                .as("one layout's keys are not the other's")
+                .isNull();
+        assertThat(consumerSlot.parse(spread.record(key))).isNull();
+    }
+
+    /** What Redis Cluster hashes: the text between the first '{' and the first '}' after it, if not empty. */
+    private static String hashTag(byte[] key) {
+        String text = new String(key, StandardCharsets.ISO_8859_1);
+        int open = text.indexOf('{');
+        int close = open < 0 ? -1 : text.indexOf('}', open + 1);
+        return close > open + 1 ? text.substring(open + 1, close) : text;
     }
 
     @Property(tries = 1000)
     void prefixAcceptedExactlyWhenAllowed_randomSeed(
             @ForAll("prefixes") String prefix, @ForAll("prefixes") String consumer, @ForAll("prefixes") String id) {
-        prefixAcceptedExactlyWhenAllowed_andOneConsumerStaysInOneSlot(prefix, consumer, id);
+        prefixAcceptedExactlyWhenAllowed_andOnlyTheStoresTagDecidesTheSlot(prefix, consumer, id);
     }
 }

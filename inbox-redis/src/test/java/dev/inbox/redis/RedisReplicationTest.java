@@ -135,8 +135,8 @@ class RedisReplicationTest {
                 assertThatThrownBy(() -> store.complete(PAYMENT, owner, LEASE))
                         .isInstanceOf(InboxStoreException.class)
                         .hasMessageContaining("0 of 1 replicas");
-                assertThatThrownBy(() -> store.claim(
-                                ClaimRequest.of(InboxKey.of("failover", "payment-2"), OwnerToken.random(), LEASE)))
+                InboxKey samePrimary = onPrimary(cluster, primary);
+                assertThatThrownBy(() -> store.claim(ClaimRequest.of(samePrimary, OwnerToken.random(), LEASE)))
                         .isInstanceOf(InboxStoreException.class)
                         .hasMessageContaining("0 of 1 replicas");
 
@@ -148,6 +148,17 @@ class RedisReplicationTest {
                 client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
             }
         }
+    }
+
+    /** Another key of the payments consumer whose record the primary on {@code port} serves (keys spread over slots). */
+    private static InboxKey onPrimary(RedisProcesses cluster, int port) throws Exception {
+        for (int i = 2; i < 200; i++) {
+            InboxKey key = InboxKey.of(PAYMENT.consumer(), "payment-" + i);
+            if (cluster.primaryOfSlot(SlotHash.getSlot(RedisKeys.of("inbox").record(key))) == port) {
+                return key;
+            }
+        }
+        throw new IllegalStateException("no key of 200 on the primary on port " + port);
     }
 
     /** On a standalone server without replicas every acknowledged write would be at risk: each fails. */

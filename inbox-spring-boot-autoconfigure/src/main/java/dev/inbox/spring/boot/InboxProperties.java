@@ -180,6 +180,26 @@ public class InboxProperties {
         /** How long a write waits for those replicas before it fails, retryably. */
         private Duration waitTimeout = Duration.ofMillis(500);
 
+        /**
+         * How record keys are named: {@code spread} (the default: a hash tag per key, so a Redis
+         * Cluster spreads each consumer over all its primaries) or {@code consumer-slot} (the layout
+         * of inbox 0.1: a consumer's records in one slot). See the README before changing it on a
+         * running system.
+         */
+        private @Nullable String keyLayout;
+
+        public @Nullable String getKeyLayout() {
+            return keyLayout;
+        }
+
+        public void setKeyLayout(@Nullable String keyLayout) {
+            if (keyLayout != null && !keyLayout.equals("spread") && !keyLayout.equals("consumer-slot")) {
+                throw new IllegalArgumentException(
+                        "inbox.redis.key-layout must be spread or consumer-slot, but was " + keyLayout);
+            }
+            this.keyLayout = keyLayout;
+        }
+
         public int getWaitForReplicas() {
             return waitForReplicas;
         }

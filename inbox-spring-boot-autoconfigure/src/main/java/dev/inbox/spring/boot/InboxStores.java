@@ -6,6 +6,7 @@ import dev.inbox.jdbc.JdbcStoreBuilder;
 import dev.inbox.mysql.MysqlInboxStore;
 import dev.inbox.postgres.PostgresInboxStore;
 import dev.inbox.redis.RedisInboxStore;
+import dev.inbox.redis.RedisKeyLayout;
 import dev.inbox.spi.InboxStore;
 import dev.inbox.spring.boot.InboxProperties.StoreKind;
 import io.lettuce.core.RedisClient;
@@ -205,6 +206,9 @@ final class InboxStores {
             }
             if (properties.getRedis().getPrefix() != null) {
                 builder.prefix(properties.getRedis().getPrefix());
+            }
+            if ("consumer-slot".equals(properties.getRedis().getKeyLayout())) {
+                builder.keyLayout(RedisKeyLayout.CONSUMER_SLOT);
             }
             if (properties.getGrace() != null) {
                 builder.grace(properties.getGrace());

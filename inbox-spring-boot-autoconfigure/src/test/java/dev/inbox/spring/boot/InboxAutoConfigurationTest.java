@@ -23,6 +23,7 @@ import io.lettuce.core.RedisClient;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Map;
 import java.util.UUID;
@@ -120,6 +121,40 @@ class InboxAutoConfigurationTest {
                         .as("the test server has no replica to acknowledge the claim")
                         .isInstanceOf(InboxStoreException.class)
                         .hasMessageContaining("0 of 1 replicas within 50 ms"));
+    }
+
+    @Test
+    void redisKeyLayout_isPassedToTheStore() {
+        String prefix = "inbox-boot-" + UUID.randomUUID().toString().replace("-", "");
+        String consumerHex = java.util.HexFormat.of().formatHex("layout".getBytes(StandardCharsets.UTF_8));
+        RedisClient raw = RedisClient.create(TestServers.redis());
+        try (var connection = raw.connect()) {
+            runner.withPropertyValues(
+                            "inbox.redis.url=" + TestServers.redis(),
+                            "inbox.redis.prefix=" + prefix,
+                            "inbox.consumer=layout",
+                            "inbox.redis.key-layout=consumer-slot")
+                    .run(context -> context.getBean(Inbox.class).handle("e-1", () -> {}));
+            assertThat(connection.sync().exists(prefix + ":{" + consumerHex + "}:e-1"))
+                    .as("the 0.1 layout")
+                    .isEqualTo(1);
+            runner.withPropertyValues(
+                            "inbox.redis.url=" + TestServers.redis(),
+                            "inbox.redis.prefix=" + prefix,
+                            "inbox.consumer=layout")
+                    .run(context -> context.getBean(Inbox.class).handle("e-2", () -> {}));
+            assertThat(connection.sync().keys(prefix + ":" + consumerHex + ":{*}:e-2"))
+                    .as("spread by default")
+                    .hasSize(1);
+            runner.withPropertyValues("inbox.redis.url=" + TestServers.redis(), "inbox.redis.key-layout=sideways")
+                    .run(context -> assertThat(context)
+                            .hasFailed()
+                            .getFailure()
+                            .rootCause()
+                            .hasMessageContaining("inbox.redis.key-layout must be spread or consumer-slot"));
+        } finally {
+            raw.shutdown();
+        }
     }
 
     @Test
