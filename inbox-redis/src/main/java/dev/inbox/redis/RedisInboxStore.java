@@ -16,6 +16,7 @@ import dev.inbox.spi.InboxArguments;
 import dev.inbox.spi.InboxStore;
 import dev.inbox.spi.OwnerToken;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.RedisURI;
@@ -23,6 +24,8 @@ import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.SlotHash;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.lettuce.core.cluster.models.partitions.Partitions;
+import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import io.lettuce.core.codec.ByteArrayCodec;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
@@ -38,6 +41,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
 import java.util.function.IntPredicate;
 import java.util.function.ObjIntConsumer;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
@@ -153,7 +157,8 @@ public final class RedisInboxStore implements InboxStore {
         byte[] key = keys.record(request.key());
         List<Object> reply = RedisCodec.call(
                 "claim of " + request.key(),
-                () -> CLAIM.run(redis().sync, ScriptOutputType.MULTI, key, claimArgs(List.of(request), new int[] {0})));
+                () -> CLAIM.run(
+                        redis().sync, ScriptOutputType.MULTI, key, claimArgs(List.of(request), new int[] {0}, null)));
         ClaimResult answer = RedisCodec.decodeClaim(reply, 0);
         if (answer.isAcquired()) {
             replicas.await(redis(), "claim of " + request.key(), List.of(key));
@@ -169,7 +174,9 @@ public final class RedisInboxStore implements InboxStore {
 
     /**
      * Pipelines one script per group of keys ({@link #scriptGroups}) and waits for them all; the
-     * keys of a group that hit NOSCRIPT are claimed alone.
+     * keys of a group that hit NOSCRIPT, or in a Cluster failed for any reason the server gave (a
+     * slot that moved, {@code TRYAGAIN}), are claimed alone — with the same owner, so a key the
+     * failed call did claim is ACQUIRED again.
      */
     private ClaimResult[] claimChunk(List<ClaimRequest> chunk) {
         ClaimResult[] answers = new ClaimResult[chunk.size()];
@@ -178,11 +185,19 @@ public final class RedisInboxStore implements InboxStore {
             recordKeys[i] = keys.record(chunk.get(i).key());
         }
         List<int[]> groups = scriptGroups(recordKeys);
+        boolean clustered = redis().connection instanceof StatefulRedisClusterConnection;
+        // In a Cluster a group's keys are of several slots: the first is declared (it routes the
+        // call), the others travel as arguments. On a standalone server every key is declared.
         pipelined(
                 "claimAll of " + chunk.size() + " keys",
                 groups,
+                failure -> failure instanceof RedisNoScriptException
+                        || (clustered && failure instanceof RedisCommandExecutionException),
                 group -> CLAIM.<List<Object>>start(
-                        redis().async, ScriptOutputType.MULTI, keysOf(recordKeys, group), claimArgs(chunk, group)),
+                        redis().async,
+                        ScriptOutputType.MULTI,
+                        clustered ? new byte[][] {recordKeys[group[0]]} : keysOf(recordKeys, group),
+                        claimArgs(chunk, group, clustered ? recordKeys : null)),
                 (reply, g) -> {
                     int[] group = groups.get(g);
                     for (int j = 0; j < group.length; j++) {
@@ -213,6 +228,7 @@ public final class RedisInboxStore implements InboxStore {
             pipelined(
                     "completeAll of " + chunk.size() + " keys",
                     chunk,
+                    failure -> failure instanceof RedisNoScriptException,
                     item -> COMPLETE.<Long>start(
                             redis().async,
                             ScriptOutputType.INTEGER,
@@ -253,11 +269,15 @@ public final class RedisInboxStore implements InboxStore {
 
     /**
      * Sends one script call per item without waiting, then collects the replies within the
-     * connection's timeout; an item whose call hit NOSCRIPT gets no answer (the caller runs it
-     * alone, which loads the script).
+     * connection's timeout; an item whose call failed as {@code answerAlone} accepts gets no
+     * answer (the caller runs it alone: after NOSCRIPT, that loads the script).
      */
     private <T, R> void pipelined(
-            String what, List<T> items, Function<T, RedisFuture<R>> start, ObjIntConsumer<R> answer) {
+            String what,
+            List<T> items,
+            Predicate<Throwable> answerAlone,
+            Function<T, RedisFuture<R>> start,
+            ObjIntConsumer<R> answer) {
         List<RedisFuture<R>> replies = new ArrayList<>(items.size());
         RedisCodec.call(what, () -> {
             for (T item : items) {
@@ -271,7 +291,7 @@ public final class RedisInboxStore implements InboxStore {
                 long left = Math.max(1, deadline - System.nanoTime());
                 answer.accept(replies.get(i).get(left, TimeUnit.NANOSECONDS), i);
             } catch (ExecutionException e) {
-                if (!(e.getCause() instanceof RedisNoScriptException)) {
+                if (!answerAlone.test(e.getCause())) {
                     throw RedisCodec.failure(what, e.getCause());
                 }
             } catch (TimeoutException e) {
@@ -285,11 +305,14 @@ public final class RedisInboxStore implements InboxStore {
 
     /**
      * The indices of {@code recordKeys} cut into groups of at most {@value #SCRIPT_KEYS} that one
-     * script call may take: keys of one slot in a Cluster, consecutive keys on a standalone server.
+     * script call takes: consecutive keys on a standalone server; in a Cluster, keys whose slots
+     * the same primary serves, as the client last saw the slot map (the script may touch keys of
+     * several slots of its node; a call that meets a key its node does not serve, after a slot
+     * moved, fails there and its keys are claimed one by one).
      */
     private List<int[]> scriptGroups(byte[][] recordKeys) {
         List<int[]> groups = new ArrayList<>();
-        if (!(redis().connection instanceof StatefulRedisClusterConnection)) {
+        if (!(redis().connection instanceof StatefulRedisClusterConnection<byte[], byte[]> cluster)) {
             for (int from = 0; from < recordKeys.length; from += SCRIPT_KEYS) {
                 int start = from;
                 int[] group = new int[Math.min(SCRIPT_KEYS, recordKeys.length - start)];
@@ -298,14 +321,17 @@ public final class RedisInboxStore implements InboxStore {
             }
             return groups;
         }
-        Map<Integer, List<Integer>> bySlot = new LinkedHashMap<>();
+        Partitions partitions = cluster.getPartitions();
+        Map<Object, List<Integer>> byNode = new LinkedHashMap<>();
         for (int i = 0; i < recordKeys.length; i++) {
-            bySlot.computeIfAbsent(SlotHash.getSlot(recordKeys[i]), slot -> new ArrayList<>())
+            int slot = SlotHash.getSlot(recordKeys[i]);
+            RedisClusterNode node = partitions.getPartitionBySlot(slot);
+            byNode.computeIfAbsent(node == null ? slot : node.getNodeId(), n -> new ArrayList<>())
                     .add(i);
         }
-        for (List<Integer> slot : bySlot.values()) {
-            for (int from = 0; from < slot.size(); from += SCRIPT_KEYS) {
-                groups.add(slot.subList(from, Math.min(slot.size(), from + SCRIPT_KEYS)).stream()
+        for (List<Integer> node : byNode.values()) {
+            for (int from = 0; from < node.size(); from += SCRIPT_KEYS) {
+                groups.add(node.subList(from, Math.min(node.size(), from + SCRIPT_KEYS)).stream()
                         .mapToInt(Integer::intValue)
                         .toArray());
             }
@@ -321,16 +347,26 @@ public final class RedisInboxStore implements InboxStore {
         return selected;
     }
 
-    /** The claim script's arguments for the requests at {@code group}: the grace, then owner, lease and fingerprint of each. */
-    private byte[][] claimArgs(List<ClaimRequest> requests, int[] group) {
-        byte[][] args = new byte[1 + 3 * group.length][];
+    /**
+     * The claim script's arguments for the requests at {@code group}: the grace; how many keys
+     * follow as arguments — all but the first of the group, taken from {@code undeclared}, or none
+     * when that is null; those keys; then the owner, lease and fingerprint of each request.
+     */
+    private byte[][] claimArgs(List<ClaimRequest> requests, int[] group, byte @Nullable [][] undeclared) {
+        int more = undeclared == null ? 0 : group.length - 1;
+        byte[][] args = new byte[2 + more + 3 * group.length][];
         args[0] = grace;
+        args[1] = RedisCodec.ascii(Integer.toString(more));
+        for (int j = 1; j <= more; j++) {
+            args[1 + j] = undeclared[group[j]];
+        }
+        int at = 2 + more;
         for (int j = 0; j < group.length; j++) {
             ClaimRequest request = requests.get(group[j]);
             String fingerprint = request.fingerprint();
-            args[1 + 3 * j] = RedisCodec.ascii(request.owner().value());
-            args[2 + 3 * j] = RedisCodec.millis(request.lease(), 1);
-            args[3 + 3 * j] = fingerprint == null ? new byte[0] : RedisCodec.ascii(fingerprint);
+            args[at + 3 * j] = RedisCodec.ascii(request.owner().value());
+            args[at + 1 + 3 * j] = RedisCodec.millis(request.lease(), 1);
+            args[at + 2 + 3 * j] = fingerprint == null ? new byte[0] : RedisCodec.ascii(fingerprint);
         }
         return args;
     }

@@ -1,5 +1,9 @@
--- Claims every key of KEYS, one after the other: KEYS[i] for owner ARGV[3i - 1] for ARGV[3i] ms,
--- with fingerprint ARGV[3i + 1] ('' for none); ARGV[1] is this writer's grace in ms. Time is the
+#!lua flags=allow-cross-slot-keys
+-- Claims keys one after the other: the declared KEYS, then ARGV[2] keys more given in ARGV[3] on
+-- (in a Cluster, keys of other slots that this node serves: Redis refuses a declared key of
+-- another slot, and fails the script at an undeclared key this node does not serve, so no record is
+-- ever written where it does not live). ARGV[1] is this writer's grace in ms; after the keys come,
+-- for each key in order, its owner, its lease in ms and its fingerprint ('' for none). Time is the
 -- server's. The record is 'I|C <expires ms> <owner> [fp]', for a COMPLETED record that keeps a
 -- result followed by a newline and the result's bytes, kept until expiry + its writer's grace by
 -- its TTL: a record that still exists is inside its own grace, whatever the grace of the instance
@@ -53,8 +57,14 @@ local function claim(key, owner, lease, fp)
   return {1, takeover}
 end
 
+local keys = {}
+for _, key in ipairs(KEYS) do keys[#keys + 1] = key end
+local more = tonumber(ARGV[2])
+for i = 1, more do keys[#keys + 1] = ARGV[2 + i] end
+local at = 2 + more
 local replies = {}
-for i, key in ipairs(KEYS) do
-  replies[i] = claim(key, ARGV[3 * i - 1], tonumber(ARGV[3 * i]), ARGV[3 * i + 1])
+for i, key in ipairs(keys) do
+  local base = at + 3 * (i - 1)
+  replies[i] = claim(key, ARGV[base + 1], tonumber(ARGV[base + 2]), ARGV[base + 3])
 end
 return replies

@@ -126,6 +126,96 @@ class RedisKeyLayoutTest {
         return count;
     }
 
+    /**
+     * claimAll sends one script per primary, by the slot map the client holds. Slots that moved
+     * since (a resharding) send a call to a node that no longer serves some of its keys; that
+     * call fails and its keys are claimed one by one — each key claimed exactly once, none lost.
+     */
+    @Test
+    void claimAll_afterSlotsMoved_claimsEveryKey() throws Exception {
+        try (RedisProcesses own = RedisProcesses.start()) {
+            RedisClusterClient client = RedisClusterClient.create(own.uri());
+            try (RedisInboxStore store =
+                    RedisInboxStore.builder(client).prefix(prefix).build()) {
+                assertThat(store.claimAll(batch("warm-", 300, OwnerToken.random())))
+                        .containsOnly(ClaimResult.acquired());
+                assertThat(scriptCalls(own, primaries(own), "rejected_calls"))
+                        .as("one call per primary: its keys' slots differ, yet it is accepted")
+                        .isZero();
+                long failed = scriptCalls(own, primaries(own), "failed_calls"); // NOSCRIPT, once a node
+                // Hand the empty slots of the coming keys that the first node serves to another primary.
+                List<String[]> primaries = primaries(own);
+                String from = own.cli(own.port(), "cluster", "myid").strip();
+                String to = primaries.stream()
+                        .filter(node -> !node[0].equals(from))
+                        .findFirst()
+                        .orElseThrow()[0];
+                java.util.Set<Integer> moved = new java.util.TreeSet<>();
+                RedisKeys names = RedisKeys.of(prefix);
+                for (ClaimRequest request : batch("moved-", 300, OwnerToken.random())) {
+                    int slot = io.lettuce.core.cluster.SlotHash.getSlot(names.record(request.key()));
+                    if (own.primaryOfSlot(slot) == own.port()) {
+                        moved.add(slot);
+                    }
+                }
+                assertThat(moved).hasSizeGreaterThan(10);
+                for (String[] node : primaries) {
+                    for (int slot : moved) {
+                        own.cli(portOf(node[1]), "cluster", "setslot", Integer.toString(slot), "node", to);
+                    }
+                }
+                OwnerToken owner = OwnerToken.random();
+                assertThat(store.claimAll(batch("moved-", 300, owner))).containsOnly(ClaimResult.acquired());
+                assertThat(store.claimAll(batch("moved-", 300, OwnerToken.random())))
+                        .as("every key is held by the first batch's owner")
+                        .containsOnly(ClaimResult.busy());
+                assertThat(scriptCalls(own, primaries, "rejected_calls") + scriptCalls(own, primaries, "failed_calls"))
+                        .as("calls that met a moved slot were refused or failed, and their keys claimed alone")
+                        .isGreaterThan(failed);
+            } finally {
+                client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+            }
+        }
+    }
+
+    /** The {@code CLUSTER NODES} lines of the primaries, split at spaces. */
+    private static List<String[]> primaries(RedisProcesses cluster) throws Exception {
+        return cluster.cli(cluster.port(), "cluster", "nodes")
+                .lines()
+                .map(line -> line.split(" "))
+                .filter(node -> node[2].contains("master"))
+                .toList();
+    }
+
+    /**
+     * EVALSHA calls of the primaries, from INFO commandstats: {@code rejected_calls} (refused before
+     * running: CROSSSLOT, MOVED) or {@code failed_calls} (failed while running: NOSCRIPT, a key
+     * the node does not serve).
+     */
+    private static long scriptCalls(RedisProcesses cluster, List<String[]> primaries, String which) throws Exception {
+        long rejected = 0;
+        for (String[] node : primaries) {
+            java.util.regex.Matcher calls = java.util.regex.Pattern.compile("cmdstat_evalsha:.*" + which + "=(\\d+)")
+                    .matcher(cluster.cli(portOf(node[1]), "info", "commandstats"));
+            if (calls.find()) {
+                rejected += Long.parseLong(calls.group(1));
+            }
+        }
+        return rejected;
+    }
+
+    private static int portOf(String address) { // ip:port@busport
+        return Integer.parseInt(address.substring(address.lastIndexOf(':') + 1, address.indexOf('@')));
+    }
+
+    private static List<ClaimRequest> batch(String ids, int size, OwnerToken owner) {
+        List<ClaimRequest> batch = new ArrayList<>();
+        for (int i = 0; i < size; i++) {
+            batch.add(ClaimRequest.of(InboxKey.of("billing", ids + i), owner, LEASE));
+        }
+        return batch;
+    }
+
     @Test
     void copyRecordsFrom_carriesEveryRecordOver_onAStandaloneServer() {
         copiesEveryRecord(() -> RedisInboxStore.builder(standalone));
