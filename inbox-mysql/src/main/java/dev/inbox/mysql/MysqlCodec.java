@@ -2,7 +2,6 @@ package dev.inbox.mysql;
 
 import com.mysql.cj.jdbc.StatementImpl;
 import dev.inbox.InboxKey;
-import dev.inbox.InboxStoreException;
 import dev.inbox.jdbc.SqlParams;
 import dev.inbox.spi.ClaimResult;
 import dev.inbox.spi.FingerprintCheck;
@@ -56,24 +55,36 @@ final class MysqlCodec {
         return statement.unwrap(StatementImpl.class).getLastInsertID();
     }
 
-    /** The claim's answer from the code its statement reported (see {@link MysqlStatements}). */
-    static ClaimResult decode(long code) {
+    /**
+     * The claim's answer from the code its statement reported (see {@link MysqlStatements}), or
+     * null when the row may be taken over ({@link MysqlStatements#take()}).
+     */
+    static @Nullable ClaimResult decode(long code) {
         if (code == 0) {
             return ClaimResult.acquired(); // a new row
         }
+        long pastMicros = (code >>> MysqlStatements.PAST_EXPIRY_SHIFT) - MysqlStatements.PAST_EXPIRY_OFFSET;
         ClaimResult answer = StoredRecord.decide(
-                (code & MysqlStatements.TAKE) != 0,
+                false,
                 (code & MysqlStatements.COMPLETED) != 0,
-                (code & MysqlStatements.EXPIRED) != 0,
+                pastMicros >= 0,
                 (code & MysqlStatements.GONE) != 0,
                 (code & MysqlStatements.SAME_OWNER) != 0,
                 FingerprintCheck.fromCode((code >> MysqlStatements.FINGERPRINT_SHIFT) & 3));
-        if (answer == null) {
-            throw new InboxStoreException("the claim statement reported an impossible decision: " + code, null);
-        }
-        long pastMillis = code >>> MysqlStatements.PAST_EXPIRY_SHIFT;
-        return answer.withPastRetention(
-                Duration.ofMillis((code & MysqlStatements.BEFORE_EXPIRY) != 0 ? -pastMillis : pastMillis));
+        return answer == null ? null : answer.withPastRetention(Duration.of(pastMicros, ChronoUnit.MICROS));
+    }
+
+    /** The answer of a claim that took the row whose code {@link #decode(long)} read as takeable. */
+    static ClaimResult taken(long code) {
+        long pastMicros = (code >>> MysqlStatements.PAST_EXPIRY_SHIFT) - MysqlStatements.PAST_EXPIRY_OFFSET;
+        ClaimResult answer = StoredRecord.decide(
+                true,
+                (code & MysqlStatements.COMPLETED) != 0,
+                pastMicros >= 0,
+                (code & MysqlStatements.GONE) != 0,
+                (code & MysqlStatements.SAME_OWNER) != 0,
+                FingerprintCheck.NOT_COMPARED);
+        return java.util.Objects.requireNonNull(answer, "a taken row always has an answer");
     }
 
     /** A record read back by {@link MysqlStatements#readBack(int)}, from its second column on. */

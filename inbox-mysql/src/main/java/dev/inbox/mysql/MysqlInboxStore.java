@@ -28,6 +28,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -101,8 +102,8 @@ public final class MysqlInboxStore implements TransactionalInboxStore {
     /** The longest result {@link #complete(InboxKey, OwnerToken, Duration, byte[])} keeps: 1 MiB. */
     public static final int MAX_RESULT_BYTES = 1 << 20;
 
-    /** How often a claim reads a duplicate's result before it gives up on a record that keeps changing. */
-    private static final int MAX_RESULT_READS = 8;
+    /** How often a claim tries before it gives up on a record that keeps changing under it. */
+    private static final int MAX_ATTEMPTS = 8;
 
     /** InnoDB's largest {@code innodb_lock_wait_timeout}, in seconds. */
     private static final int MAX_LOCK_WAIT_SECONDS = 1_073_741_824;
@@ -283,13 +284,23 @@ public final class MysqlInboxStore implements TransactionalInboxStore {
             throws SQLException {
         SqlParams params = SqlParams.create().bigint("grace_us", graceMicros);
         bindRow(params, 0, request, state, durationMicros);
-        for (int attempt = 1; attempt <= MAX_RESULT_READS; attempt++) {
+        for (int attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
             long code;
             try (PreparedStatement statement = claim.prepare(connection, params)) {
                 statement.executeUpdate();
                 code = MysqlCodec.lastInsertId(statement);
             }
             ClaimResult answer = MysqlCodec.decode(code);
+            if (answer == null) {
+                // An expired lease, the same owner's retry or a record past grace: take it, if it
+                // still may be taken; if it changed since, claim again.
+                try (PreparedStatement statement = sql.take().prepare(connection, params)) {
+                    if (statement.executeUpdate() == 1) {
+                        return MysqlCodec.taken(code);
+                    }
+                }
+                continue;
+            }
             if (answer.status() != ClaimStatus.DUPLICATE || (code & MysqlStatements.HAS_RESULT) == 0) {
                 return answer;
             }
@@ -299,13 +310,13 @@ public final class MysqlInboxStore implements TransactionalInboxStore {
             try (PreparedStatement statement = sql.resultOf().prepare(connection, key);
                     ResultSet row = statement.executeQuery()) {
                 if (row.next() && row.getBytes(1) != null) {
-                    return ClaimResult.duplicate(answer.isLate(), answer.fingerprint(), row.getBytes(1));
+                    return ClaimResult.duplicate(answer.isLate(), answer.fingerprint(), row.getBytes(1))
+                            .withPastRetention(answer.pastRetention());
                 }
             }
         }
         throw new InboxStoreException(
-                "claim of " + request.key() + " found its record changing under it " + MAX_RESULT_READS + " times",
-                null);
+                "claim of " + request.key() + " found its record changing under it " + MAX_ATTEMPTS + " times", null);
     }
 
     /** The parameters of row {@code i} of {@link MysqlStatements#claim(int)}. */
@@ -331,21 +342,28 @@ public final class MysqlInboxStore implements TransactionalInboxStore {
     }
 
     private ClaimResult[] claimChunk(Connection connection, List<ClaimRequest> chunk) throws SQLException {
-        // The multi-row statement reports the decision of its last row only: what each key held
-        // before (read first) tells a takeover from a fresh claim, as a single claim reports it.
-        Map<String, Map<String, StoredRecord>> before = readBack(connection, chunk);
+        // The multi-row statement inserts the new keys and renews the same owner's leases; it takes
+        // nothing over. What each key holds after it tells the answer: a lease of the request's owner
+        // is ACQUIRED; a key that may be taken over (an expired lease, a record past grace) is
+        // claimed alone afterwards, which takes it and reports the takeover.
         SqlParams params = SqlParams.create().bigint("grace_us", graceMicros);
         for (int i = 0; i < chunk.size(); i++) {
             bindRow(params, i, chunk.get(i), 0, Micros.of(chunk.get(i).lease()));
         }
+        long conflicts;
         try (PreparedStatement statement = sql.claim(chunk.size()).prepare(connection, params)) {
             statement.executeUpdate();
+            conflicts = chunk.size() == 1 ? -1 : MysqlCodec.lastInsertId(statement);
         }
         if (!connection.getAutoCommit()) {
             connection.commit();
         }
-        Map<String, Map<String, StoredRecord>> after = readBack(connection, chunk);
         ClaimResult[] answers = new ClaimResult[chunk.size()];
+        if (conflicts == 0) {
+            Arrays.fill(answers, ClaimResult.acquired()); // every row was inserted by this statement
+            return answers;
+        }
+        Map<String, Map<String, StoredRecord>> after = readBack(connection, chunk);
         for (int j = 0; j < chunk.size(); j++) {
             ClaimRequest request = chunk.get(j);
             StoredRecord record =
@@ -353,8 +371,7 @@ public final class MysqlInboxStore implements TransactionalInboxStore {
             if (record != null
                     && !record.completed()
                     && record.owner().equals(request.owner().value())) {
-                answers[j] = StoredRecord.answer(
-                        before.get(request.key().consumer()).get(request.key().id()), true, request);
+                answers[j] = ClaimResult.acquired();
             } else {
                 // null: released, purged or taken over meanwhile; claimAll asks again for that key
                 answers[j] = record == null ? null : record.answer(false, request);

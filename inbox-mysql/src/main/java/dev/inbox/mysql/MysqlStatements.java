@@ -16,67 +16,73 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>MySQL has no {@code RETURNING}, and what {@code executeUpdate} counts for {@code ON DUPLICATE
  * KEY UPDATE} depends on the driver's {@code useAffectedRows} setting, which belongs to the
- * caller's data source. So the claim reports its decision through {@code LAST_INSERT_ID(code)}:
- * the server returns that value in the statement's OK packet, whatever the settings. A new row
- * reports 0; a conflict reports {@link #CONFLICT} plus the bits of {@link MysqlInboxStore}'s
- * decoding, computed from the row's values before any assignment changes them; later assignments
- * of the same row read the decision back with {@code LAST_INSERT_ID()}.
+ * caller's data source. So the claim reports what a conflicting row holds through {@code
+ * LAST_INSERT_ID(code)}: the server returns that value in the statement's OK packet, whatever the
+ * settings. A new row reports 0; a conflict reports {@link #CONFLICT} plus the bits below, from the
+ * row's values, and changes nothing: the single assignment assigns the row's own state. Taking a
+ * row over (rare: an expired lease, the same owner's retry, a record past grace) is a second,
+ * conditioned statement, {@link #take()}. The statement is short on purpose: Connector/J sends its
+ * text with every execution (client-side prepared statements, the driver's default), and MySQL
+ * parses it each time.
  */
 final class MysqlStatements {
 
-    static final long TAKE = 1;
     static final long CONFLICT = 2;
     static final long COMPLETED = 4;
-    static final long EXPIRED = 8;
     static final long GONE = 16;
     static final long SAME_OWNER = 32;
     /** Fingerprint comparison, two bits: 0 not compared, 1 match, 2 mismatch. */
     static final long FINGERPRINT_SHIFT = 6;
     /** The record keeps a result (read with {@link #resultOf()} when the answer is DUPLICATE). */
     static final long HAS_RESULT = 256;
-    /** The record's expiry is still ahead: the time past it, from {@link #PAST_EXPIRY_SHIFT} on, is negative. */
-    static final long BEFORE_EXPIRY = 512;
-    /** The bits from here on hold how far the server's clock is from the record's expiry, in ms (2^40 at most). */
-    static final long PAST_EXPIRY_SHIFT = 10;
-
     /**
-     * The decision, on the row's values before the update, as the sum of the bits above (the
-     * fingerprint check in the two bits at {@link #FINGERPRINT_SHIFT}, coded as {@link
-     * dev.inbox.spi.FingerprintCheck#fromCode(long)} reads it).
+     * The bits from here on hold how far the server's clock is past the record's expiry, in
+     * microseconds, plus {@link #PAST_EXPIRY_OFFSET} (so that a record still before its expiry
+     * reports a positive number too).
      */
+    static final long PAST_EXPIRY_SHIFT = 9;
+    /** 2^52 µs, about 142 years: more than any record lives or lies ahead. */
+    static final long PAST_EXPIRY_OFFSET = 1L << 52;
+
+    /** The row's values as the sum of the bits above, coded as {@link MysqlCodec#decode(long)} reads it. */
     private static final String CODE = CONFLICT
-            + " + " + TAKE + " * (purge_after <= UTC_TIMESTAMP(6)"
-            + " OR (state = 0 AND (owner_token = VALUES(owner_token) OR expires_at <= UTC_TIMESTAMP(6))))"
-            + " + " + COMPLETED + " * (state = 1)"
-            + " + " + EXPIRED + " * (expires_at <= UTC_TIMESTAMP(6))"
+            + " + " + COMPLETED + " * state"
             + " + " + GONE + " * (purge_after <= UTC_TIMESTAMP(6))"
             + " + " + SAME_OWNER + " * (owner_token = VALUES(owner_token))"
-            + " + " + (1L << FINGERPRINT_SHIFT)
-            + " * (CASE WHEN fingerprint IS NULL OR VALUES(fingerprint) IS NULL THEN 0"
-            + " WHEN fingerprint = VALUES(fingerprint) THEN 1 ELSE 2 END)"
+            // NULL when either fingerprint is missing: 0; else 1 when equal, 2 when not
+            + " + " + (1L << FINGERPRINT_SHIFT) + " * IFNULL(2 - (fingerprint = VALUES(fingerprint)), 0)"
             + " + " + HAS_RESULT + " * (result IS NOT NULL)"
-            + " + " + BEFORE_EXPIRY + " * (expires_at > UTC_TIMESTAMP(6))"
             + " + " + (1L << PAST_EXPIRY_SHIFT)
-            + " * LEAST(ABS(TIMESTAMPDIFF(MICROSECOND, expires_at, UTC_TIMESTAMP(6))) DIV 1000, 1099511627775)";
+            + " * (TIMESTAMPDIFF(MICROSECOND, expires_at, UTC_TIMESTAMP(6)) + " + PAST_EXPIRY_OFFSET + ")";
 
-    /** Takes the row when the code says so; keeps it untouched otherwise. */
-    private static final String ON_DUPLICATE = " ON DUPLICATE KEY UPDATE"
-            + " owner_token = IF(LAST_INSERT_ID(" + CODE + ") & " + TAKE + ", VALUES(owner_token), owner_token),"
-            + " fingerprint = IF(LAST_INSERT_ID() & " + TAKE + ","
-            + " IF(LAST_INSERT_ID() & " + SAME_OWNER + " AND VALUES(fingerprint) IS NULL, fingerprint,"
-            + " VALUES(fingerprint)), fingerprint),"
-            + " state = IF(LAST_INSERT_ID() & " + TAKE + ", VALUES(state), state),"
-            + " expires_at = IF(LAST_INSERT_ID() & " + TAKE + ", VALUES(expires_at), expires_at),"
-            + " purge_after = IF(LAST_INSERT_ID() & " + TAKE + ", VALUES(purge_after), purge_after),"
-            + " result = IF(LAST_INSERT_ID() & " + TAKE + ", NULL, result)";
+    /** Reports the code and leaves the row as it is. */
+    private static final String ON_DUPLICATE =
+            " ON DUPLICATE KEY UPDATE state = IF(LAST_INSERT_ID(" + CODE + "), state, state)";
 
     /**
-     * One row to insert. {@code LAST_INSERT_ID(0)} runs before the duplicate check, so a new row
-     * reports 0 even though the connection still holds the code of an earlier conflict (MySQL
-     * reports that held value for any statement that calls {@code LAST_INSERT_ID(expr)}).
+     * In a batch, each conflicting row adds one to {@code LAST_INSERT_ID}, so the statement reports
+     * how many rows conflicted (0: every key was new, and nothing needs reading back). A row that
+     * is the same owner's IN_PROGRESS lease (a retried batch) gets the new lease and fingerprint,
+     * as a single retry does; any other conflicting row stays as it is. MySQL assigns left to
+     * right: {@code state} and {@code owner_token} are not changed, so every condition reads the
+     * row as it was.
+     */
+    private static final String ON_DUPLICATE_IN_BATCH = " ON DUPLICATE KEY UPDATE"
+            + " state = IF(LAST_INSERT_ID(LAST_INSERT_ID() + 1), state, state),"
+            + " fingerprint = IF(state = 0 AND owner_token = VALUES(owner_token) AND VALUES(fingerprint) IS NOT NULL,"
+            + " VALUES(fingerprint), fingerprint),"
+            + " expires_at = IF(state = 0 AND owner_token = VALUES(owner_token), VALUES(expires_at), expires_at),"
+            + " purge_after = IF(state = 0 AND owner_token = VALUES(owner_token), VALUES(purge_after), purge_after)";
+
+    /**
+     * One row to insert. In the first row {@code LAST_INSERT_ID(0)} runs before the duplicate
+     * check, so a new row reports 0 even though the connection still holds the code of an earlier
+     * conflict (MySQL reports that held value for any statement that calls {@code
+     * LAST_INSERT_ID(expr)}); later rows of a batch leave it to count the conflicts.
      */
     private static String row(int i) {
-        return "(:consumer_" + i + ", :key_" + i + ", :owner_" + i + ", :state_" + i + " + LAST_INSERT_ID(0),"
+        return "(:consumer_" + i + ", :key_" + i + ", :owner_" + i + ", :state_" + i
+                + (i == 0 ? " + LAST_INSERT_ID(0)," : ",")
                 + " UTC_TIMESTAMP(6) + INTERVAL :duration_us_" + i + " MICROSECOND,"
                 + " UTC_TIMESTAMP(6) + INTERVAL (:duration_us_" + i + " + :grace_us) MICROSECOND, :fingerprint_" + i
                 + ")";
@@ -91,6 +97,7 @@ final class MysqlStatements {
     private final Map<Integer, NamedSql> readBacks = new ConcurrentHashMap<>();
     private final Map<Integer, NamedSql> completeBatches = new ConcurrentHashMap<>();
     private final Map<Integer, NamedSql> completedBatches = new ConcurrentHashMap<>();
+    private final NamedSql take;
     private final NamedSql complete;
     private final NamedSql completeWithResult;
     private final NamedSql resultOf;
@@ -122,6 +129,13 @@ final class MysqlStatements {
                 + " AND column_name = 'result'");
         this.tableExists = NamedSql.of("SELECT 1 FROM information_schema.tables" + " WHERE table_schema = " + database
                 + " AND table_name = '" + table.name() + "'");
+        this.take = NamedSql.of("UPDATE " + inbox + " SET"
+                + " fingerprint = IF(owner_token = :owner_0 AND :fingerprint_0 IS NULL, fingerprint, :fingerprint_0),"
+                + " owner_token = :owner_0, state = :state_0,"
+                + " expires_at = UTC_TIMESTAMP(6) + INTERVAL :duration_us_0 MICROSECOND,"
+                + " purge_after = UTC_TIMESTAMP(6) + INTERVAL (:duration_us_0 + :grace_us) MICROSECOND, result = NULL"
+                + " WHERE consumer = :consumer_0 AND dedup_key = :key_0 AND (purge_after <= UTC_TIMESTAMP(6)"
+                + " OR (state = 0 AND (owner_token = :owner_0 OR expires_at <= UTC_TIMESTAMP(6))))");
         // MySQL assigns left to right: state changes last, so the others still read the old state.
         this.complete = NamedSql.of(completeText(""));
         this.completeWithResult = NamedSql.of(completeText(" result = IF(state = 0, :result, result),"));
@@ -212,8 +226,8 @@ final class MysqlStatements {
     /**
      * Claims {@code rows} keys: row {@code i} binds {@code :consumer_i}, {@code :key_i}, {@code
      * :owner_i}, {@code :state_i} (0 lease, 1 transactional), {@code :duration_us_i} and {@code
-     * :fingerprint_i}; all rows share {@code :grace_us}. The OK packet's last insert id is the
-     * decision of the last row (0 for a new one).
+     * :fingerprint_i}; all rows share {@code :grace_us}. The OK packet's last insert id is, for
+     * one row, its code (0 for a new one), for several, how many of them conflicted.
      */
     NamedSql claim(int rows) {
         return claims.computeIfAbsent(rows, n -> NamedSql.of(claimText(n)));
@@ -227,7 +241,18 @@ final class MysqlStatements {
         for (int i = 1; i < rows; i++) {
             sql.append(", ").append(row(i));
         }
-        return sql.append(ON_DUPLICATE).toString();
+        return sql.append(rows == 1 ? ON_DUPLICATE : ON_DUPLICATE_IN_BATCH).toString();
+    }
+
+    /**
+     * Takes the row of {@link #claim(int) claim(1)}'s parameters over when it still may be taken:
+     * past its expiry + grace, or an IN_PROGRESS lease that is expired or the same owner's. Counts
+     * one row when it took it, none when the row changed since the claim read it. A same-owner
+     * retry without a fingerprint keeps the one it had ({@code fingerprint} is assigned first,
+     * while {@code owner_token} is still the old one: MySQL assigns left to right).
+     */
+    NamedSql take() {
+        return take;
     }
 
     /**

@@ -481,22 +481,37 @@ class MysqlInboxStoreTest {
         }
     }
 
+    /** A code as the claim statement reports it: the bits, and the time past expiry in microseconds. */
+    private static long code(long bits, long pastExpiryMicros) {
+        return bits + ((pastExpiryMicros + MysqlStatements.PAST_EXPIRY_OFFSET) << MysqlStatements.PAST_EXPIRY_SHIFT);
+    }
+
     @Test
     void decode_readsEveryBitOfTheServersDecision() {
         assertThat(MysqlCodec.decode(0)).isEqualTo(ClaimResult.acquired());
-        assertThat(MysqlCodec.decode(2 + 1 + 8))
-                .as("taken: expired lease of another")
-                .isEqualTo(ClaimResult.takenOver());
-        assertThat(MysqlCodec.decode(2 + 1 + 8 + 32))
-                .as("taken: own expired lease")
-                .isEqualTo(ClaimResult.acquired());
-        assertThat(MysqlCodec.decode(2 + 1 + 4 + 8 + 16))
-                .as("taken: past grace")
-                .isEqualTo(ClaimResult.acquired());
-        assertThat(MysqlCodec.decode(2 + 4 + 64)).isEqualTo(ClaimResult.duplicate(false, FingerprintCheck.MATCH));
-        assertThat(MysqlCodec.decode(2 + 4 + 8 + 128))
+        assertThat(MysqlCodec.decode(code(2, 5)))
+                .as("to take: expired lease of another")
+                .isNull();
+        assertThat(MysqlCodec.taken(code(2, 5))).isEqualTo(ClaimResult.takenOver());
+        assertThat(MysqlCodec.decode(code(2 + 32, -5))).as("to take: own lease").isNull();
+        assertThat(MysqlCodec.taken(code(2 + 32, -5))).isEqualTo(ClaimResult.acquired());
+        assertThat(MysqlCodec.decode(code(2 + 4 + 16, 5)))
+                .as("to take: past grace")
+                .isNull();
+        assertThat(MysqlCodec.taken(code(2 + 4 + 16, 5))).isEqualTo(ClaimResult.acquired());
+        ClaimResult live = MysqlCodec.decode(code(2 + 4 + 64, -1_500));
+        assertThat(live).isEqualTo(ClaimResult.duplicate(false, FingerprintCheck.MATCH));
+        assertThat(live.pastRetention()).isEqualTo(Duration.ofNanos(-1_500_000));
+        ClaimResult late = MysqlCodec.decode(code(2 + 4 + 128, 0));
+        assertThat(late)
+                .as("late from the expiry's microsecond on")
                 .isEqualTo(ClaimResult.duplicate(true, FingerprintCheck.MISMATCH));
-        assertThat(MysqlCodec.decode(2)).isEqualTo(ClaimResult.busy());
+        assertThat(late.pastRetention()).isZero();
+        assertThat(MysqlCodec.decode(code(2 + 4, Duration.ofDays(36_525).toNanos() / 1_000))
+                        .pastRetention())
+                .as("a century either way fits")
+                .isEqualTo(Duration.ofDays(36_525));
+        assertThat(MysqlCodec.decode(code(2, -1))).isEqualTo(ClaimResult.busy());
     }
 
     private static void sleep(long millis) {
