@@ -21,6 +21,9 @@ $JMH MysqlPurgeBenchmark -rf json -rff $R/mysql-purge.json
 $JMH RedisClaimBenchmark -t 1 -rf json -rff $R/redis-claims-t1.json
 $JMH HandleAllBenchmark -t 1 -rf json -rff $R/handle-all.json
 $JMH RedisClaimBenchmark -t 4 -rf json -rff $R/redis-claims-t4.json
+# One consumer on a 3-primary Redis Cluster the runs start themselves, in both key layouts.
+$JMH RedisClusterBenchmark -t 4 -rf json -rff $R/redis-cluster-t4.json
+java -cp benchmarks/target/benchmarks.jar dev.inbox.benchmarks.cluster.RedisClusterSpread 30000 > $R/redis-cluster-spread.json
 $JMH DynamoDbClaimBenchmark -t 1 -rf json -rff $R/dynamodb-claims-t1.json
 $JMH "DynamoDbClaimBenchmark.(claim|contended|claimComplete)_" -t 4 -rf json -rff $R/dynamodb-claims-t4.json
 $JMH PeerClaimBenchmark -t 1 -rf json -rff $R/peers-t1.json
