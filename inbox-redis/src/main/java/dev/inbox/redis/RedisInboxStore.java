@@ -67,9 +67,11 @@ import org.jspecify.annotations.Nullable;
  * absent key and reads an existing one in one {@code SET NX GET}, takes a record past expiry +
  * grace, its own lease or an expired one (a takeover) and otherwise answers DUPLICATE (late past
  * retention, with the fingerprint comparison) or BUSY; complete and release compare the owner
- * first. One round trip per operation; {@code claimAll} sends one claim script per group of up to
- * {@value #SCRIPT_KEYS} keys of one slot (on a standalone server any keys are one group),
- * pipelined, so a Cluster never sees a cross-slot call.
+ * first. One round trip per operation; {@code claimAll} pipelines one claim script per group of up
+ * to {@value #SCRIPT_KEYS} keys: on a standalone server any keys, in a Cluster the keys one primary
+ * serves (the script's first key routes the call; the others, of other slots of that node, travel
+ * as arguments under the script flag {@code allow-cross-slot-keys}, and Redis refuses any key the
+ * node does not serve, so a group that a moved slot split is claimed key by key).
  *
  * <p><b>Durability.</b> A claim acknowledged by a primary that dies before replicating it is lost
  * (replication is asynchronous), and so is everything on a server without persistence that
