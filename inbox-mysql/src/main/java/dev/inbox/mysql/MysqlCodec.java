@@ -63,28 +63,27 @@ final class MysqlCodec {
         if (code == 0) {
             return ClaimResult.acquired(); // a new row
         }
-        long pastMicros = (code >>> MysqlStatements.PAST_EXPIRY_SHIFT) - MysqlStatements.PAST_EXPIRY_OFFSET;
-        ClaimResult answer = StoredRecord.decide(
-                false,
-                (code & MysqlStatements.COMPLETED) != 0,
-                pastMicros >= 0,
-                (code & MysqlStatements.GONE) != 0,
-                (code & MysqlStatements.SAME_OWNER) != 0,
-                FingerprintCheck.fromCode((code >> MysqlStatements.FINGERPRINT_SHIFT) & 3));
-        return answer == null ? null : answer.withPastRetention(Duration.of(pastMicros, ChronoUnit.MICROS));
+        ClaimResult answer = decide(code, false);
+        return answer == null ? null : answer.withPastRetention(Duration.of(pastExpiryMicros(code), ChronoUnit.MICROS));
     }
 
     /** The answer of a claim that took the row whose code {@link #decode(long)} read as takeable. */
     static ClaimResult taken(long code) {
-        long pastMicros = (code >>> MysqlStatements.PAST_EXPIRY_SHIFT) - MysqlStatements.PAST_EXPIRY_OFFSET;
-        ClaimResult answer = StoredRecord.decide(
-                true,
+        return java.util.Objects.requireNonNull(decide(code, true), "a taken row always has an answer");
+    }
+
+    private static @Nullable ClaimResult decide(long code, boolean taken) {
+        return StoredRecord.decide(
+                taken,
                 (code & MysqlStatements.COMPLETED) != 0,
-                pastMicros >= 0,
+                pastExpiryMicros(code) >= 0,
                 (code & MysqlStatements.GONE) != 0,
                 (code & MysqlStatements.SAME_OWNER) != 0,
-                FingerprintCheck.NOT_COMPARED);
-        return java.util.Objects.requireNonNull(answer, "a taken row always has an answer");
+                FingerprintCheck.fromCode((code >> MysqlStatements.FINGERPRINT_SHIFT) & 3));
+    }
+
+    private static long pastExpiryMicros(long code) {
+        return (code >>> MysqlStatements.PAST_EXPIRY_SHIFT) - MysqlStatements.PAST_EXPIRY_OFFSET;
     }
 
     /** A record read back by {@link MysqlStatements#readBack(int)}, from its second column on. */

@@ -13,9 +13,7 @@ import dev.inbox.tck.InboxStoreContract;
 import dev.inbox.tck.SequenceGuardContract;
 import dev.inbox.tck.StoreFailureContract;
 import dev.inbox.testing.RedisProcesses;
-import dev.inbox.testing.TestServers;
 import io.lettuce.core.RedisClient;
-import io.lettuce.core.RedisURI;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.SlotHash;
 import java.time.Duration;
@@ -28,27 +26,21 @@ import org.junit.jupiter.api.Test;
 
 class RedisInboxStoreTest {
 
+    static RedisTestServers servers;
     static RedisClient standalone;
-    static RedisProcesses clusterProcess;
     static RedisClusterClient cluster;
 
     @BeforeAll
     static void connect() throws Exception {
-        standalone = RedisClient.create(RedisURI.create(TestServers.redis()));
-        clusterProcess = RedisProcesses.clusterForTests();
-        cluster = RedisClusterClient.create(clusterProcess.uri());
+        servers = RedisTestServers.start();
+        standalone = servers.standalone;
+        cluster = servers.cluster;
     }
 
     @AfterAll
     static void disconnect() {
-        if (cluster != null) {
-            cluster.shutdown(Duration.ZERO, Duration.ofSeconds(2));
-        }
-        if (clusterProcess != null) {
-            clusterProcess.close();
-        }
-        if (standalone != null) {
-            standalone.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+        if (servers != null) {
+            servers.close();
         }
     }
 

@@ -9,7 +9,6 @@ import dev.inbox.spi.ClaimResult;
 import dev.inbox.spi.ClaimStatus;
 import dev.inbox.spi.OwnerToken;
 import dev.inbox.testing.RedisProcesses;
-import dev.inbox.testing.TestServers;
 import io.lettuce.core.KeyScanCursor;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
@@ -43,27 +42,21 @@ class RedisKeyLayoutTest {
     private static final Duration LEASE = Duration.ofMinutes(1);
     private static final Duration RETENTION = Duration.ofMinutes(10);
 
+    static RedisTestServers servers;
     static RedisClient standalone;
-    static RedisProcesses clusterProcess;
     static RedisClusterClient cluster;
 
     @BeforeAll
     static void connect() throws Exception {
-        standalone = RedisClient.create(RedisURI.create(TestServers.redis()));
-        clusterProcess = RedisProcesses.clusterForTests();
-        cluster = RedisClusterClient.create(clusterProcess.uri());
+        servers = RedisTestServers.start();
+        standalone = servers.standalone;
+        cluster = servers.cluster;
     }
 
     @AfterAll
     static void disconnect() {
-        if (cluster != null) {
-            cluster.shutdown(Duration.ZERO, Duration.ofSeconds(2));
-        }
-        if (clusterProcess != null) {
-            clusterProcess.close();
-        }
-        if (standalone != null) {
-            standalone.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+        if (servers != null) {
+            servers.close();
         }
     }
 
