@@ -13,36 +13,14 @@ import dev.inbox.tck.InboxStoreContract;
 import dev.inbox.tck.SequenceGuardContract;
 import dev.inbox.tck.StoreFailureContract;
 import dev.inbox.testing.RedisProcesses;
-import io.lettuce.core.RedisClient;
-import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.SlotHash;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 
-class RedisInboxStoreTest {
-
-    static RedisTestServers servers;
-    static RedisClient standalone;
-    static RedisClusterClient cluster;
-
-    @BeforeAll
-    static void connect() throws Exception {
-        servers = RedisTestServers.start();
-        standalone = servers.standalone;
-        cluster = servers.cluster;
-    }
-
-    @AfterAll
-    static void disconnect() {
-        if (servers != null) {
-            servers.close();
-        }
-    }
+class RedisInboxStoreTest extends RedisServersTest {
 
     @Nested
     class StandaloneKit extends InboxStoreContract {

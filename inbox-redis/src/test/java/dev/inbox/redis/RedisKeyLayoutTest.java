@@ -10,7 +10,6 @@ import dev.inbox.spi.ClaimStatus;
 import dev.inbox.spi.OwnerToken;
 import dev.inbox.testing.RedisProcesses;
 import io.lettuce.core.KeyScanCursor;
-import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScanArgs;
 import io.lettuce.core.ScanCursor;
@@ -28,8 +27,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.function.Supplier;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -37,28 +34,10 @@ import org.junit.jupiter.api.Test;
  * RedisInboxStore#copyRecordsFrom(RedisKeyLayout)} moving records between layouts on a standalone
  * server and a Cluster.
  */
-class RedisKeyLayoutTest {
+class RedisKeyLayoutTest extends RedisServersTest {
 
     private static final Duration LEASE = Duration.ofMinutes(1);
     private static final Duration RETENTION = Duration.ofMinutes(10);
-
-    static RedisTestServers servers;
-    static RedisClient standalone;
-    static RedisClusterClient cluster;
-
-    @BeforeAll
-    static void connect() throws Exception {
-        servers = RedisTestServers.start();
-        standalone = servers.standalone;
-        cluster = servers.cluster;
-    }
-
-    @AfterAll
-    static void disconnect() {
-        if (servers != null) {
-            servers.close();
-        }
-    }
 
     private final String prefix = "inbox-layout-" + UUID.randomUUID().toString().replace("-", "");
 
