@@ -60,21 +60,24 @@ import org.jspecify.annotations.Nullable;
  * bound as UTF-8 bytes: compared byte for byte, and rejected before the insert when longer than
  * 512 bytes, so nothing is folded, padded or truncated.
  *
- * <p><b>Algorithm.</b> Every operation is one statement decided by the server:
+ * <p><b>Algorithm.</b> Every operation is decided by the server, in one statement unless said:
  *
  * <ol>
- *   <li>claim: {@code INSERT … ON DUPLICATE KEY UPDATE}, whose assignments take the row only when
- *       it is past expiry + grace or is an IN_PROGRESS lease that is expired or the same owner's.
- *       The decision, with what the row held (completed, expired, fingerprint comparison), comes
- *       back in the statement's OK packet through {@code LAST_INSERT_ID(code)}: DUPLICATE and BUSY
- *       cost the same single round trip, and no {@code INSERT IGNORE} can hide an error; only a
- *       DUPLICATE whose record keeps a result costs a second one, a locking read of that result.
+ *   <li>claim: {@code INSERT … ON DUPLICATE KEY UPDATE} that changes no existing row: what the
+ *       row holds (completed, past grace, owner, fingerprint comparison, result, time past expiry)
+ *       comes back in the statement's OK packet through {@code LAST_INSERT_ID(code)}. A new key,
+ *       DUPLICATE and BUSY cost that single round trip, and no {@code INSERT IGNORE} can hide an
+ *       error. A row that may be taken over (past expiry + grace, or an IN_PROGRESS lease that is
+ *       expired or the same owner's) costs a second statement, an {@code UPDATE} conditioned on
+ *       exactly that, which decides under the row lock (if the row changed meanwhile, the claim
+ *       starts again); a DUPLICATE whose record keeps a result costs a locking read of it.
  *   <li>complete: an owner-fenced {@code UPDATE} (and, only when it counted no row, a read that
  *       tells a harmless repeat from a stranger); release: an owner-fenced {@code DELETE}.
  *   <li>claimAll: one multi-row {@code INSERT … ON DUPLICATE KEY UPDATE} per chunk of {@value
- *       #BATCH_CHUNK} keys in a fixed order (so concurrent batches cannot deadlock), then one
- *       {@code SELECT} to learn which keys the batch holds; a batch does not report takeovers.
- *   <li>purge: {@code DELETE … ORDER BY expires_at LIMIT n} until a batch comes back short.
+ *       #BATCH_CHUNK} keys in a fixed order (so concurrent batches cannot deadlock), counting its
+ *       conflicts in {@code LAST_INSERT_ID}; only when there were any, one {@code SELECT} learns
+ *       which keys the batch holds, and keys that may be taken over are claimed alone.
+ *   <li>purge: {@code DELETE … ORDER BY purge_after LIMIT n} until a batch comes back short.
  * </ol>
  *
  * <p><b>Time.</b> Expiry is decided by the server's {@code UTC_TIMESTAMP(6)}, never by the JVM's
