@@ -25,6 +25,9 @@ import org.jspecify.annotations.Nullable;
 public final class RedisProcesses implements AutoCloseable {
 
     private static final long START_TIMEOUT_MS = 30_000;
+    private static final int START_ATTEMPTS = 3;
+    /** A Cluster node also listens on its port + 10000 (the cluster bus). */
+    private static final int BUS_OFFSET = 10_000;
 
     private final @Nullable Path dir; // null for a server the tests were given
     private final boolean durable;
@@ -79,15 +82,7 @@ public final class RedisProcesses implements AutoCloseable {
     }
 
     private static RedisProcesses cluster(int replicas) throws IOException, InterruptedException {
-        requireBinaries();
-        RedisProcesses cluster = new RedisProcesses(Files.createTempDirectory("inbox-redis-cluster"), false, null);
-        try {
-            cluster.launch(replicas);
-            return cluster;
-        } catch (IOException | InterruptedException | RuntimeException e) {
-            cluster.close();
-            throw e;
-        }
+        return started("inbox-redis-cluster", false, servers -> servers.launch(replicas));
     }
 
     /**
@@ -95,15 +90,47 @@ public final class RedisProcesses implements AutoCloseable {
      * appendfsync always}, so every acknowledged write is on disk before the reply.
      */
     public static RedisProcesses standalone(boolean durable) throws IOException, InterruptedException {
-        requireBinaries();
-        RedisProcesses server = new RedisProcesses(Files.createTempDirectory("inbox-redis-server"), durable, null);
-        try {
-            server.ports.add(freePort());
+        return standalone(durable, Processes::freePort);
+    }
+
+    /** {@link #standalone(boolean)} on the ports {@code ports} gives, one per attempt. */
+    static RedisProcesses standalone(boolean durable, PortSource ports) throws IOException, InterruptedException {
+        return started("inbox-redis-server", durable, server -> {
+            server.ports.add(ports.next());
             server.restart();
-            return server;
-        } catch (IOException | InterruptedException | RuntimeException e) {
-            server.close();
-            throw e;
+        });
+    }
+
+    interface PortSource {
+        int next() throws IOException;
+    }
+
+    private interface Launch {
+        void run(RedisProcesses servers) throws IOException, InterruptedException;
+    }
+
+    /**
+     * Starts servers in a new temporary directory. A free port can be taken between choosing and
+     * binding it (by another process, or as the bus port of a node starting beside): a node that
+     * cannot bind exits, and the servers are started again on other ports, a bounded number of times.
+     */
+    private static RedisProcesses started(String dirPrefix, boolean durable, Launch launch)
+            throws IOException, InterruptedException {
+        requireBinaries();
+        for (int attempt = 1; ; attempt++) {
+            RedisProcesses servers = new RedisProcesses(Files.createTempDirectory(dirPrefix), durable, null);
+            try {
+                launch.run(servers);
+                return servers;
+            } catch (NodeExitedException e) {
+                servers.close();
+                if (attempt == START_ATTEMPTS) {
+                    throw e;
+                }
+            } catch (IOException | InterruptedException | RuntimeException e) {
+                servers.close();
+                throw e;
+            }
         }
     }
 
@@ -128,7 +155,7 @@ public final class RedisProcesses implements AutoCloseable {
         } else {
             servers.set(0, startNode(port, false));
         }
-        waitFor(System.currentTimeMillis() + START_TIMEOUT_MS, "PONG", "-p", Integer.toString(port), "ping");
+        awaitPong(port, System.currentTimeMillis() + START_TIMEOUT_MS);
     }
 
     /** Lets the first server run again (SIGCONT); it then executes what it received meanwhile. */
@@ -152,14 +179,13 @@ public final class RedisProcesses implements AutoCloseable {
 
     private void launch(int replicas) throws IOException, InterruptedException {
         clustered = true;
-        for (int i = 0; i < 3 * (1 + replicas); i++) {
-            int port = freePort();
-            ports.add(port);
+        ports.addAll(clusterPorts(3 * (1 + replicas)));
+        for (int port : ports) {
             servers.add(startNode(port, true));
         }
         long deadline = System.currentTimeMillis() + START_TIMEOUT_MS;
         for (int port : ports) {
-            waitFor(deadline, "PONG", "-p", Integer.toString(port), "ping");
+            awaitPong(port, deadline);
         }
         List<String> create = new ArrayList<>(List.of("redis-cli", "--cluster", "create"));
         for (int port : ports) {
@@ -268,7 +294,7 @@ public final class RedisProcesses implements AutoCloseable {
             throw new IllegalArgumentException("no node of ours on port " + port);
         }
         servers.set(i, startNode(port, clustered));
-        waitFor(System.currentTimeMillis() + START_TIMEOUT_MS, "PONG", "-p", Integer.toString(port), "ping");
+        awaitPong(port, System.currentTimeMillis() + START_TIMEOUT_MS);
     }
 
     /** Kills the node on {@code port} at once (SIGKILL). */
@@ -317,6 +343,42 @@ public final class RedisProcesses implements AutoCloseable {
                 .start();
     }
 
+    /**
+     * Waits until the node on {@code port} answers {@code PING}; fails at once with the end of its
+     * log when the process has exited (it could not bind its port, say).
+     */
+    private void awaitPong(int port, long deadline) throws IOException, InterruptedException {
+        Process server = node(port);
+        List<String> ping = List.of("redis-cli", "-p", Integer.toString(port), "ping");
+        String out = "";
+        while (System.currentTimeMillis() < deadline) {
+            if (!server.isAlive()) {
+                throw new NodeExitedException(port, logTail(port));
+            }
+            try {
+                out = run(Math.min(deadline, System.currentTimeMillis() + 2_000), ping);
+            } catch (IllegalStateException slow) {
+                out = slow.getMessage(); // a node still starting on a loaded machine: ask again
+            }
+            if (out.contains("PONG")) {
+                return;
+            }
+            Thread.sleep(100);
+        }
+        throw new IllegalStateException("redis-server on port " + port + " did not answer PING within "
+                + START_TIMEOUT_MS / 1000 + " s; last answer: " + out.strip() + "; its log ends: " + logTail(port));
+    }
+
+    private String logTail(int port) {
+        try {
+            List<String> lines = Files.readAllLines(
+                    Objects.requireNonNull(dir).resolve("node-" + port).resolve("redis.log"));
+            return String.join("\n", lines.subList(Math.max(0, lines.size() - 5), lines.size()));
+        } catch (IOException | RuntimeException e) {
+            return "(no log: " + e + ")";
+        }
+    }
+
     private static void waitFor(long deadline, String expected, String... args)
             throws IOException, InterruptedException {
         List<String> command = new ArrayList<>(List.of("redis-cli"));
@@ -344,21 +406,39 @@ public final class RedisProcesses implements AutoCloseable {
         return new String(process.getInputStream().readAllBytes());
     }
 
-    private static int freePort() throws IOException {
-        // The cluster bus listens on port + 10000: pick a port whose bus port is free too.
-        for (int attempt = 0; attempt < 50; attempt++) {
-            try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-                int port = socket.getLocalPort();
-                if (port + 10_000 < 65_536) {
-                    try (ServerSocket bus = new ServerSocket(port + 10_000, 1, InetAddress.getLoopbackAddress())) {
-                        return port;
-                    } catch (IOException taken) {
-                        // try another
-                    }
-                }
+    /**
+     * {@code count} free loopback ports for Cluster nodes, each with a free bus port, and no port
+     * of one node the bus port of another.
+     */
+    static List<Integer> clusterPorts(int count) throws IOException {
+        List<Integer> chosen = new ArrayList<>();
+        Set<Integer> used = new HashSet<>();
+        for (int attempt = 0; chosen.size() < count; attempt++) {
+            if (attempt == 50 * count) {
+                throw new IOException("no " + count + " free port pairs for Redis Cluster nodes");
+            }
+            int port = Processes.freePort();
+            if (port + BUS_OFFSET >= 65_536 || used.contains(port) || used.contains(port + BUS_OFFSET)) {
+                continue;
+            }
+            try (ServerSocket bus = new ServerSocket(port + BUS_OFFSET, 1, InetAddress.getLoopbackAddress())) {
+                chosen.add(port);
+                used.add(port);
+                used.add(port + BUS_OFFSET);
+            } catch (IOException taken) {
+                // try another
             }
         }
-        throw new IOException("no free port pair for a Redis Cluster node");
+        return chosen;
+    }
+
+    /** A node that exited while starting, most likely because its port was taken meanwhile. */
+    private static final class NodeExitedException extends IllegalStateException {
+        private static final long serialVersionUID = 1L;
+
+        NodeExitedException(int port, String log) {
+            super("redis-server on port " + port + " exited while starting; its log ends: " + log);
+        }
     }
 
     @Override
