@@ -20,7 +20,9 @@ class RedisProcessesTest {
             Set<Integer> bound = new HashSet<>();
             for (int port : ports) {
                 assertThat(bound.add(port)).as("port %s in %s", port, ports).isTrue();
-                assertThat(bound.add(port + 10_000)).as("bus port of %s in %s", port, ports).isTrue();
+                assertThat(bound.add(port + 10_000))
+                        .as("bus port of %s in %s", port, ports)
+                        .isTrue();
             }
             assertThat(ports).hasSize(6);
         }
