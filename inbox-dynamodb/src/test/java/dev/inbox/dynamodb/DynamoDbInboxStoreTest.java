@@ -22,6 +22,7 @@ import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
@@ -109,6 +110,7 @@ class DynamoDbInboxStoreTest {
     }
 
     @Nested
+    @Tag("extended")
     class WithoutAsyncClientKit extends InboxStoreContract {
         @Override
         protected InboxStore createStore(Duration grace) {

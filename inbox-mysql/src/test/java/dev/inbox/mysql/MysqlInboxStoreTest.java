@@ -32,6 +32,7 @@ import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 class MysqlInboxStoreTest {
@@ -106,6 +107,7 @@ class MysqlInboxStoreTest {
 
     /** Lease mode again, on a pool whose connections do not auto-commit, in a database of its own. */
     @Nested
+    @Tag("extended")
     class LeaseKitOnManualCommitPoolInSchema extends InboxStoreContract {
         @Override
         protected InboxStore createStore(Duration grace) {

@@ -33,6 +33,7 @@ import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.postgresql.ds.PGSimpleDataSource;
 
@@ -102,6 +103,7 @@ class PostgresInboxStoreTest {
 
     /** Lease mode again, on a pool whose connections do not auto-commit, in a schema of its own. */
     @Nested
+    @Tag("extended")
     class LeaseKitOnManualCommitPoolInSchema extends InboxStoreContract {
         @Override
         protected InboxStore createStore(Duration grace) {

@@ -18,6 +18,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
 import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 class RedisInboxStoreTest extends RedisServersTest {
@@ -56,6 +57,7 @@ class RedisInboxStoreTest extends RedisServersTest {
 
     /** The whole kit again on the layout of inbox 0.1, which users upgrading may keep. */
     @Nested
+    @Tag("extended")
     class ClusterConsumerSlotKit extends InboxStoreContract {
         @Override
         protected InboxStore createStore(Duration grace) {

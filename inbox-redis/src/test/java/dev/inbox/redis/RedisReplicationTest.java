@@ -18,6 +18,7 @@ import io.lettuce.core.cluster.SlotHash;
 import java.time.Duration;
 import java.util.UUID;
 import java.util.function.Supplier;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -28,6 +29,7 @@ import org.junit.jupiter.api.Test;
  * later delivery applies it. The failover is a real one: the primary is killed, its replica takes
  * over ({@code CLUSTER FAILOVER TAKEOVER}) and the old primary comes back as its replica.
  */
+@Tag("extended")
 class RedisReplicationTest {
 
     private static final Duration LEASE = Duration.ofMinutes(5);
