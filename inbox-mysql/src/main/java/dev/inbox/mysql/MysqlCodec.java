@@ -13,6 +13,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.time.temporal.ChronoUnit;
+import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -69,7 +70,7 @@ final class MysqlCodec {
 
     /** The answer of a claim that took the row whose code {@link #decode(long)} read as takeable. */
     static ClaimResult taken(long code) {
-        return java.util.Objects.requireNonNull(decide(code, true), "a taken row always has an answer");
+        return Objects.requireNonNull(decide(code, true), "a taken row always has an answer");
     }
 
     private static @Nullable ClaimResult decide(long code, boolean taken) {
