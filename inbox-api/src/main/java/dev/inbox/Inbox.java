@@ -101,6 +101,8 @@ public final class Inbox {
      * @throws E what {@code work} threw, after the claim was released
      * @throws IllegalArgumentException if {@code id} is not a valid key or {@code work} is null
      * @throws InboxStoreException if the store could not answer; do not acknowledge the message
+     * @throws CompletionFailedException if the work ran but its completion could not be recorded;
+     *     acknowledge the message
      */
     public <E extends Exception> HandleResult handle(String id, Work<E> work) throws E {
         return handle(id, null, work);
@@ -145,6 +147,8 @@ public final class Inbox {
      *     work} is null, or the encoded result is longer than the store keeps
      * @throws UnsupportedOperationException if the store keeps no results (before any I/O)
      * @throws InboxStoreException if the store could not answer; do not acknowledge the message
+     * @throws CompletionFailedException if the work ran but its completion could not be recorded;
+     *     acknowledge the message
      */
     public <T, E extends Exception> Reply<T> handleReturning(String id, ResultCodec<T> codec, ResultWork<T, E> work)
             throws E {
@@ -227,6 +231,8 @@ public final class Inbox {
      * @throws E what {@code work} threw, after the claim was released
      * @throws IllegalArgumentException if {@code id} is not a valid key or {@code work} is null
      * @throws InboxStoreException if the store could not answer; do not acknowledge the message
+     * @throws CompletionFailedException if the work ran but its completion could not be recorded;
+     *     acknowledge the message
      */
     public <E extends Exception> HandleResult handleRenewing(String id, LeasedWork<E> work) throws E {
         InboxKey key = InboxKey.of(consumer, id);
@@ -620,11 +626,7 @@ public final class Inbox {
                 metrics.storeError(consumer, "complete", e);
                 // Completing again with the same owner is idempotent, so a retry is safe.
                 if (attempt >= claimAttempts || !e.isRetryable()) {
-                    throw new InboxStoreException(
-                            "the work for " + key + " ran, but its completion could not be recorded; the claim"
-                                    + " stays held until its lease ends, after which a redelivery applies it again",
-                            e,
-                            e.isRetryable());
+                    throw new CompletionFailedException(key, e);
                 }
             }
         }

@@ -6,6 +6,7 @@ import static dev.inbox.spi.InboxArguments.requirePositive;
 import dev.inbox.Claim;
 import dev.inbox.HandleResult;
 import dev.inbox.Inbox;
+import dev.inbox.InboxKey;
 import dev.inbox.InboxStoreException;
 import dev.inbox.jdbc.TransactionalInbox;
 import java.lang.System.Logger.Level;
@@ -27,6 +28,8 @@ import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.InterruptException;
+import org.apache.kafka.common.errors.WakeupException;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -39,9 +42,7 @@ import org.jspecify.annotations.Nullable;
  *         .keys(RecordKeys.header("event-id"))
  *         .build();
  * loop.subscribe(List.of("orders"));
- * while (running) {
- *     loop.pollOnce(Duration.ofMillis(500));
- * }
+ * loop.run(Duration.ofMillis(500)); // until loop.stop() from another thread; or call pollOnce yourself
  * }</pre>
  *
  * <p>Per record, by the claim's answer:
@@ -61,9 +62,16 @@ import org.jspecify.annotations.Nullable;
  * <p>Records after a stopped one in the same partition are not applied in that poll (their claims
  * are released), so each partition is applied in order. A store that cannot answer stops the whole
  * poll: every partition is sought back and paused for the failure backoff; nothing is committed. A
- * record without a dedup key goes to the {@linkplain Builder#onMissingKey(RecordRecoverer)
+ * record without a dedup key — the key function found none, threw, or returned an id the inbox
+ * refuses (over 512 bytes) — goes to the {@linkplain Builder#onMissingKey(RecordRecoverer)
  * missing-key recoverer}, or (none set) makes {@code pollOnce} throw {@link IllegalStateException}
- * before anything of the poll is applied: never processed without dedup.
+ * before anything of the poll is applied, its partitions paused for the failure backoff: never
+ * processed without dedup, and never skipped.
+ *
+ * <p>Anything else thrown while a poll is applied — an {@link Error} from the handler, a failure
+ * of the recoverer's own, a closed inbox — gives back the record in hand and every record after it
+ * (sought back, their claims released, their partitions paused for the failure backoff), commits
+ * what was done before it, and propagates: a caller that catches it and polls again loses nothing.
  *
  * <p>Offsets are committed with {@code commitSync} at the end of each poll; the consumer must have
  * {@code enable.auto.commit=false}. Nothing is held between polls, so a rebalance never finds a
@@ -89,6 +97,7 @@ public final class KafkaInboxLoop<K, V> {
     private final @Nullable RecordRecoverer<K, V> missingKey;
     private final Map<TopicPartition, Long> pausedUntilNanos = new HashMap<>();
     private final Map<TopicPartition, OffsetAndMetadata> uncommitted = new HashMap<>();
+    private volatile boolean stopping;
     private final LongAdder processed = new LongAdder();
     private final LongAdder duplicates = new LongAdder();
     private final LongAdder busy = new LongAdder();
@@ -199,18 +208,22 @@ public final class KafkaInboxLoop<K, V> {
             return 0;
         }
         List<Item<K, V>> items = new ArrayList<>(records.count());
+        List<Span> spans = new ArrayList<>(records.partitions().size());
         for (TopicPartition partition : records.partitions()) {
+            int first = items.size();
             for (ConsumerRecord<K, V> record : records.records(partition)) {
                 items.add(keyed(record));
             }
+            spans.add(new Span(partition, first, items.size()));
         }
         if (missingKey == null) {
             for (Item<K, V> item : items) {
                 if (item.id == null) {
-                    seekBackAll(records);
+                    giveBack(spans, items, null, 0, failureBackoff);
                     throw new IllegalStateException(item.keyProblem.getMessage()
-                            + "; nothing of this poll was applied. Choose where keys come from with keys(...),"
-                            + " or handle such records with onMissingKey(...)");
+                            + "; nothing of this poll was applied, and its partitions wait " + failureBackoff
+                            + ". Choose where keys come from with keys(...), or handle such records with"
+                            + " onMissingKey(...)");
                 }
             }
         }
@@ -224,40 +237,138 @@ public final class KafkaInboxLoop<K, V> {
                     "the inbox store could not claim a poll of " + items.size()
                             + " records; every partition is sought back and retried after " + failureBackoff,
                     e);
-            seekBackAll(records);
-            for (TopicPartition partition : records.partitions()) {
-                pause(partition, failureBackoff);
-            }
+            giveBack(spans, items, null, 0, failureBackoff);
             return 0;
+        } catch (RuntimeException | Error e) {
+            giveBack(spans, items, null, 0, failureBackoff);
+            throw e;
         }
+        return apply(spans, items, batch);
+    }
+
+    /**
+     * Applies a claimed poll partition by partition and commits what is done. Whatever is thrown
+     * out of it first gives back the record in hand and everything after it, so the caller may go
+     * on polling without losing a record.
+     */
+    private int apply(List<Span> spans, List<Item<K, V>> items, Batch<K, V> batch) {
         int done = 0;
+        int inHand = 0;
         Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
-        int index = 0;
-        for (TopicPartition partition : records.partitions()) {
-            List<ConsumerRecord<K, V>> inPartition = records.records(partition);
-            int first = index;
-            index += inPartition.size();
-            for (int i = first; i < index; i++) {
-                Item<K, V> item = items.get(i);
-                Outcome outcome = item.id == null ? recoverMissing(item) : run(batch, i, item);
-                if (outcome == Outcome.DONE) {
-                    done++;
-                    offsets.put(partition, new OffsetAndMetadata(item.record.offset() + 1));
-                    continue;
+        try {
+            for (Span span : spans) {
+                for (int i = span.first; i < span.end; i++) {
+                    inHand = i;
+                    if (stopping) {
+                        giveBack(span, items, batch, i, null);
+                        break;
+                    }
+                    Item<K, V> item = items.get(i);
+                    Outcome outcome = item.id == null ? recoverMissing(item) : run(batch, i, item);
+                    if (outcome == Outcome.DONE) {
+                        done++;
+                        offsets.put(span.partition, new OffsetAndMetadata(item.record.offset() + 1));
+                        continue;
+                    }
+                    for (int rest = i + 1; rest < span.end; rest++) {
+                        batch.abandon(rest);
+                    }
+                    consumer.seek(span.partition, item.record.offset());
+                    pause(span.partition, outcome == Outcome.BUSY ? busyBackoff : failureBackoff);
+                    break;
                 }
-                consumer.seek(partition, item.record.offset());
-                pause(partition, outcome == Outcome.BUSY ? busyBackoff : failureBackoff);
-                for (int rest = i + 1; rest < index; rest++) {
-                    batch.abandon(rest);
-                }
-                break;
+                inHand = span.end;
             }
+        } catch (RuntimeException | Error unexpected) {
+            LOG.log(
+                    Level.WARNING,
+                    "applying " + where(items.get(inHand)) + " threw; it and the records after it are sought back,"
+                            + " retried after " + failureBackoff + ", and what was done before it is committed",
+                    unexpected);
+            giveBack(spans, items, batch, inHand, failureBackoff);
+            try {
+                commitDone(offsets);
+            } catch (RuntimeException notCommitted) {
+                unexpected.addSuppressed(notCommitted);
+            }
+            throw unexpected;
         }
+        commitDone(offsets); // outside the try: a wakeup here leaves the offsets uncommitted, nothing given back
+        return done;
+    }
+
+    private void commitDone(Map<TopicPartition, OffsetAndMetadata> offsets) {
         if (!offsets.isEmpty()) {
             uncommitted.putAll(offsets);
             commit(offsets);
         }
-        return done;
+    }
+
+    /**
+     * Gives back every record from item {@code from} on, in its partition and in the partitions
+     * after it: each such partition is sought back to its first given-back record, its claims are
+     * abandoned, and it is paused for {@code backoff} (not at all when null).
+     */
+    private void giveBack(
+            List<Span> spans,
+            List<Item<K, V>> items,
+            @Nullable Batch<K, V> batch,
+            int from,
+            @Nullable Duration backoff) {
+        for (Span span : spans) {
+            if (span.end > from) {
+                giveBack(span, items, batch, Math.max(from, span.first), backoff);
+            }
+        }
+    }
+
+    private void giveBack(
+            Span span, List<Item<K, V>> items, @Nullable Batch<K, V> batch, int from, @Nullable Duration backoff) {
+        if (from < span.end) {
+            consumer.seek(span.partition, items.get(from).record.offset());
+        }
+        if (batch != null) {
+            for (int i = from; i < span.end; i++) {
+                batch.abandon(i);
+            }
+        }
+        if (backoff != null) {
+            pause(span.partition, backoff);
+        }
+    }
+
+    /**
+     * Polls and handles until {@link #stop()} is called, then closes the consumer: the record in
+     * hand is finished and its offset committed, the records of its poll not yet begun are given
+     * back (their claims released, their offsets not committed), so the next owner of the
+     * partitions starts with them. Call it on the consumer's thread; what {@link #pollOnce} throws
+     * ends it (the consumer is closed then too).
+     *
+     * @param pollTimeout how long each poll waits for records, and so how long a stop may wait for
+     *     the poll in progress
+     * @throws IllegalArgumentException if {@code pollTimeout} is null or negative
+     */
+    public void run(Duration pollTimeout) {
+        requireNonNull(pollTimeout, "pollTimeout");
+        try {
+            while (!stopping) {
+                pollOnce(pollTimeout);
+            }
+            if (!uncommitted.isEmpty()) {
+                commit(Map.copyOf(uncommitted));
+            }
+        } finally {
+            consumer.close();
+        }
+    }
+
+    /**
+     * Asks the loop to stop after the record in hand: {@link #run(Duration)} returns once it is
+     * done and committed, and {@link #pollOnce(Duration)} gives back the rest of its poll. Safe to
+     * call from any thread, and more than once.
+     */
+    public void stop() {
+        stopping = true;
     }
 
     /** How many records this loop applied, skipped, found busy, failed, recovered, and polls the store failed. */
@@ -270,10 +381,12 @@ public final class KafkaInboxLoop<K, V> {
         String where = record.topic() + "-" + record.partition() + "@" + record.offset();
         try {
             String id = keys.keyOf(record);
-            return id == null
-                    ? new Item<>(record, null, new IllegalArgumentException("record " + where + " has no dedup key"))
-                    : new Item<>(record, id, null);
-        } catch (IllegalArgumentException e) {
+            if (id == null) {
+                return new Item<>(record, null, new IllegalArgumentException("record " + where + " has no dedup key"));
+            }
+            processor.validate(id);
+            return new Item<>(record, id, null);
+        } catch (RuntimeException e) {
             return new Item<>(
                     record,
                     null,
@@ -328,6 +441,8 @@ public final class KafkaInboxLoop<K, V> {
         try {
             consumer.commitSync(offsets);
             offsets.forEach(uncommitted::remove);
+        } catch (WakeupException | InterruptException e) {
+            throw e; // the caller woke or interrupted the consumer: the offsets stay uncommitted for later
         } catch (CommitFailedException e) {
             // The group rebalanced: another member may redeliver these records; they are DUPLICATE.
             LOG.log(Level.WARNING, "offsets " + offsets + " could not be committed; retried on the next poll", e);
@@ -394,6 +509,9 @@ public final class KafkaInboxLoop<K, V> {
         FAILED
     }
 
+    /** The items {@code first} (inclusive) to {@code end} (exclusive) of a poll: one partition's records. */
+    private record Span(TopicPartition partition, int first, int end) {}
+
     /** A record with its dedup id, or why it has none. */
     record Item<K, V>(
             ConsumerRecord<K, V> record,
@@ -413,6 +531,9 @@ public final class KafkaInboxLoop<K, V> {
 
     /** Lease or transactional: how a poll's records are claimed and applied. */
     interface Processor<K, V> {
+        /** Fails with {@link IllegalArgumentException} when the inbox would refuse {@code id}. */
+        void validate(String id);
+
         Batch<K, V> claim(List<Item<K, V>> items);
     }
 
@@ -433,6 +554,11 @@ public final class KafkaInboxLoop<K, V> {
         LeaseProcessor(Inbox inbox, RecordHandler<K, V> handler) {
             this.inbox = inbox;
             this.handler = handler;
+        }
+
+        @Override
+        public void validate(String id) {
+            InboxKey.of(inbox.consumer(), id);
         }
 
         @Override
@@ -467,6 +593,9 @@ public final class KafkaInboxLoop<K, V> {
                     } catch (Exception e) {
                         releaseQuietly(claim);
                         throw new WorkFailed(e);
+                    } catch (Error e) {
+                        releaseQuietly(claim);
+                        throw e;
                     }
                     try {
                         if (!claim.complete()) {
@@ -514,6 +643,11 @@ public final class KafkaInboxLoop<K, V> {
         TransactionalProcessor(TransactionalInbox inbox, TransactionalRecordHandler<K, V> handler) {
             this.inbox = inbox;
             this.handler = handler;
+        }
+
+        @Override
+        public void validate(String id) {
+            InboxKey.of(inbox.consumer(), id);
         }
 
         @Override

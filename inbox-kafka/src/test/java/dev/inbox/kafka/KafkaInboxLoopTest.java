@@ -206,8 +206,12 @@ class KafkaInboxLoopTest {
         assertThat(thrown.getMessage()).contains(topic + "-0@1", "no dedup key", "onMissingKey");
         assertThat(applied).as("nothing of the poll applied").isEmpty();
         assertThat(committed()).isEqualTo(-1);
+        assertThat(loop.pollOnce(Duration.ZERO))
+                .as("its partitions wait for the failure backoff: no spin at poll speed")
+                .isZero();
+        Thread.sleep(BACKOFF.toMillis());
         assertThatThrownBy(() -> loop.pollOnce(Duration.ofSeconds(5)))
-                .as("polled again from the same place, it fails again")
+                .as("polled again from the same place after the backoff, it fails again")
                 .isInstanceOf(IllegalStateException.class);
     }
 

@@ -5,6 +5,7 @@ import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.DefaultConsumer;
 import com.rabbitmq.client.Delivery;
 import com.rabbitmq.client.Envelope;
+import dev.inbox.CompletionFailedException;
 import dev.inbox.HandleResult;
 import dev.inbox.Inbox;
 import dev.inbox.InboxKey;
@@ -16,6 +17,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * A manual-ack consumer that runs each delivery through an {@link Inbox}: the event's work runs
@@ -33,12 +35,24 @@ import java.util.concurrent.atomic.LongAdder;
  *   <tr><td>processed, or a duplicate of an applied event</td><td>{@code basicAck}</td></tr>
  *   <tr><td>busy (another delivery holds the event)</td><td>{@code basicNack} with requeue, after
  *       {@link Builder#busyRequeueDelay} — never acknowledged, since the other attempt may fail</td></tr>
- *   <tr><td>the work threw (its claim released)</td><td>{@code basicNack}, requeued or not as
- *       {@link Builder#requeueFailedWork} says (not: to the queue's dead-letter exchange)</td></tr>
- *   <tr><td>the store could not answer</td><td>{@code basicNack} with requeue, after the delay</td></tr>
- *   <tr><td>no usable key ({@link MessageKeys} found none, or one that is not a valid key)</td><td>{@code basicReject} without requeue (to
- *       the dead-letter exchange): never processed without deduplication</td></tr>
+ *   <tr><td>the work threw an {@code Exception} (its claim released)</td><td>{@code basicNack}: requeued
+ *       after the delay, or (with {@link Builder#requeueFailedWork} false) not requeued, to the
+ *       queue's dead-letter exchange</td></tr>
+ *   <tr><td>the work threw an {@code Error} (its claim released)</td><td>{@code basicNack} with requeue
+ *       at once, and the {@code Error} is rethrown (amqp-client then closes the channel)</td></tr>
+ *   <tr><td>the store could not answer the claim</td><td>{@code basicNack} with requeue, after the
+ *       delay</td></tr>
+ *   <tr><td>the work ran, but its completion could not be recorded ({@link
+ *       dev.inbox.CompletionFailedException}, after the inbox's retries)</td><td>{@code basicAck}: a
+ *       requeue would apply the work again once the lease ends</td></tr>
+ *   <tr><td>no usable key ({@link MessageKeys} found none, threw, or gave one that is not a valid
+ *       key)</td><td>{@code basicReject} without requeue (to the dead-letter exchange): never
+ *       processed without deduplication</td></tr>
  * </table>
+ *
+ * <p>{@link #stop(Duration)} stops gracefully: the delivery in hand is finished and acknowledged,
+ * the ones already sent to this consumer are handed back untouched. The consumer survives
+ * amqp-client's automatic recovery (the recovered channel registers it again).
  *
  * <p>A channel or connection lost while the work runs leaves the message unacknowledged: the
  * broker redelivers it, and the inbox answers that delivery from the record (DUPLICATE once the
@@ -58,7 +72,18 @@ public final class InboxConsumer extends DefaultConsumer {
     private final MessageKeys keys;
     private final Duration busyDelay;
     private final boolean requeueFailedWork;
-    private final ScheduledExecutorService later;
+    /**
+     * The delayed requeues of every consumer: one daemon thread, never shut down, so that a channel
+     * recovered by amqp-client (which registers the same consumer again) keeps requeueing.
+     */
+    private static final ScheduledExecutorService REQUEUES = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "inbox-rabbitmq-requeue");
+        t.setDaemon(true);
+        return t;
+    });
+
+    private final ReentrantLock inHand = new ReentrantLock();
+    private volatile boolean stopping;
     private final LongAdder processed = new LongAdder();
     private final LongAdder duplicates = new LongAdder();
     private final LongAdder busy = new LongAdder();
@@ -73,11 +98,6 @@ public final class InboxConsumer extends DefaultConsumer {
         this.keys = b.keys;
         this.busyDelay = b.busyDelay;
         this.requeueFailedWork = b.requeueFailedWork;
-        this.later = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "inbox-rabbitmq-requeue");
-            t.setDaemon(true);
-            return t;
-        });
     }
 
     /**
@@ -121,22 +141,37 @@ public final class InboxConsumer extends DefaultConsumer {
     @Override
     public void handleDelivery(String tag, Envelope envelope, AMQP.BasicProperties properties, byte[] body)
             throws IOException {
-        Delivery delivery = new Delivery(envelope, properties, body);
-        long deliveryTag = envelope.getDeliveryTag();
+        inHand.lock();
+        try {
+            if (stopping) {
+                getChannel().basicReject(envelope.getDeliveryTag(), true); // to the next consumer, untouched
+                return;
+            }
+            handle(new Delivery(envelope, properties, body));
+        } finally {
+            inHand.unlock();
+        }
+    }
+
+    private void handle(Delivery delivery) throws IOException {
+        long deliveryTag = delivery.getEnvelope().getDeliveryTag();
         String key;
+        RuntimeException keyProblem = null;
         try {
             key = keys.keyOf(delivery);
             if (key != null) {
                 InboxKey.of(consumer, key); // an invalid key (over 512 bytes…) is no key
             }
-        } catch (IllegalArgumentException invalid) {
+        } catch (RuntimeException invalid) {
             key = null;
+            keyProblem = invalid;
         }
         if (key == null) {
             LOG.log(
                     System.Logger.Level.WARNING,
-                    "message without a usable dedup key rejected (dead-lettered): {0}",
-                    envelope);
+                    "message without a usable dedup key rejected (dead-lettered): " + delivery.getEnvelope()
+                            + (keyProblem == null ? "" : ": " + keyProblem),
+                    keyProblem);
             rejected.increment();
             getChannel().basicReject(deliveryTag, false);
             return;
@@ -144,14 +179,30 @@ public final class InboxConsumer extends DefaultConsumer {
         HandleResult result;
         try {
             result = handling.handle(key, delivery);
+        } catch (CompletionFailedException workRan) {
+            // Requeued, the message would be applied again once the lease ends: acknowledged instead.
+            LOG.log(System.Logger.Level.WARNING, workRan.getMessage() + "; the message is acknowledged", workRan);
+            storeFailures.increment();
+            getChannel().basicAck(deliveryTag, false);
+            return;
         } catch (InboxStoreException storeDown) {
             storeFailures.increment();
             requeueLater(deliveryTag);
             return;
         } catch (Exception workFailed) {
             failed.increment();
-            getChannel().basicNack(deliveryTag, false, requeueFailedWork);
+            if (requeueFailedWork) {
+                requeueLater(deliveryTag);
+            } else {
+                getChannel().basicNack(deliveryTag, false, false);
+            }
             return;
+        } catch (Error error) {
+            // Its claim was released; nothing is acknowledged past it. amqp-client closes the channel,
+            // and the broker requeues what it held.
+            failed.increment();
+            getChannel().basicNack(deliveryTag, false, true);
+            throw error;
         }
         switch (result.outcome()) {
             case PROCESSED -> {
@@ -167,6 +218,32 @@ public final class InboxConsumer extends DefaultConsumer {
                 requeueLater(deliveryTag);
             }
         }
+    }
+
+    /**
+     * Stops gracefully: no new delivery is started (the channel's subscription is cancelled, and
+     * deliveries already sent to this consumer are handed back unapplied), and the one in hand is
+     * finished and acknowledged before this returns. Close the channel afterwards. Call it from a
+     * thread of your own, not from a delivery's.
+     *
+     * @return false if the delivery in hand was still running after {@code timeout}
+     * @throws IllegalArgumentException if {@code timeout} is null or negative
+     * @throws IOException if the subscription could not be cancelled
+     */
+    public boolean stop(Duration timeout) throws IOException, InterruptedException {
+        if (timeout == null || timeout.isNegative()) {
+            throw new IllegalArgumentException("timeout must not be null or negative");
+        }
+        stopping = true;
+        String consumerTag = getConsumerTag();
+        if (consumerTag != null && getChannel().isOpen()) {
+            getChannel().basicCancel(consumerTag);
+        }
+        if (!inHand.tryLock(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+            return false;
+        }
+        inHand.unlock();
+        return true;
     }
 
     /** What this consumer has done since it was built. */
@@ -193,9 +270,9 @@ public final class InboxConsumer extends DefaultConsumer {
         }
     }
 
-    /** Requeues after the delay, so that a busy event does not spin through the queue. */
+    /** Requeues after the delay, so that a busy or failing message does not spin through the queue. */
     private void requeueLater(long deliveryTag) {
-        later.schedule(
+        REQUEUES.schedule(
                 () -> {
                     try {
                         getChannel().basicNack(deliveryTag, false, true);
@@ -205,12 +282,6 @@ public final class InboxConsumer extends DefaultConsumer {
                 },
                 busyDelay.toMillis(),
                 TimeUnit.MILLISECONDS);
-    }
-
-    /** Stops the requeue timer; messages it still held stay unacknowledged and are redelivered. */
-    @Override
-    public void handleShutdownSignal(String consumerTag, com.rabbitmq.client.ShutdownSignalException sig) {
-        later.shutdownNow();
     }
 
     /** Configures an {@link InboxConsumer}; each setter checks its argument at once. */

@@ -1,0 +1,191 @@
+package dev.inbox.rabbitmq;
+
+import com.rabbitmq.client.AMQP;
+import com.rabbitmq.client.Channel;
+import com.rabbitmq.client.Connection;
+import com.rabbitmq.client.ConnectionFactory;
+import com.rabbitmq.client.DefaultConsumer;
+import com.rabbitmq.client.Envelope;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.inbox.Inbox;
+import dev.inbox.caffeine.CaffeineInboxStore;
+import dev.inbox.jdbc.TransactionalInbox;
+import dev.inbox.postgres.PostgresInboxStore;
+import dev.inbox.tck.adapter.AdapterHarness;
+import dev.inbox.tck.adapter.AdapterKit;
+import dev.inbox.testing.TestServers;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * {@link InboxConsumer} under the adapter kit: a queue of its own on the real RabbitMQ with a
+ * dead-letter queue the harness reads, one connection (automatic recovery on) per consumer, and a
+ * channel opened again when amqp-client closed it because the consumer threw (as a supervised
+ * consumer would be).
+ */
+final class RabbitHarness implements AdapterHarness {
+
+    private final AdapterKit kit;
+    private final @Nullable HikariDataSource pool;
+    private final @Nullable CaffeineInboxStore caffeine;
+    private final @Nullable PostgresInboxStore postgres;
+    private final ConnectionFactory factory = new ConnectionFactory();
+    private final Connection admin;
+    private final Channel publisher;
+    private final String queue = "inbox-adapter-kit-" + UUID.randomUUID();
+
+    /** In lease mode on the in-memory store, or ({@code pool} given) in transactional mode on PostgreSQL. */
+    RabbitHarness(AdapterKit kit, @Nullable HikariDataSource pool) throws Exception {
+        this.kit = kit;
+        this.pool = pool;
+        if (pool == null) {
+            caffeine = CaffeineInboxStore.builder().build();
+            postgres = null;
+        } else {
+            caffeine = null;
+            postgres =
+                    PostgresInboxStore.builder(pool).table("inbox_adapter_kit").build();
+            postgres.createSchemaIfMissing();
+        }
+        factory.setUri(TestServers.rabbitmq());
+        factory.setNetworkRecoveryInterval(200);
+        admin = factory.newConnection("adapter-kit-admin");
+        publisher = admin.createChannel();
+        publisher.queueDeclare(queue + "-dead", false, false, false, null);
+        publisher.queueDeclare(
+                queue,
+                false,
+                false,
+                false,
+                Map.of("x-dead-letter-exchange", "", "x-dead-letter-routing-key", queue + "-dead"));
+        publisher.confirmSelect();
+        Channel dead = admin.createChannel();
+        dead.basicConsume(queue + "-dead", true, new DefaultConsumer(dead) {
+            @Override
+            public void handleDelivery(String tag, Envelope envelope, AMQP.BasicProperties properties, byte[] body) {
+                kit.deadLettered(new String(body, StandardCharsets.UTF_8));
+            }
+        });
+    }
+
+    @Override
+    public Mode mode() {
+        return pool == null ? Mode.LEASE : Mode.TRANSACTIONAL;
+    }
+
+    @Override
+    public void publish(@Nullable String id, String payload) throws Exception {
+        AMQP.BasicProperties properties = new AMQP.BasicProperties.Builder()
+                .headers(id == null ? Map.of() : Map.of(AdapterKit.ID_HEADER, id))
+                .build();
+        publisher.basicPublish("", queue, properties, payload.getBytes(StandardCharsets.UTF_8));
+        publisher.waitForConfirmsOrDie(10_000);
+    }
+
+    private InboxConsumer consumer(Channel channel) {
+        InboxConsumer.Builder builder = pool == null
+                ? InboxConsumer.builder(
+                        channel,
+                        Inbox.builder(kit.store(caffeine))
+                                .consumer(kit.consumer())
+                                .lease(kit.lease())
+                                .build(),
+                        delivery -> kit.apply(body(delivery.getBody()), null))
+                : InboxConsumer.transactional(
+                        channel,
+                        TransactionalInbox.builder(kit.store(postgres), pool)
+                                .consumer(kit.consumer())
+                                .build(),
+                        (delivery, connection) -> kit.apply(body(delivery.getBody()), connection));
+        return builder.keys(delivery -> {
+                    Map<String, Object> headers = delivery.getProperties().getHeaders();
+                    Object id = headers == null ? null : headers.get(AdapterKit.ID_HEADER);
+                    return kit.keyOf(id == null ? null : id.toString(), body(delivery.getBody()));
+                })
+                .busyRequeueDelay(kit.backoff())
+                .build();
+    }
+
+    private static String body(byte[] body) {
+        return new String(body, StandardCharsets.UTF_8);
+    }
+
+    @Override
+    public Running start() throws Exception {
+        return new Member(factory.newConnection("adapter-kit-consumer"));
+    }
+
+    @Override
+    public void close() throws Exception {
+        try (Channel cleanup = admin.createChannel()) {
+            cleanup.queueDelete(queue);
+            cleanup.queueDelete(queue + "-dead");
+        }
+        admin.close(5_000);
+        if (caffeine != null) {
+            caffeine.close();
+        }
+    }
+
+    /** One consumer: its connection, and a watcher that subscribes again on a channel closed under it. */
+    private final class Member implements Running {
+        final Connection connection;
+        final Thread watcher = new Thread(this::watch, "adapter-kit-rabbit-watcher");
+        volatile boolean ended;
+        volatile Channel channel;
+        volatile InboxConsumer consumer;
+
+        Member(Connection connection) throws Exception {
+            this.connection = connection;
+            subscribe();
+            watcher.setDaemon(true);
+            watcher.start();
+        }
+
+        private void subscribe() throws Exception {
+            Channel opened = connection.createChannel();
+            opened.basicQos(10);
+            InboxConsumer subscribed = consumer(opened);
+            channel = opened;
+            consumer = subscribed;
+            opened.basicConsume(queue, false, subscribed);
+        }
+
+        private void watch() {
+            while (!ended) {
+                try {
+                    Thread.sleep(50);
+                    if (!ended && connection.isOpen() && !channel.isOpen()) {
+                        subscribe();
+                    }
+                } catch (InterruptedException e) {
+                    return;
+                } catch (Exception e) {
+                    // tried again on the next round
+                }
+            }
+        }
+
+        @Override
+        public void stop() throws Exception {
+            ended = true;
+            consumer.stop(Duration.ofSeconds(60));
+            connection.close(5_000);
+        }
+
+        @Override
+        public void crash() {
+            ended = true;
+            Thread cut = new Thread(connection::abort);
+            cut.start();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+            while (connection.isOpen() && System.nanoTime() < deadline) {
+                Thread.onSpinWait();
+            }
+        }
+    }
+}

@@ -1,0 +1,315 @@
+package dev.inbox.tck.adapter;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.IntSupplier;
+import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The adapter kit: the rules of {@link AdapterRule}, run through a real broker against the kit's
+ * own ledger. An adapter's test extends this class and supplies {@link #createHarness(AdapterKit)}
+ * (and, in transactional mode, {@link #ledgerDataSource()}).
+ *
+ * <p>Each test publishes a few events, plans what goes wrong (the work throws, the store fails, the
+ * consumer dies or stops), waits until every event that must be applied is, then waits a quiet
+ * period longer than the lease and the back-offs before it counts: an application that comes late
+ * (a redelivery after a lease ran out) is counted too.
+ *
+ * <p>If a test fails, check first what its rule's row of the outcome table says the adapter must
+ * do, then which message the failure names: "applied 0 times" is a lost event (something
+ * acknowledged or committed past it), "applied 2 times" a doubled one (acknowledged too late, or
+ * requeued after the work ran), "delivered again" an acknowledgement that never happened.
+ */
+public abstract class AdapterContract {
+
+    private AdapterKit kit;
+    private AdapterHarness harness;
+    private final List<AdapterHarness.Running> running = new ArrayList<>();
+
+    /** The harness of one test: a destination of its own on a real broker, and the adapter on it. */
+    protected abstract AdapterHarness createHarness(AdapterKit kit) throws Exception;
+
+    /**
+     * Where the transactional ledger lives: the database of the transactional inbox. Null (the
+     * default) for lease-mode adapters.
+     */
+    protected @Nullable DataSource ledgerDataSource() {
+        return null;
+    }
+
+    /** The lease of the kit's inboxes; default 2 s. */
+    protected Duration lease() {
+        return Duration.ofSeconds(2);
+    }
+
+    /** Every back-off of the adapter; default 100 ms. */
+    protected Duration backoff() {
+        return Duration.ofMillis(100);
+    }
+
+    /** How long the kit waits for what must happen; default 60 s. */
+    protected Duration patience() {
+        return Duration.ofSeconds(60);
+    }
+
+    @BeforeEach
+    final void startKit() throws Exception {
+        kit = new AdapterKit(lease(), backoff(), ledgerDataSource());
+        harness = createHarness(kit);
+    }
+
+    @AfterEach
+    final void stopKit() throws Exception {
+        try (AdapterKit k = kit;
+                AdapterHarness h = harness) {
+            kit.clearFaults();
+            for (AdapterHarness.Running r : running) {
+                r.crash();
+            }
+        }
+    }
+
+    private AdapterHarness.Running start() throws Exception {
+        AdapterHarness.Running r = harness.start();
+        running.add(r);
+        return r;
+    }
+
+    private void publish(String... ids) throws Exception {
+        for (String id : ids) {
+            harness.publish(id, payload(id));
+        }
+    }
+
+    private static String payload(String id) {
+        return "payload-" + id;
+    }
+
+    /** Waits until {@code condition} holds, failing with {@code what} after {@link #patience()}. */
+    private void await(String what, java.util.function.BooleanSupplier condition) {
+        long deadline = System.nanoTime() + patience().toNanos();
+        while (!condition.getAsBoolean()) {
+            assertThat(System.nanoTime() - deadline)
+                    .as("after %s still not: %s", patience(), what)
+                    .isNegative();
+            pause(Duration.ofMillis(50));
+        }
+    }
+
+    private void awaitApplied(String... ids) {
+        for (String id : ids) {
+            await(
+                    payload(id) + " applied (applied " + kit.applied(payload(id)) + " times so far)",
+                    () -> kit.applied(payload(id)) > 0);
+        }
+    }
+
+    /** Waits past the lease and the back-offs, so that a late application is counted too. */
+    private void quiet() {
+        pause(lease().plus(backoff().multipliedBy(5)).plusMillis(500));
+    }
+
+    private void assertAppliedOnce(String... ids) {
+        for (String id : ids) {
+            assertThat(kit.applied(payload(id)))
+                    .as("%s applied (times)", payload(id))
+                    .isEqualTo(1);
+        }
+    }
+
+    private static void pause(Duration duration) {
+        try {
+            Thread.sleep(duration.toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError("interrupted", e);
+        }
+    }
+
+    private static List<Integer> snapshot(List<String> payloads, java.util.function.ToIntFunction<String> count) {
+        List<Integer> counts = new ArrayList<>();
+        for (String payload : payloads) {
+            counts.add(count.applyAsInt(payload));
+        }
+        return counts;
+    }
+
+    @Test
+    @DisplayName("A1 duplicate publishes and re-sends: applied once each, every delivery acknowledged")
+    void a1_duplicatesAreAppliedOnceAndAcknowledged() throws Exception {
+        publish("a", "b", "a", "c", "b", "a");
+        AdapterHarness.Running first = start();
+        awaitApplied("a", "b", "c");
+        quiet();
+        assertAppliedOnce("a", "b", "c");
+        first.stop();
+        List<String> payloads = List.of(payload("a"), payload("b"), payload("c"));
+        List<Integer> delivered = snapshot(payloads, kit::deliveries);
+        start();
+        quiet();
+        assertThat(snapshot(payloads, kit::deliveries))
+                .as(
+                        "deliveries of %s after a second consumer started: delivered again means a message"
+                                + " (a duplicate, most likely) was never acknowledged or committed",
+                        payloads)
+                .isEqualTo(delivered);
+        assertAppliedOnce("a", "b", "c");
+    }
+
+    @Test
+    @DisplayName("A2 work throwing an Exception or a RuntimeException: retried, applied once, nothing after it lost")
+    void a2_failedWorkIsRetried() throws Exception {
+        kit.failing(payload("b"), 1, new Exception("adapter kit: planned checked failure"));
+        kit.failing(payload("d"), 2, new IllegalStateException("adapter kit: planned runtime failure"));
+        publish("a", "b", "c", "d", "e");
+        start();
+        awaitApplied("a", "b", "c", "d", "e");
+        quiet();
+        assertAppliedOnce("a", "b", "c", "d", "e");
+    }
+
+    @Test
+    @DisplayName("A3 work throwing an Error: nothing acknowledged past it, claim released, applied once")
+    void a3_anErrorLosesNothing() throws Exception {
+        kit.failing(payload("c"), 1, new AssertionError("adapter kit: planned Error"));
+        publish("a", "b", "c", "d", "e", "f");
+        start();
+        awaitApplied("a", "b", "c", "d", "e", "f");
+        quiet();
+        assertAppliedOnce("a", "b", "c", "d", "e", "f");
+    }
+
+    @Test
+    @DisplayName("A4 no key, a key function that throws, an id over the limit: dead-lettered, never applied")
+    void a4_keylessMessagesAreDeadLettered() throws Exception {
+        String overLong = "x".repeat(600);
+        harness.publish("a", payload("a"));
+        harness.publish(null, "keyless");
+        harness.publish("b", payload("b"));
+        harness.publish(AdapterKit.THROWING_ID, "throwing-key");
+        harness.publish("c", payload("c"));
+        harness.publish(overLong, "over-long");
+        harness.publish("d", payload("d"));
+        start();
+        awaitApplied("a", "b", "c", "d");
+        for (String bad : List.of("keyless", "throwing-key", "over-long")) {
+            await(bad + " dead-lettered", () -> kit.deadLetters(bad) > 0);
+        }
+        quiet();
+        assertAppliedOnce("a", "b", "c", "d");
+        for (String bad : List.of("keyless", "throwing-key", "over-long")) {
+            assertThat(kit.applied(bad))
+                    .as("%s applied (a message without a usable key)", bad)
+                    .isZero();
+            assertThat(kit.deadLetters(bad)).as("%s dead-lettered (times)", bad).isEqualTo(1);
+        }
+    }
+
+    @Test
+    @DisplayName("A5 the store down at the claim: nothing applied or acknowledged meanwhile, then applied once")
+    void a5_storeDownAtTheClaim() throws Exception {
+        kit.failClaims(true);
+        publish("a", "b", "c");
+        start();
+        await("a first delivery", () -> kit.deliveries(payload("a")) > 0);
+        pause(backoff().multipliedBy(5).plusMillis(500));
+        List<String> payloads = List.of(payload("a"), payload("b"), payload("c"));
+        assertThat(snapshot(payloads, kit::applied))
+                .as("applications while every claim failed (applied without a claim)")
+                .containsOnly(0);
+        kit.failClaims(false);
+        awaitApplied("a", "b", "c");
+        quiet();
+        assertAppliedOnce("a", "b", "c");
+    }
+
+    @Test
+    @DisplayName("A6 a completion that keeps failing after the work ran: acknowledged, not applied again")
+    void a6_failedCompletionIsAcknowledged() throws Exception {
+        kit.failCompletionsOf("b");
+        publish("a", "b", "c");
+        start();
+        awaitApplied("a", "b", "c");
+        quiet();
+        quiet();
+        assertAppliedOnce("a", "b", "c");
+    }
+
+    @Test
+    @DisplayName("A7 the consumer dies after the work, before its acknowledgement: the redelivery is a DUPLICATE")
+    void a7_crashAfterTheWork() throws Exception {
+        kit.crashingAfter(payload("b"));
+        publish("a", "b", "c", "d");
+        kit.crashTarget(start());
+        awaitApplied("b");
+        start();
+        awaitApplied("a", "b", "c", "d");
+        await(payload("b") + " delivered again after the crash", () -> kit.deliveries(payload("b")) > 1);
+        quiet();
+        assertAppliedOnce("a", "b", "c", "d");
+    }
+
+    @Test
+    @DisplayName("A8 BUSY while another delivery holds the event: retried, never acknowledged past, then applied once")
+    void a8_busyIsRetriedUntilTheHolderFails() throws Exception {
+        publish("a");
+        start();
+        awaitApplied("a");
+        Runnable holder = kit.holdElsewhere("b");
+        publish("b", "c");
+        await(payload("b") + " delivered twice (retried while BUSY)", () -> kit.deliveries(payload("b")) > 1);
+        assertThat(kit.applied(payload("b")))
+                .as("%s applied while another delivery held it", payload("b"))
+                .isZero();
+        holder.run();
+        awaitApplied("b", "c");
+        quiet();
+        assertAppliedOnce("a", "b", "c");
+    }
+
+    @Test
+    @DisplayName("A9 a graceful stop finishes and acknowledges the message in hand; the rest go to the next consumer")
+    void a9_gracefulStop() throws Exception {
+        AdapterKit.Hold hold = new AdapterKit.Hold();
+        kit.holding(payload("b"), hold);
+        publish("a", "b", "c", "d", "e");
+        AdapterHarness.Running first = start();
+        assertThat(hold.started.await(patience().toMillis(), TimeUnit.MILLISECONDS))
+                .as("%s reached the handler", payload("b"))
+                .isTrue();
+        CompletableFuture<Void> stopping = CompletableFuture.runAsync(() -> {
+            try {
+                first.stop();
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        pause(Duration.ofMillis(300));
+        hold.released.countDown();
+        stopping.get(patience().toMillis(), TimeUnit.MILLISECONDS);
+        IntSupplier delivered = () -> kit.deliveries(payload("b"));
+        assertThat(kit.applied(payload("b")))
+                .as("%s applied by the stopping consumer", payload("b"))
+                .isEqualTo(1);
+        start();
+        awaitApplied("a", "b", "c", "d", "e");
+        quiet();
+        assertAppliedOnce("a", "b", "c", "d", "e");
+        assertThat(delivered.getAsInt())
+                .as(
+                        "deliveries of %s, finished during the stop: delivered again means the stop did not"
+                                + " acknowledge or commit it",
+                        payload("b"))
+                .isEqualTo(1);
+    }
+}

@@ -1,0 +1,288 @@
+package dev.inbox.tck.adapter;
+
+import dev.inbox.InboxKey;
+import dev.inbox.jdbc.TransactionalInboxStore;
+import dev.inbox.spi.ClaimRequest;
+import dev.inbox.spi.ClaimResult;
+import dev.inbox.spi.InboxStore;
+import dev.inbox.spi.OwnerToken;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The kit's side of an adapter test: the handler's work, the key function, the dead-letter path
+ * and the store's failures, with a ledger of what was applied that the adapter cannot touch.
+ * {@link AdapterHarness} says how a harness wires these into the adapter.
+ *
+ * <p>The ledger counts an application when the kit's work returns: in lease mode in memory, in
+ * transactional mode as a row the work inserts on the transaction's connection (table {@value
+ * #LEDGER_TABLE}), so a rolled-back application leaves nothing and a committed one is counted once.
+ */
+public final class AdapterKit implements AutoCloseable {
+
+    /** The message header (Kafka header, AMQP header, message attribute) that carries the producer's id. */
+    public static final String ID_HEADER = "event-id";
+
+    /** An id for which {@link #keyOf(String, String)} throws, as a user's broken key function would. */
+    public static final String THROWING_ID = "!throw";
+
+    /** The transactional ledger's table, created in {@link AdapterContract#ledgerDataSource()}'s database. */
+    public static final String LEDGER_TABLE = "inbox_adapter_kit_ledger";
+
+    private final String consumer = "adapter-kit-" + UUID.randomUUID();
+    private final String run = UUID.randomUUID().toString();
+    private final Duration lease;
+    private final Duration backoff;
+    private final @Nullable DataSource ledger;
+    private final Map<String, AtomicInteger> applied = new ConcurrentHashMap<>();
+    private final Map<String, AtomicInteger> deliveries = new ConcurrentHashMap<>();
+    private final Map<String, AtomicInteger> deadLetters = new ConcurrentHashMap<>();
+    private final Map<String, Plan> plans = new ConcurrentHashMap<>();
+    private final FaultyStore.Faults faults = new FaultyStore.Faults();
+    private volatile @Nullable InboxStore store;
+    private final CompletableFuture<AdapterHarness.Running> crashTarget = new CompletableFuture<>();
+
+    AdapterKit(Duration lease, Duration backoff, @Nullable DataSource ledger) throws SQLException {
+        this.lease = lease;
+        this.backoff = backoff;
+        this.ledger = ledger;
+        if (ledger != null) {
+            try (Connection c = ledger.getConnection();
+                    Statement s = c.createStatement()) {
+                s.execute("CREATE TABLE IF NOT EXISTS " + LEDGER_TABLE
+                        + " (run VARCHAR(64) NOT NULL, payload VARCHAR(200) NOT NULL)");
+                if (!c.getAutoCommit()) {
+                    c.commit();
+                }
+            }
+        }
+    }
+
+    // ---- what the harness wires into the adapter
+
+    /** The logical consumer every inbox of this test is built for. */
+    public String consumer() {
+        return consumer;
+    }
+
+    /** The lease every lease-mode inbox of this test is built with. */
+    public Duration lease() {
+        return lease;
+    }
+
+    /** Every back-off of the adapter under test (busy, failure, requeue delay). */
+    public Duration backoff() {
+        return backoff;
+    }
+
+    /** {@code store} with the kit's failures: build the lease-mode inbox over it. */
+    public InboxStore store(InboxStore store) {
+        this.store = store;
+        return new FaultyStore(store, faults);
+    }
+
+    /** {@code store} with the kit's failures: build the transactional inbox over it. */
+    public TransactionalInboxStore store(TransactionalInboxStore store) {
+        this.store = store;
+        return new FaultyStore(store, faults);
+    }
+
+    /**
+     * The key function: the message's {@value #ID_HEADER} header as its dedup id, null when the
+     * header is absent; throws for {@value #THROWING_ID}. Counts each call as one delivery of
+     * {@code payload}.
+     *
+     * @throws IllegalStateException for the id {@value #THROWING_ID}
+     */
+    public @Nullable String keyOf(@Nullable String id, String payload) {
+        count(deliveries, payload);
+        if (THROWING_ID.equals(id)) {
+            throw new IllegalStateException("adapter kit: the key function failed on " + payload);
+        }
+        return id;
+    }
+
+    /**
+     * The handler's work: applies {@code payload} (or fails, blocks or crashes the consumer as the
+     * test planned for it).
+     *
+     * @param transaction the transaction's connection in transactional mode, null in lease mode
+     */
+    public void apply(String payload, @Nullable Connection transaction) throws Exception {
+        Plan plan = plans.get(payload);
+        if (plan != null) {
+            plan.before(payload);
+        }
+        if (transaction == null) {
+            count(applied, payload);
+        } else {
+            try (PreparedStatement s =
+                    transaction.prepareStatement("INSERT INTO " + LEDGER_TABLE + " (run, payload) VALUES (?, ?)")) {
+                s.setString(1, run);
+                s.setString(2, payload);
+                s.executeUpdate();
+            }
+        }
+        if (plan != null && plan.crashAfter && plan.crashes.getAndIncrement() == 0) {
+            // The consumer may reach this before start() returned it to the test: wait for it.
+            crashTarget.get(60, TimeUnit.SECONDS).crash();
+        }
+    }
+
+    /** The dead-letter path: the harness reports each message its adapter dead-lettered. */
+    public void deadLettered(String payload) {
+        count(deadLetters, payload);
+    }
+
+    // ---- what the contract reads and plans
+
+    int applied(String payload) {
+        int inMemory = get(applied, payload);
+        if (ledger == null) {
+            return inMemory;
+        }
+        try (Connection c = ledger.getConnection();
+                PreparedStatement s =
+                        c.prepareStatement("SELECT COUNT(*) FROM " + LEDGER_TABLE + " WHERE run = ? AND payload = ?")) {
+            s.setString(1, run);
+            s.setString(2, payload);
+            try (ResultSet rs = s.executeQuery()) {
+                rs.next();
+                return inMemory + rs.getInt(1);
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException("adapter kit: could not read the ledger", e);
+        }
+    }
+
+    int deliveries(String payload) {
+        return get(deliveries, payload);
+    }
+
+    int deadLetters(String payload) {
+        return get(deadLetters, payload);
+    }
+
+    void failClaims(boolean failing) {
+        faults.claims = failing;
+    }
+
+    void failCompletionsOf(String id) {
+        faults.completionsOf.add(id);
+    }
+
+    void clearFaults() {
+        faults.claims = false;
+        faults.completionsOf.clear();
+    }
+
+    void crashTarget(AdapterHarness.Running running) {
+        crashTarget.complete(running);
+    }
+
+    /** Plans {@code payload}'s work to throw {@code failure} the first {@code times} times. */
+    void failing(String payload, int times, Throwable failure) {
+        plans.put(payload, new Plan(times, failure, false, null));
+    }
+
+    /** Plans {@code payload}'s work to crash its consumer once, after applying it. */
+    void crashingAfter(String payload) {
+        plans.put(payload, new Plan(0, null, true, null));
+    }
+
+    /** Plans {@code payload}'s work to wait for {@code hold} before applying it. */
+    void holding(String payload, Hold hold) {
+        plans.put(payload, new Plan(0, null, false, hold));
+    }
+
+    /**
+     * Claims {@code id} as another delivery would, with a lease of a minute; {@link
+     * Runnable#run()} of the result releases it, as that delivery failing would.
+     */
+    Runnable holdElsewhere(String id) {
+        InboxStore real = store;
+        if (real == null) {
+            throw new IllegalStateException("adapter kit: the harness built no store through store(...) yet");
+        }
+        InboxKey key = InboxKey.of(consumer, id);
+        OwnerToken owner = OwnerToken.random();
+        ClaimResult claimed = real.claim(ClaimRequest.of(key, owner, Duration.ofMinutes(1)));
+        if (!claimed.isAcquired()) {
+            throw new IllegalStateException("adapter kit: could not hold " + key + ": " + claimed);
+        }
+        return () -> real.release(key, owner);
+    }
+
+    @Override
+    public void close() throws SQLException {
+        if (ledger != null) {
+            try (Connection c = ledger.getConnection();
+                    PreparedStatement s = c.prepareStatement("DELETE FROM " + LEDGER_TABLE + " WHERE run = ?")) {
+                s.setString(1, run);
+                s.executeUpdate();
+                if (!c.getAutoCommit()) {
+                    c.commit();
+                }
+            }
+        }
+    }
+
+    private static void count(Map<String, AtomicInteger> counts, String payload) {
+        counts.computeIfAbsent(payload, p -> new AtomicInteger()).incrementAndGet();
+    }
+
+    private static int get(Map<String, AtomicInteger> counts, String payload) {
+        AtomicInteger count = counts.get(payload);
+        return count == null ? 0 : count.get();
+    }
+
+    /** A handler that blocks until the test lets it go, and says when it started. */
+    static final class Hold {
+        final CountDownLatch started = new CountDownLatch(1);
+        final CountDownLatch released = new CountDownLatch(1);
+    }
+
+    /** What the kit's work does for one payload besides applying it. */
+    private static final class Plan {
+        final AtomicInteger failuresLeft;
+        final @Nullable Throwable failure;
+        final boolean crashAfter;
+        final AtomicInteger crashes = new AtomicInteger();
+        final @Nullable Hold hold;
+
+        Plan(int failures, @Nullable Throwable failure, boolean crashAfter, @Nullable Hold hold) {
+            this.failuresLeft = new AtomicInteger(failures);
+            this.failure = failure;
+            this.crashAfter = crashAfter;
+            this.hold = hold;
+        }
+
+        void before(String payload) throws Exception {
+            if (hold != null) {
+                hold.started.countDown();
+                if (!hold.released.await(60, TimeUnit.SECONDS)) {
+                    throw new IllegalStateException("adapter kit: " + payload + " was held for a minute");
+                }
+            }
+            if (failure != null && failuresLeft.getAndDecrement() > 0) {
+                if (failure instanceof Exception exception) {
+                    throw exception;
+                }
+                throw (Error) failure;
+            }
+        }
+    }
+}

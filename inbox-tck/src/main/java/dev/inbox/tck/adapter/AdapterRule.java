@@ -1,0 +1,41 @@
+package dev.inbox.tck.adapter;
+
+/**
+ * The rules of the adapter kit. Every rule is verified by a test of {@link AdapterContract} whose
+ * display name starts with its id, and shown to fail a deliberately broken adapter by a self-test
+ * named {@code <id> catches …} in the kit's own build.
+ *
+ * <p>Verdicts: in transactional mode an event is never lost and never applied twice; in lease mode
+ * never lost, and applied twice only for a cause of its own (none of these scenarios gives one).
+ */
+public enum AdapterRule {
+    A1("Duplicate publishes and re-sends under one id are applied once each, and every delivery is"
+            + " acknowledged: nothing is left to redeliver."),
+    A2("Work that throws an Exception or a RuntimeException is retried after a back-off until it succeeds:"
+            + " applied once, and the messages after it are neither lost nor applied twice."),
+    A3("Work that throws an Error: nothing past it is acknowledged or committed and its claim is released, so"
+            + " once the consumer goes on (or is started again) the event is applied once."),
+    A4("A message without a key, whose key function throws, or whose id is over the key limit goes to the"
+            + " dead-letter path, counted and never applied, and the messages after it are applied once."),
+    A5("A store that fails at the claim holds the messages back (never acknowledged, never applied without a"
+            + " claim); once it is back every event is applied once."),
+    A6("A completion that keeps failing after the work ran is retried a bounded number of times and the message"
+            + " is then acknowledged: the work is not applied again."),
+    A7("A consumer that dies after the work but before its acknowledgement or commit: the redelivery is a"
+            + " DUPLICATE, and every event is applied once."),
+    A8("A message whose event another delivery holds (BUSY) is retried after a back-off and never acknowledged"
+            + " past: when the holder fails, the event is applied once."),
+    A9("A graceful stop finishes the message in hand and acknowledges it before closing: it is applied once and"
+            + " never delivered again; the messages not yet begun are applied once by the next consumer.");
+
+    private final String sentence;
+
+    AdapterRule(String sentence) {
+        this.sentence = sentence;
+    }
+
+    /** What the rule requires, in one sentence. */
+    public String sentence() {
+        return sentence;
+    }
+}

@@ -1,0 +1,130 @@
+package dev.inbox.tck.adapter;
+
+import dev.inbox.InboxKey;
+import dev.inbox.InboxStoreException;
+import dev.inbox.jdbc.TransactionalInboxStore;
+import dev.inbox.spi.ClaimRequest;
+import dev.inbox.spi.ClaimResult;
+import dev.inbox.spi.HeldKey;
+import dev.inbox.spi.InboxStore;
+import dev.inbox.spi.OwnerToken;
+import java.sql.Connection;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The store an adapter under test talks to: the real one, with the failures the kit switches on.
+ * A failing claim or completion throws a retryable {@link InboxStoreException} and changes nothing
+ * in the real store, as a server that cannot be reached would.
+ */
+final class FaultyStore implements TransactionalInboxStore {
+
+    /** The failures switched on; one set per kit, shared by every consumer's store. */
+    static final class Faults {
+        volatile boolean claims;
+        final Set<String> completionsOf = ConcurrentHashMap.newKeySet();
+    }
+
+    private final InboxStore store;
+    private final Faults faults;
+
+    FaultyStore(InboxStore store, Faults faults) {
+        this.store = store;
+        this.faults = faults;
+    }
+
+    private void claimFault() {
+        if (faults.claims) {
+            throw new InboxStoreException("adapter kit: the store is down at the claim", null, true);
+        }
+    }
+
+    @Override
+    public ClaimResult claim(ClaimRequest request) {
+        claimFault();
+        return store.claim(request);
+    }
+
+    @Override
+    public List<ClaimResult> claimAll(List<ClaimRequest> requests) {
+        claimFault();
+        return store.claimAll(requests);
+    }
+
+    @Override
+    public ClaimResult claimInTransaction(
+            Connection connection, InboxKey key, Duration retention, @Nullable String fingerprint) {
+        claimFault();
+        return transactional().claimInTransaction(connection, key, retention, fingerprint);
+    }
+
+    @Override
+    public void keepResultInTransaction(Connection connection, InboxKey key, byte[] result) {
+        transactional().keepResultInTransaction(connection, key, result);
+    }
+
+    private void completionFault(InboxKey key) {
+        if (faults.completionsOf.contains(key.id())) {
+            throw new InboxStoreException("adapter kit: the completion of " + key + " failed", null, true);
+        }
+    }
+
+    @Override
+    public boolean complete(InboxKey key, OwnerToken owner, Duration retention) {
+        completionFault(key);
+        return store.complete(key, owner, retention);
+    }
+
+    @Override
+    public boolean complete(InboxKey key, OwnerToken owner, Duration retention, byte[] result) {
+        completionFault(key);
+        return store.complete(key, owner, retention, result);
+    }
+
+    @Override
+    public int maxResultBytes() {
+        return store.maxResultBytes();
+    }
+
+    @Override
+    public List<Boolean> completeAll(List<HeldKey> held, Duration retention) {
+        for (HeldKey item : held) {
+            completionFault(item.key());
+        }
+        return store.completeAll(held, retention);
+    }
+
+    @Override
+    public boolean renew(InboxKey key, OwnerToken owner, Duration lease) {
+        return store.renew(key, owner, lease);
+    }
+
+    @Override
+    public boolean release(InboxKey key, OwnerToken owner) {
+        return store.release(key, owner);
+    }
+
+    @Override
+    public long purge() {
+        return store.purge();
+    }
+
+    /** Leaves the real store open: the harness that built it closes it. */
+    @Override
+    public void close() {}
+
+    private TransactionalInboxStore transactional() {
+        if (store instanceof TransactionalInboxStore transactional) {
+            return transactional;
+        }
+        throw new IllegalStateException(store + " has no transactional mode; give the kit a TransactionalInboxStore");
+    }
+
+    @Override
+    public String toString() {
+        return "FaultyStore[" + store + "]";
+    }
+}

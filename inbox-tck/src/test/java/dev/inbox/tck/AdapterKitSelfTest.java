@@ -1,0 +1,225 @@
+package dev.inbox.tck;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.inbox.tck.ReferenceRabbitHarness.Breakage;
+import dev.inbox.tck.adapter.AdapterContract;
+import dev.inbox.tck.adapter.AdapterHarness;
+import dev.inbox.tck.adapter.AdapterKit;
+import dev.inbox.tck.adapter.AdapterRule;
+import java.io.IOException;
+import java.lang.reflect.Method;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.EnumSet;
+import java.util.Set;
+import java.util.TreeSet;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.platform.testkit.engine.Events;
+
+/**
+ * Tests the adapter kit itself, on the real RabbitMQ: it passes the reference adapter and fails
+ * each deliberately broken one on the rule it breaks. The kit subclasses below are static nested
+ * classes, which Surefire does not run on its own; only the engine test kit here runs them.
+ */
+class AdapterKitSelfTest {
+
+    /** A kit on the reference adapter, broken as {@link #breakage()} says. */
+    abstract static class ReferenceKit extends AdapterContract {
+        abstract Breakage breakage();
+
+        @Override
+        protected AdapterHarness createHarness(AdapterKit kit) throws Exception {
+            return new ReferenceRabbitHarness(kit, breakage());
+        }
+
+        @Override
+        protected Duration lease() {
+            return Duration.ofSeconds(1);
+        }
+
+        @Override
+        protected Duration backoff() {
+            return Duration.ofMillis(50);
+        }
+
+        @Override
+        protected Duration patience() {
+            return breakage() == Breakage.NONE ? Duration.ofSeconds(30) : Duration.ofSeconds(6);
+        }
+    }
+
+    static class Correct extends ReferenceKit {
+        @Override
+        Breakage breakage() {
+            return Breakage.NONE;
+        }
+    }
+
+    static class NoDedup extends ReferenceKit {
+        @Override
+        Breakage breakage() {
+            return Breakage.NO_DEDUP;
+        }
+    }
+
+    static class AcksFailedWork extends ReferenceKit {
+        @Override
+        Breakage breakage() {
+            return Breakage.ACK_FAILED_WORK;
+        }
+    }
+
+    static class AcksErrors extends ReferenceKit {
+        @Override
+        Breakage breakage() {
+            return Breakage.ACK_ERROR;
+        }
+    }
+
+    static class AppliesKeyless extends ReferenceKit {
+        @Override
+        Breakage breakage() {
+            return Breakage.APPLY_KEYLESS;
+        }
+    }
+
+    static class AcksStoreFailures extends ReferenceKit {
+        @Override
+        Breakage breakage() {
+            return Breakage.ACK_STORE_FAILURE;
+        }
+    }
+
+    static class RequeuesFailedCompletions extends ReferenceKit {
+        @Override
+        Breakage breakage() {
+            return Breakage.REQUEUE_FAILED_COMPLETION;
+        }
+    }
+
+    static class AcksBeforeCompleting extends ReferenceKit {
+        @Override
+        Breakage breakage() {
+            return Breakage.ACK_BEFORE_COMPLETE;
+        }
+    }
+
+    static class AcksBusy extends ReferenceKit {
+        @Override
+        Breakage breakage() {
+            return Breakage.ACK_BUSY;
+        }
+    }
+
+    static class StopsAbruptly extends ReferenceKit {
+        @Override
+        Breakage breakage() {
+            return Breakage.STOP_ABRUPTLY;
+        }
+    }
+
+    @Test
+    void theReferenceAdapterPassesEveryRule() {
+        Events events = KitRun.all(Correct.class);
+        assertThat(events.started().count()).isEqualTo(AdapterRule.values().length);
+        assertThat(KitRun.failed(events))
+                .as("rules failed by the reference adapter")
+                .isEmpty();
+    }
+
+    @Test
+    @DisplayName("A1 catches an adapter that runs the work without the inbox")
+    void a1() {
+        assertThat(KitRun.failedRules(NoDedup.class, "A1")).contains("A1");
+    }
+
+    @Test
+    @DisplayName("A2 catches an adapter that acknowledges a message whose work threw")
+    void a2() {
+        assertThat(KitRun.failedRules(AcksFailedWork.class, "A2")).contains("A2");
+    }
+
+    @Test
+    @DisplayName("A3 catches an adapter that acknowledges a message whose work threw an Error")
+    void a3() {
+        assertThat(KitRun.failedRules(AcksErrors.class, "A3")).contains("A3");
+    }
+
+    @Test
+    @DisplayName("A4 catches an adapter that applies a message without a usable key")
+    void a4() {
+        assertThat(KitRun.failedRules(AppliesKeyless.class, "A4")).contains("A4");
+    }
+
+    @Test
+    @DisplayName("A5 catches an adapter that acknowledges a message the store could not claim")
+    void a5() {
+        assertThat(KitRun.failedRules(AcksStoreFailures.class, "A5")).contains("A5");
+    }
+
+    @Test
+    @DisplayName("A6 catches an adapter that requeues a message whose completion failed after the work")
+    void a6() {
+        assertThat(KitRun.failedRules(RequeuesFailedCompletions.class, "A6")).contains("A6");
+    }
+
+    @Test
+    @DisplayName("A7 catches an adapter that acknowledges before it completes the claim")
+    void a7() {
+        assertThat(KitRun.failedRules(AcksBeforeCompleting.class, "A7")).contains("A7");
+    }
+
+    @Test
+    @DisplayName("A8 catches an adapter that acknowledges a BUSY message")
+    void a8() {
+        assertThat(KitRun.failedRules(AcksBusy.class, "A8")).contains("A8");
+    }
+
+    @Test
+    @DisplayName("A9 catches an adapter whose stop cuts the connection with a message in hand")
+    void a9() {
+        assertThat(KitRun.failedRules(StopsAbruptly.class, "A9")).contains("A9");
+    }
+
+    /** Every adapter rule has a test named "<id> catches …" here, and a test in the contract. */
+    @Test
+    void everyAdapterRuleHasATestAndASelfTestThatCatchesABrokenAdapter() {
+        Set<AdapterRule> caught = EnumSet.noneOf(AdapterRule.class);
+        for (Method method : AdapterKitSelfTest.class.getDeclaredMethods()) {
+            DisplayName name = method.getAnnotation(DisplayName.class);
+            if (method.isAnnotationPresent(Test.class)
+                    && name != null
+                    && name.value().contains(" catches ")) {
+                caught.add(AdapterRule.valueOf(name.value().split(" ")[0]));
+            }
+        }
+        assertThat(caught)
+                .as("adapter rules with a self-test named '<id> catches …'")
+                .isEqualTo(EnumSet.allOf(AdapterRule.class));
+        Set<String> tested = new TreeSet<>();
+        for (Method method : AdapterContract.class.getDeclaredMethods()) {
+            DisplayName name = method.getAnnotation(DisplayName.class);
+            if (method.isAnnotationPresent(Test.class) && name != null) {
+                tested.add(AdapterRule.valueOf(name.value().split(" ")[0]).name());
+            }
+        }
+        Set<String> all = new TreeSet<>();
+        for (AdapterRule rule : AdapterRule.values()) {
+            all.add(rule.name());
+        }
+        assertThat(tested).as("adapter rules with a test in AdapterContract").isEqualTo(all);
+    }
+
+    @Test
+    void readme_listsEveryAdapterRuleWithItsSentence() throws IOException {
+        String readme = Files.readString(Path.of("README.md"));
+        for (AdapterRule rule : AdapterRule.values()) {
+            assertThat(readme)
+                    .as("README entry of %s", rule)
+                    .contains("| " + rule.name() + " | " + rule.sentence() + " |");
+        }
+    }
+}

@@ -1,0 +1,280 @@
+package dev.inbox.tck;
+
+import com.rabbitmq.client.AMQP;
+import com.rabbitmq.client.Channel;
+import com.rabbitmq.client.Connection;
+import com.rabbitmq.client.ConnectionFactory;
+import com.rabbitmq.client.DefaultConsumer;
+import com.rabbitmq.client.Envelope;
+import dev.inbox.Claim;
+import dev.inbox.CompletionFailedException;
+import dev.inbox.HandleOutcome;
+import dev.inbox.Inbox;
+import dev.inbox.InboxKey;
+import dev.inbox.InboxStoreException;
+import dev.inbox.tck.adapter.AdapterHarness;
+import dev.inbox.tck.adapter.AdapterKit;
+import dev.inbox.testing.TestServers;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The adapter kit's reference adapter: the simplest correct manual-ack consumer on the real
+ * RabbitMQ, following the outcome table, and the ways to break it one at a time ({@link Breakage})
+ * for the kit's self-tests. Lease mode, on the {@link ReferenceStore}.
+ */
+final class ReferenceRabbitHarness implements AdapterHarness {
+
+    /** One thing the reference adapter gets wrong, or nothing. */
+    enum Breakage {
+        NONE,
+        /** Runs the work without the inbox. */
+        NO_DEDUP,
+        /** Acknowledges a message whose work threw an Exception. */
+        ACK_FAILED_WORK,
+        /** Acknowledges a message whose work threw an Error. */
+        ACK_ERROR,
+        /** Applies a message without a usable key under a random key. */
+        APPLY_KEYLESS,
+        /** Acknowledges a message the store could not claim. */
+        ACK_STORE_FAILURE,
+        /** Requeues a message whose completion failed after the work ran. */
+        REQUEUE_FAILED_COMPLETION,
+        /** Acknowledges before completing the claim. */
+        ACK_BEFORE_COMPLETE,
+        /** Acknowledges a BUSY message. */
+        ACK_BUSY,
+        /** Stops by cutting the connection, the message in hand unacknowledged. */
+        STOP_ABRUPTLY
+    }
+
+    private final AdapterKit kit;
+    private final Breakage breakage;
+    private final ReferenceStore store = new ReferenceStore(Duration.ofMinutes(1), new HashMap<>());
+    private final Inbox inbox;
+    private final ScheduledExecutorService later = Executors.newSingleThreadScheduledExecutor();
+    private final ConnectionFactory factory = new ConnectionFactory();
+    private final Connection admin;
+    private final Channel publisher;
+    private final String queue = "inbox-adapter-kit-" + UUID.randomUUID();
+
+    ReferenceRabbitHarness(AdapterKit kit, Breakage breakage) throws Exception {
+        this.kit = kit;
+        this.breakage = breakage;
+        this.inbox = Inbox.builder(kit.store(store))
+                .consumer(kit.consumer())
+                .lease(kit.lease())
+                .build();
+        factory.setUri(TestServers.rabbitmq());
+        admin = factory.newConnection("adapter-kit-admin");
+        publisher = admin.createChannel();
+        publisher.queueDeclare(queue + "-dead", false, false, false, null);
+        publisher.queueDeclare(
+                queue,
+                false,
+                false,
+                false,
+                Map.of("x-dead-letter-exchange", "", "x-dead-letter-routing-key", queue + "-dead"));
+        publisher.confirmSelect();
+        Channel dead = admin.createChannel();
+        dead.basicConsume(queue + "-dead", true, new DefaultConsumer(dead) {
+            @Override
+            public void handleDelivery(String tag, Envelope envelope, AMQP.BasicProperties properties, byte[] body) {
+                kit.deadLettered(new String(body, StandardCharsets.UTF_8));
+            }
+        });
+    }
+
+    @Override
+    public Mode mode() {
+        return Mode.LEASE;
+    }
+
+    @Override
+    public void publish(@Nullable String id, String payload) throws Exception {
+        AMQP.BasicProperties properties = new AMQP.BasicProperties.Builder()
+                .headers(id == null ? Map.of() : Map.of(AdapterKit.ID_HEADER, id))
+                .build();
+        publisher.basicPublish("", queue, properties, payload.getBytes(StandardCharsets.UTF_8));
+        publisher.waitForConfirmsOrDie(10_000);
+    }
+
+    @Override
+    public Running start() throws Exception {
+        Connection connection = factory.newConnection("adapter-kit-consumer");
+        Channel channel = connection.createChannel();
+        channel.basicQos(10);
+        ReferenceConsumer consumer = new ReferenceConsumer(channel);
+        String tag = channel.basicConsume(queue, false, consumer);
+        return new Running() {
+            @Override
+            public void stop() throws Exception {
+                if (breakage == Breakage.STOP_ABRUPTLY) {
+                    connection.abort();
+                    return;
+                }
+                consumer.stopping = true;
+                channel.basicCancel(tag);
+                synchronized (consumer) { // handleDelivery holds it while a message is in hand
+                    connection.close(5_000);
+                }
+            }
+
+            @Override
+            public void crash() {
+                Thread cut = new Thread(connection::abort);
+                cut.start();
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+                while (connection.isOpen() && System.nanoTime() < deadline) {
+                    Thread.onSpinWait();
+                }
+            }
+        };
+    }
+
+    @Override
+    public void close() throws Exception {
+        later.shutdownNow();
+        try (Channel cleanup = admin.createChannel()) {
+            cleanup.queueDelete(queue);
+            cleanup.queueDelete(queue + "-dead");
+        }
+        admin.close(5_000);
+    }
+
+    private final class ReferenceConsumer extends DefaultConsumer {
+        volatile boolean stopping;
+
+        ReferenceConsumer(Channel channel) {
+            super(channel);
+        }
+
+        @Override
+        public synchronized void handleDelivery(
+                String tag, Envelope envelope, AMQP.BasicProperties properties, byte[] body) throws IOException {
+            long delivery = envelope.getDeliveryTag();
+            if (stopping) {
+                getChannel().basicReject(delivery, true);
+                return;
+            }
+            String payload = new String(body, StandardCharsets.UTF_8);
+            Object header = properties.getHeaders() == null
+                    ? null
+                    : properties.getHeaders().get(AdapterKit.ID_HEADER);
+            String id;
+            try {
+                id = kit.keyOf(header == null ? null : header.toString(), payload);
+                if (id != null) {
+                    InboxKey.of(kit.consumer(), id);
+                }
+            } catch (RuntimeException invalid) {
+                id = null;
+            }
+            if (id == null) {
+                if (breakage == Breakage.APPLY_KEYLESS) {
+                    id = UUID.randomUUID().toString();
+                } else {
+                    getChannel().basicReject(delivery, false);
+                    return;
+                }
+            }
+            if (breakage == Breakage.NO_DEDUP) {
+                applyAndAck(payload, delivery);
+                return;
+            }
+            if (breakage == Breakage.ACK_BEFORE_COMPLETE) {
+                ackBeforeComplete(id, payload, delivery);
+                return;
+            }
+            HandleOutcome outcome;
+            try {
+                outcome = inbox.handle(id, () -> kit.apply(payload, null)).outcome();
+            } catch (CompletionFailedException e) {
+                if (breakage == Breakage.REQUEUE_FAILED_COMPLETION) {
+                    retryLater(delivery);
+                } else {
+                    getChannel().basicAck(delivery, false);
+                }
+                return;
+            } catch (InboxStoreException e) {
+                if (breakage == Breakage.ACK_STORE_FAILURE) {
+                    getChannel().basicAck(delivery, false);
+                } else {
+                    retryLater(delivery);
+                }
+                return;
+            } catch (Exception e) {
+                if (breakage == Breakage.ACK_FAILED_WORK) {
+                    getChannel().basicAck(delivery, false);
+                } else {
+                    retryLater(delivery);
+                }
+                return;
+            } catch (Error e) {
+                if (breakage == Breakage.ACK_ERROR) {
+                    getChannel().basicAck(delivery, false);
+                } else {
+                    retryLater(delivery); // the reference keeps its channel: requeued like failed work
+                }
+                return;
+            }
+            if (outcome == HandleOutcome.BUSY && breakage != Breakage.ACK_BUSY) {
+                retryLater(delivery);
+            } else {
+                getChannel().basicAck(delivery, false);
+            }
+        }
+
+        private void applyAndAck(String payload, long delivery) throws IOException {
+            try {
+                kit.apply(payload, null);
+                getChannel().basicAck(delivery, false);
+            } catch (Exception e) {
+                retryLater(delivery);
+            }
+        }
+
+        private void ackBeforeComplete(String id, String payload, long delivery) throws IOException {
+            Claim claim = inbox.claim(id);
+            if (!claim.isAcquired()) {
+                if (claim.status() == dev.inbox.spi.ClaimStatus.BUSY) {
+                    retryLater(delivery);
+                } else {
+                    getChannel().basicAck(delivery, false);
+                }
+                return;
+            }
+            try {
+                kit.apply(payload, null);
+            } catch (Exception e) {
+                claim.release();
+                retryLater(delivery);
+                return;
+            }
+            getChannel().basicAck(delivery, false); // throws when the channel is gone: never completed
+            claim.complete();
+        }
+
+        private void retryLater(long delivery) {
+            Channel channel = getChannel();
+            later.schedule(
+                    () -> {
+                        try {
+                            channel.basicNack(delivery, false, true);
+                        } catch (IOException | RuntimeException gone) {
+                            // the broker requeues what a closed channel left unacknowledged
+                        }
+                    },
+                    kit.backoff().toMillis(),
+                    TimeUnit.MILLISECONDS);
+        }
+    }
+}
