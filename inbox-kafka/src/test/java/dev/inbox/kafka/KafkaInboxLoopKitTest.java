@@ -3,8 +3,12 @@ package dev.inbox.kafka;
 import dev.inbox.tck.adapter.AdapterContract;
 import dev.inbox.tck.adapter.AdapterHarness;
 import dev.inbox.tck.adapter.AdapterKit;
+import org.junit.jupiter.api.Tag;
 
 /** The adapter kit on {@link KafkaInboxLoop} in lease mode, through the real broker. */
+// About 100 s on Kafka, 40 s on RabbitMQ: the default build runs the kit on InboxConsumer (lease
+// mode) and in the kit's own self-tests; CI (-Pcontainers) and -Pextended run this one too.
+@Tag("extended")
 class KafkaInboxLoopKitTest extends AdapterContract {
 
     @Override

@@ -88,6 +88,36 @@ class KafkaInboxLoopTest {
     }
 
     @Test
+    void anErrorMidPoll_caughtByTheCaller_losesNothing() throws Exception {
+        for (int i = 1; i <= 10; i++) {
+            Kafka.sendEvent(producer, topic, 0, "e" + i);
+        }
+        AtomicInteger sixth = new AtomicInteger();
+        KafkaInboxLoop<String, String> loop = loop(record -> {
+                    if (record.value().contains("\"e6\"") && sixth.getAndIncrement() == 0) {
+                        throw new AssertionError("the handler fails once, with an Error");
+                    }
+                    apply(record);
+                })
+                .build();
+        loop.subscribe(List.of(topic));
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        int errors = 0;
+        while (applied.size() < 10 && System.nanoTime() < deadline) {
+            try {
+                loop.pollOnce(Duration.ofMillis(100));
+            } catch (AssertionError e) {
+                errors++; // a long-running loop catches it and keeps polling
+            }
+        }
+        assertThat(errors).isEqualTo(1);
+        for (int i = 1; i <= 10; i++) {
+            assertThat(applications("e" + i)).as("e%s applied", i).isEqualTo(1);
+        }
+        pollUntil(loop, () -> committed() == 10);
+    }
+
+    @Test
     void aDuplicateIsSkippedAndItsOffsetCommitted() throws Exception {
         Kafka.sendEvent(producer, topic, 0, "a");
         Kafka.sendEvent(producer, topic, 0, "b");

@@ -166,19 +166,28 @@ final class KafkaLoopHarness implements AdapterHarness {
             thread.join(TimeUnit.SECONDS.toMillis(60));
         }
 
+        /**
+         * From the handler (the consumer's own thread, between two calls into the consumer): the
+         * consumer is closed at once, its revocation callback skipped, so nothing more is committed —
+         * the loop's next call into it fails. From another thread: woken, and closed the same way.
+         */
         @Override
         public void crash() {
             crashed = true;
             KafkaConsumer<String, String> consumer = current;
+            if (Thread.currentThread() == thread) {
+                if (consumer != null) {
+                    consumer.close();
+                }
+                return;
+            }
             if (consumer != null) {
                 consumer.wakeup();
             }
-            if (Thread.currentThread() != thread) {
-                try {
-                    thread.join(TimeUnit.SECONDS.toMillis(60));
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
+            try {
+                thread.join(TimeUnit.SECONDS.toMillis(60));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
             }
         }
     }

@@ -9,8 +9,12 @@ import dev.inbox.testing.TestServers;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 
 /** The adapter kit on {@link KafkaInboxLoop} in transactional mode, through the real broker into PostgreSQL. */
+// About 100 s on Kafka, 40 s on RabbitMQ: the default build runs the kit on InboxConsumer (lease
+// mode) and in the kit's own self-tests; CI (-Pcontainers) and -Pextended run this one too.
+@Tag("extended")
 class KafkaTransactionalLoopKitTest extends AdapterContract {
 
     private static HikariDataSource pool;

@@ -254,7 +254,9 @@ public abstract class AdapterContract {
         awaitApplied("b");
         start();
         awaitApplied("a", "b", "c", "d");
-        await(payload("b") + " delivered again after the crash", () -> kit.deliveries(payload("b")) > 1);
+        // Usually b is delivered again (its acknowledgement never happened); a harness whose crash
+        // takes effect only after the acknowledgement left nothing to redeliver, which is no fault
+        // of the adapter: the rule is the count.
         quiet();
         assertAppliedOnce("a", "b", "c", "d");
     }
