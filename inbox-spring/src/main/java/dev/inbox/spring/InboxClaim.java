@@ -4,7 +4,11 @@ import dev.inbox.Claim;
 import dev.inbox.InboxStoreException;
 import dev.inbox.spi.ClaimResult;
 import dev.inbox.spi.ClaimStatus;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
+import org.springframework.transaction.support.TransactionSynchronization;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
 
 /**
  * One delivery's claim from {@link SpringInbox#claim(String)}: either a lease-mode {@link Claim},
@@ -15,6 +19,8 @@ import org.jspecify.annotations.Nullable;
  * usually calls {@link SpringInbox#handle} instead.
  */
 public final class InboxClaim {
+
+    private static final Log log = LogFactory.getLog(InboxClaim.class);
 
     private final String id;
     private final ClaimResult result;
@@ -87,6 +93,78 @@ public final class InboxClaim {
     public boolean release() {
         requireAcquired("release");
         return lease == null || lease.release();
+    }
+
+    /**
+     * Ends this acquired claim after its work succeeded, as a listener adapter must, and never
+     * throws: a transactional claim is left to its transaction; a lease-mode claim is completed now
+     * or — inside a Spring transaction that it did not join (a Kafka or RabbitMQ transaction manager's,
+     * one on another data source) — after that transaction commits, and released if it rolls back,
+     * so a commit that fails after the work never leaves the event COMPLETED without its effects. A
+     * completion that fails is logged: the work ran, so the message is acknowledged all the same,
+     * and the lease bounds the window in which a redelivery applies it again.
+     *
+     * @throws IllegalStateException if the claim was not {@code ACQUIRED}
+     */
+    public void completeAfterWork() {
+        requireAcquired("complete");
+        Claim held = lease;
+        if (held == null) {
+            return;
+        }
+        if (!TransactionSynchronizationManager.isSynchronizationActive()) {
+            completeLogged(held);
+            return;
+        }
+        TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
+            @Override
+            public void afterCompletion(int status) {
+                if (status == STATUS_COMMITTED) {
+                    completeLogged(held);
+                } else {
+                    releaseLogged(held, null);
+                }
+            }
+        });
+    }
+
+    /**
+     * Releases this acquired claim after its work failed, and never throws: a transactional claim
+     * is left to its transaction's rollback; a failure to release a lease-mode claim is logged and
+     * added to {@code cause} (the lease then ends by itself).
+     *
+     * @throws IllegalStateException if the claim was not {@code ACQUIRED}
+     */
+    public void releaseAfterFailure(@Nullable Throwable cause) {
+        requireAcquired("release");
+        if (lease != null) {
+            releaseLogged(lease, cause);
+        }
+    }
+
+    private static void completeLogged(Claim held) {
+        try {
+            if (!held.complete()) {
+                log.warn("the listener of " + held.id() + " finished after its lease had ended and another delivery"
+                        + " took the event over: it may be applied twice; lengthen the lease");
+            }
+        } catch (InboxStoreException e) {
+            log.error(
+                    "the listener of " + held.id() + " ran, but its completion could not be recorded; a redelivery"
+                            + " after the lease ends applies it again",
+                    e);
+        }
+    }
+
+    private static void releaseLogged(Claim held, @Nullable Throwable cause) {
+        try {
+            held.release();
+        } catch (RuntimeException e) {
+            if (cause != null) {
+                cause.addSuppressed(e);
+            }
+            log.warn("could not release the claim of " + held.id() + "; its lease ends by itself", e);
+        }
     }
 
     private void requireAcquired(String operation) {

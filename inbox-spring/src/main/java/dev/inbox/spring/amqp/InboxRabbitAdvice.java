@@ -5,6 +5,7 @@ import static dev.inbox.spi.InboxArguments.requirePositive;
 
 import com.rabbitmq.client.Delivery;
 import com.rabbitmq.client.Envelope;
+import dev.inbox.InboxKey;
 import dev.inbox.rabbitmq.MessageKeys;
 import dev.inbox.spring.InboxBusyException;
 import dev.inbox.spring.InboxClaim;
@@ -17,6 +18,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;
+import org.springframework.amqp.AmqpRejectAndDontRequeueException;
 import org.springframework.amqp.ImmediateRequeueAmqpException;
 import org.springframework.amqp.core.Message;
 import org.springframework.amqp.core.MessageProperties;
@@ -41,8 +43,20 @@ import org.springframework.amqp.rabbit.support.MessagePropertiesConverter;
  *   <li>{@code BUSY}: another delivery holds the event. After the busy back-off the message is
  *       requeued ({@link ImmediateRequeueAmqpException}, which neither a retry advice nor {@code
  *       defaultRequeueRejected=false} turns into a dead letter): it is never dropped.
- *   <li>no dedup key: {@link IllegalStateException}, handled like a failing listener.
+ *   <li>no dedup key (none found, the key function threw, an invalid key): {@link
+ *       AmqpRejectAndDontRequeueException}, so the container rejects it without requeue, to the
+ *       queue's dead-letter exchange — give the queue one, or such a message is dropped by the broker.
+ *   <li>the listener ran but its completion could not be recorded: logged, and the message
+ *       acknowledged (a requeue would apply it again once the lease ends).
  * </ul>
+ *
+ * <p>Under a container transaction that the claim does not join (a {@code RabbitTransactionManager},
+ * a transacted channel, a transaction manager of another data source), the claim is completed
+ * after that transaction commits and released if it rolls back ({@link
+ * InboxClaim#completeAfterWork()}).
+ *
+ * <p>Acknowledge mode {@code MANUAL} is not supported: the listener acknowledges, so the advice
+ * cannot hold a message back; the Spring Boot starter refuses such a factory at startup.
  *
  * <p><b>Order in the advice chain.</b> Put this advice <em>first</em>, outside a retry advice: one
  * claim then covers all of the retry's attempts, and a message the retry finally rejects to a
@@ -131,7 +145,11 @@ public final class InboxRabbitAdvice implements MethodInterceptor {
                 return null;
             case BUSY:
                 counts.recordBusy();
-                Thread.sleep(busyBackoff.toMillis());
+                try {
+                    Thread.sleep(busyBackoff.toMillis());
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt(); // the container is stopping: requeued all the same
+                }
                 throw new ImmediateRequeueAmqpException(
                         "requeued after " + busyBackoff.toMillis() + " ms", new InboxBusyException(id));
             default:
@@ -141,15 +159,11 @@ public final class InboxRabbitAdvice implements MethodInterceptor {
         try {
             result = invocation.proceed();
         } catch (Throwable failure) {
-            try {
-                claim.release();
-            } catch (RuntimeException e) {
-                failure.addSuppressed(e); // the lease ends by itself
-            }
+            claim.releaseAfterFailure(failure);
             throw failure;
         }
         counts.recordProcessed();
-        claim.complete();
+        claim.completeAfterWork();
         return result;
     }
 
@@ -164,11 +178,23 @@ public final class InboxRabbitAdvice implements MethodInterceptor {
                 envelope,
                 PROPERTIES.fromMessageProperties(properties, StandardCharsets.UTF_8.name()),
                 message.getBody());
-        String id = keys.keyOf(delivery);
+        String where = "message " + properties.getMessageId() + " from queue " + properties.getConsumerQueue();
+        String id;
+        try {
+            id = keys.keyOf(delivery);
+            if (id != null) {
+                InboxKey.of(inbox.inbox().consumer(), id);
+            }
+        } catch (RuntimeException e) {
+            throw new AmqpRejectAndDontRequeueException(
+                    where + " has no valid dedup key (" + e.getMessage() + "): rejected to the queue's dead-letter"
+                            + " exchange",
+                    e);
+        }
         if (id == null) {
-            throw new IllegalStateException("message " + properties.getMessageId() + " from queue "
-                    + properties.getConsumerQueue() + " has no dedup key: it carries none of what the configured"
-                    + " MessageKeys read");
+            throw new AmqpRejectAndDontRequeueException(where + " has no dedup key: it carries none of what the"
+                    + " configured MessageKeys read; rejected to the queue's dead-letter exchange (set"
+                    + " inbox.rabbit.key-header, or MessageKeys, to where your producer puts its id)");
         }
         return id;
     }

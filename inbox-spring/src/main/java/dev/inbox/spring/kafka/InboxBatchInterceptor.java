@@ -137,7 +137,7 @@ public final class InboxBatchInterceptor<K, V> implements BatchInterceptor<K, V>
                 if (beforeFailed) {
                     completed(claim); // the error handler commits the records before the failed one
                 } else {
-                    ClaimEnds.release(claim, exception);
+                    claim.releaseAfterFailure(exception);
                 }
             }
         }
@@ -160,7 +160,7 @@ public final class InboxBatchInterceptor<K, V> implements BatchInterceptor<K, V>
 
     private void completed(InboxClaim claim) {
         counts.recordProcessed();
-        ClaimEnds.complete(claim);
+        claim.completeAfterWork();
     }
 
     private @Nullable Map<ConsumerRecord<K, V>, InboxClaim> take() {
@@ -171,7 +171,7 @@ public final class InboxBatchInterceptor<K, V> implements BatchInterceptor<K, V>
 
     private static void releaseAll(@Nullable Map<?, InboxClaim> held, @Nullable Throwable cause) {
         if (held != null) {
-            held.values().forEach(claim -> ClaimEnds.release(claim, cause));
+            held.values().forEach(claim -> claim.releaseAfterFailure(cause));
         }
     }
 

@@ -87,7 +87,7 @@ public final class InboxRecordInterceptor<K, V> implements RecordInterceptor<K, 
         InboxClaim claim = take();
         if (claim != null) {
             counts.recordProcessed();
-            ClaimEnds.complete(claim);
+            claim.completeAfterWork();
         }
     }
 
@@ -95,7 +95,7 @@ public final class InboxRecordInterceptor<K, V> implements RecordInterceptor<K, 
     public void failure(ConsumerRecord<K, V> record, Exception exception, Consumer<K, V> consumer) {
         InboxClaim claim = take();
         if (claim != null) {
-            ClaimEnds.release(claim, exception);
+            claim.releaseAfterFailure(exception);
         }
     }
 
@@ -118,7 +118,7 @@ public final class InboxRecordInterceptor<K, V> implements RecordInterceptor<K, 
     private void abandonLeftover() {
         InboxClaim claim = take();
         if (claim != null) {
-            ClaimEnds.release(claim, null);
+            claim.releaseAfterFailure(null);
         }
     }
 

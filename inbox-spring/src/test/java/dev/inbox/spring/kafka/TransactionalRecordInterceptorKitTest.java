@@ -1,0 +1,28 @@
+package dev.inbox.spring.kafka;
+
+import dev.inbox.spring.Database;
+import dev.inbox.tck.adapter.AdapterContract;
+import dev.inbox.tck.adapter.AdapterHarness;
+import dev.inbox.tck.adapter.AdapterKit;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * The adapter kit on {@link InboxRecordInterceptor} in Spring Kafka's container with a
+ * {@code DataSourceTransactionManager} that the claim joins, into PostgreSQL.
+ */
+class TransactionalRecordInterceptorKitTest extends AdapterContract {
+
+    @RegisterExtension
+    static final Database db = new Database();
+
+    @Override
+    protected DataSource ledgerDataSource() {
+        return db.pool;
+    }
+
+    @Override
+    protected AdapterHarness createHarness(AdapterKit kit) {
+        return new SpringKafkaHarness(kit, db);
+    }
+}
