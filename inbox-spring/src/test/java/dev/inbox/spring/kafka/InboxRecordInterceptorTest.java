@@ -15,6 +15,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.kafka.listener.KafkaMessageListenerContainer;
+import org.springframework.transaction.support.TransactionSynchronization;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
 
 /**
  * The interceptor in Spring Kafka's own listener container, against the real broker: each pitfall
@@ -163,5 +165,47 @@ class InboxRecordInterceptorTest {
                 .isEqualTo(3);
         assertThat(interceptor.counts().duplicates()).isEqualTo(3);
         assertThat(seen).containsExactly("1 in the transaction, 0 committed");
+    }
+
+    /**
+     * A container transaction the claim does not join (a lease-only inbox under a
+     * DataSourceTransactionManager; a KafkaTransactionManager is the same case): Spring Kafka calls
+     * {@code success()} inside the transaction, before its commit. The claim is completed only after
+     * the commit; when the commit fails the claim is released, and the redelivery applies the event.
+     */
+    @Test
+    void aTransactionTheClaimDidNotJoin_completesAfterTheCommit_andAFailedCommitLosesNothing() throws Exception {
+        String run = Database.run();
+        SpringInbox inbox = Database.memoryInbox();
+        InboxRecordInterceptor<String, String> interceptor =
+                new InboxRecordInterceptor<>(inbox, RecordKeys.cloudEvents());
+        AtomicInteger commits = new AtomicInteger();
+        try (SpringKafka kafka = new SpringKafka()) {
+            KafkaMessageListenerContainer<String, String> container = kafka.container(r -> {
+                db.apply(run, r.value());
+                if (r.value().equals("c2") && commits.incrementAndGet() == 1) {
+                    TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
+                        @Override
+                        public void beforeCommit(boolean readOnly) {
+                            throw new IllegalStateException("the commit fails after the listener returned");
+                        }
+                    });
+                }
+            });
+            container.getContainerProperties().setTransactionManager(db.transactions);
+            InboxKafka.configure(container, interceptor, BUSY_BACKOFF);
+            kafka.send("c1", "c2", "c3");
+            container.start();
+            try {
+                await("every offset committed", 60, () -> kafka.committed() == 3);
+            } finally {
+                container.stop();
+            }
+        }
+        assertThat(db.applications(run))
+                .as("each event's write committed once: c2's first commit failed, its claim was released")
+                .containsOnlyKeys("c1", "c2", "c3")
+                .allSatisfy((event, times) -> assertThat(times).as(event).isEqualTo(1L));
+        assertThat(commits).hasValue(2);
     }
 }
