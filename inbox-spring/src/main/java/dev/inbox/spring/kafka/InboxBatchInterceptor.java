@@ -69,12 +69,7 @@ public final class InboxBatchInterceptor<K, V> implements BatchInterceptor<K, V>
         List<ConsumerRecord<K, V>> all = new ArrayList<>(records.count());
         List<String> ids = new ArrayList<>(records.count());
         for (ConsumerRecord<K, V> record : records) {
-            String id = keys.keyOf(record);
-            if (id == null) {
-                throw new IllegalStateException(
-                        "record " + record.topic() + "-" + record.partition() + "@" + record.offset()
-                                + " has no dedup key: it carries none of what the configured RecordKeys read");
-            }
+            String id = MissingKeyException.keyOf(keys, record, inbox.inbox().consumer());
             all.add(record);
             ids.add(id);
         }

@@ -12,12 +12,15 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.kafka.config.ContainerCustomizer;
 import org.springframework.kafka.listener.AbstractMessageListenerContainer;
 import org.springframework.kafka.listener.BatchInterceptor;
+import org.springframework.kafka.listener.CommonContainerStoppingErrorHandler;
+import org.springframework.kafka.listener.CommonDelegatingErrorHandler;
 import org.springframework.kafka.listener.CommonErrorHandler;
 import org.springframework.kafka.listener.CompositeBatchInterceptor;
 import org.springframework.kafka.listener.CompositeRecordInterceptor;
 import org.springframework.kafka.listener.DefaultErrorHandler;
 import org.springframework.kafka.listener.FailedRecordProcessor;
 import org.springframework.kafka.listener.RecordInterceptor;
+import org.springframework.kafka.listener.adapter.AsyncRepliesAware;
 import org.springframework.util.backoff.BackOff;
 import org.springframework.util.backoff.FixedBackOff;
 
@@ -117,29 +120,73 @@ public final class InboxKafka {
     }
 
     private static void configureFailures(AbstractMessageListenerContainer<?, ?> container, Duration busyBackoff) {
+        refuseAsyncListener(container);
         container.setInterceptBeforeTx(false);
         if (container.getContainerProperties().getTransactionManager() == null) {
             CommonErrorHandler handler = container.getCommonErrorHandler();
             if (handler == null) {
                 container.setCommonErrorHandler(errorHandler(busyBackoff));
             } else if (handler instanceof FailedRecordProcessor processor) {
-                processor.setBackOffFunction(backOffFunction(busyBackoff));
+                adapt(processor, busyBackoff);
+            } else if (handler instanceof CommonDelegatingErrorHandler delegating) {
+                DefaultErrorHandler inbox = new DefaultErrorHandler();
+                adapt(inbox, busyBackoff);
+                delegating.setCauseChainTraversing(true);
+                delegating.addDelegate(InboxBusyException.class, inbox);
+                delegating.addDelegate(InboxStoreException.class, inbox);
+            } else if (!(handler instanceof CommonContainerStoppingErrorHandler)) {
+                throw new IllegalStateException("listener container " + container.getListenerId() + " has the error"
+                        + " handler " + handler.getClass().getName() + ", which the inbox cannot make safe: it may"
+                        + " commit past a record whose event another delivery holds (BUSY) and may still fail. Use a"
+                        + " DefaultErrorHandler (the inbox sets its back-off function), a CommonDelegatingErrorHandler"
+                        + " (the inbox adds delegates for its own failures), a CommonContainerStoppingErrorHandler,"
+                        + " or none (the inbox installs InboxKafka.errorHandler)");
             }
         } else if (container.getAfterRollbackProcessor() instanceof FailedRecordProcessor processor) {
-            processor.setBackOffFunction(backOffFunction(busyBackoff));
+            adapt(processor, busyBackoff);
+        }
+    }
+
+    private static void adapt(FailedRecordProcessor processor, Duration busyBackoff) {
+        processor.setBackOffFunction(backOffFunction(busyBackoff));
+        processor.addNotRetryableExceptions(MissingKeyException.class);
+    }
+
+    /**
+     * Spring Kafka acknowledges an async listener's record (one returning a {@code CompletableFuture},
+     * a {@code Mono} or a Kotlin {@code suspend} result) when its result completes, but calls the
+     * interceptor's {@code success} when the method returns: the claim would be completed before the
+     * work is done, and a result that then fails would leave the event COMPLETED without its effect.
+     */
+    private static void refuseAsyncListener(AbstractMessageListenerContainer<?, ?> container) {
+        Object listener = container.getContainerProperties().getMessageListener();
+        if (listener instanceof AsyncRepliesAware async && async.isAsyncReplies()) {
+            throw new IllegalStateException("listener " + container.getListenerId() + " returns an asynchronous result"
+                    + " (CompletableFuture, Mono or a suspend function): the inbox would record its event as applied"
+                    + " when the method returns, before the result completes. Make the listener method return"
+                    + " void (do the work before it returns), or leave it out of the inbox (inbox.kafka.listener-ids)"
+                    + " and call SpringInbox.handle inside its asynchronous work");
         }
     }
 
     /**
-     * A {@link DefaultErrorHandler} with Spring Kafka's defaults (ten attempts, then log and
-     * commit past the record) for failing listeners, and with {@link #backOffFunction(Duration)}.
+     * The error handler {@link #configure} installs in a container that has none: Spring Kafka's
+     * {@link DefaultErrorHandler} (ten attempts, then log and commit past the record) for failing
+     * listeners, with {@link #backOffFunction(Duration)} for the inbox's own failures; and for a
+     * record without a dedup key ({@link MissingKeyException}) a {@link
+     * CommonContainerStoppingErrorHandler}: the container stops with the record's headers in the
+     * log, rather than skip it — set a key header, or give the container an error handler whose
+     * recoverer publishes such records to a dead-letter topic.
      *
      * @throws IllegalArgumentException if {@code busyBackoff} is null or not positive
      */
-    public static DefaultErrorHandler errorHandler(Duration busyBackoff) {
+    public static CommonErrorHandler errorHandler(Duration busyBackoff) {
         DefaultErrorHandler handler = new DefaultErrorHandler();
-        handler.setBackOffFunction(backOffFunction(busyBackoff));
-        return handler;
+        adapt(handler, busyBackoff);
+        CommonDelegatingErrorHandler delegating = new CommonDelegatingErrorHandler(handler);
+        delegating.setCauseChainTraversing(true);
+        delegating.addDelegate(MissingKeyException.class, new CommonContainerStoppingErrorHandler());
+        return delegating;
     }
 
     /**

@@ -28,8 +28,9 @@ import org.springframework.kafka.listener.RecordInterceptor;
  *   <li>{@code BUSY}: another delivery holds the event. {@link InboxBusyException} is thrown; the
  *       error handler of {@link InboxKafka#errorHandler} seeks back and redelivers the record after
  *       the busy back-off, as many times as it takes — a BUSY record is never skipped.
- *   <li>no dedup key: {@link IllegalStateException}, handled by the error handler like a failing
- *       listener.
+ *   <li>no valid dedup key: {@link MissingKeyException}, which the error handler does not retry:
+ *       its recoverer (your dead-letter publisher) takes the record, or — the error handler {@link
+ *       InboxKafka} installs when you have none — the container stops, naming the record's headers.
  * </ul>
  *
  * <p><b>Transactional mode.</b> When the container's transaction manager is a {@code
@@ -63,11 +64,7 @@ public final class InboxRecordInterceptor<K, V> implements RecordInterceptor<K, 
     @Override
     public @Nullable ConsumerRecord<K, V> intercept(ConsumerRecord<K, V> record, Consumer<K, V> consumer) {
         abandonLeftover(); // a claim of a record whose callbacks never came: never held across records
-        String id = keys.keyOf(record);
-        if (id == null) {
-            throw new IllegalStateException("record " + record.topic() + "-" + record.partition() + "@"
-                    + record.offset() + " has no dedup key: it carries none of what the configured RecordKeys read");
-        }
+        String id = MissingKeyException.keyOf(keys, record, inbox.inbox().consumer());
         InboxClaim claim = inbox.claim(id);
         switch (claim.status()) {
             case ACQUIRED:
