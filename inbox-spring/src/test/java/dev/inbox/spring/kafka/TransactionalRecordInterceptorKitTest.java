@@ -5,12 +5,16 @@ import dev.inbox.tck.adapter.AdapterContract;
 import dev.inbox.tck.adapter.AdapterHarness;
 import dev.inbox.tck.adapter.AdapterKit;
 import javax.sql.DataSource;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The adapter kit on {@link InboxRecordInterceptor} in Spring Kafka's container with a
  * {@code DataSourceTransactionManager} that the claim joins, into PostgreSQL.
  */
+// About 50 s: the default build runs the kit on InboxConsumer and in the kit's own self-tests;
+// CI (-Pcontainers) and -Pextended run this one too.
+@Tag("extended")
 class TransactionalRecordInterceptorKitTest extends AdapterContract {
 
     @RegisterExtension

@@ -1,0 +1,18 @@
+package dev.inbox.spring.amqp;
+
+import dev.inbox.tck.adapter.AdapterContract;
+import dev.inbox.tck.adapter.AdapterHarness;
+import dev.inbox.tck.adapter.AdapterKit;
+import org.junit.jupiter.api.Tag;
+
+/** The adapter kit on {@link InboxRabbitAdvice} in Spring AMQP's container, lease mode, acknowledge mode AUTO. */
+// About 50 s: the default build runs the kit on InboxConsumer and in the kit's own self-tests;
+// CI (-Pcontainers) and -Pextended run this one too.
+@Tag("extended")
+class InboxRabbitAdviceKitTest extends AdapterContract {
+
+    @Override
+    protected AdapterHarness createHarness(AdapterKit kit) {
+        return new SpringRabbitHarness(kit, null);
+    }
+}

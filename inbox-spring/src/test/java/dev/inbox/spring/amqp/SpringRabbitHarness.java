@@ -1,0 +1,199 @@
+package dev.inbox.spring.amqp;
+
+import dev.inbox.Inbox;
+import dev.inbox.caffeine.CaffeineInboxStore;
+import dev.inbox.spring.Database;
+import dev.inbox.spring.SpringInbox;
+import dev.inbox.tck.adapter.AdapterHarness;
+import dev.inbox.tck.adapter.AdapterKit;
+import dev.inbox.testing.TestServers;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
+import org.springframework.amqp.core.Message;
+import org.springframework.amqp.core.MessageProperties;
+import org.springframework.amqp.core.Queue;
+import org.springframework.amqp.rabbit.connection.CachingConnectionFactory;
+import org.springframework.amqp.rabbit.core.RabbitAdmin;
+import org.springframework.amqp.rabbit.core.RabbitTemplate;
+import org.springframework.amqp.rabbit.listener.SimpleMessageListenerContainer;
+import org.springframework.jdbc.datasource.DataSourceUtils;
+
+/**
+ * {@link InboxRabbitAdvice} under the adapter kit: Spring AMQP's own container (acknowledge mode
+ * AUTO) on a queue of its own of the real RabbitMQ, with a dead-letter queue the harness reads; one
+ * connection factory per consumer, and a new container when Spring AMQP stopped one on its own. In
+ * transactional mode the container runs each message in a {@code DataSourceTransactionManager}
+ * transaction that the claim joins.
+ */
+final class SpringRabbitHarness implements AdapterHarness {
+
+    private final AdapterKit kit;
+    private final @Nullable Database db;
+    private final @Nullable CaffeineInboxStore caffeine;
+    private final SpringInbox inbox;
+    private final CachingConnectionFactory adminConnections;
+    private final RabbitAdmin admin;
+    private final RabbitTemplate template;
+    private final SimpleMessageListenerContainer deadLetters;
+    private final String queue = "inbox-spring-kit-" + UUID.randomUUID();
+
+    /** Lease mode on the in-memory store, or ({@code db} given) transactional mode on its PostgreSQL. */
+    SpringRabbitHarness(AdapterKit kit, @Nullable Database db) {
+        this.kit = kit;
+        this.db = db;
+        if (db == null) {
+            caffeine = CaffeineInboxStore.builder().build();
+            inbox = SpringInbox.leaseOnly(Inbox.builder(kit.store(caffeine))
+                    .consumer(kit.consumer())
+                    .lease(kit.lease())
+                    .build());
+        } else {
+            caffeine = null;
+            inbox = SpringInbox.joining(
+                    Inbox.builder(kit.store(db.store))
+                            .consumer(kit.consumer())
+                            .lease(kit.lease())
+                            .build(),
+                    db.pool);
+        }
+        adminConnections = new CachingConnectionFactory(URI.create(TestServers.rabbitmq()));
+        admin = new RabbitAdmin(adminConnections);
+        admin.declareQueue(new Queue(queue + "-dead", false, false, false));
+        admin.declareQueue(new Queue(
+                queue,
+                false,
+                false,
+                false,
+                Map.of("x-dead-letter-exchange", "", "x-dead-letter-routing-key", queue + "-dead")));
+        template = new RabbitTemplate(adminConnections);
+        deadLetters = new SimpleMessageListenerContainer(adminConnections);
+        deadLetters.setQueueNames(queue + "-dead");
+        deadLetters.setMessageListener(message -> kit.deadLettered(body(message)));
+        deadLetters.start();
+    }
+
+    private static String body(Message message) {
+        return new String(message.getBody(), StandardCharsets.UTF_8);
+    }
+
+    @Override
+    public Mode mode() {
+        return db == null ? Mode.LEASE : Mode.TRANSACTIONAL;
+    }
+
+    @Override
+    public void publish(@Nullable String id, String payload) {
+        MessageProperties properties = new MessageProperties();
+        if (id != null) {
+            properties.setHeader(AdapterKit.ID_HEADER, id);
+        }
+        template.send("", queue, new Message(payload.getBytes(StandardCharsets.UTF_8), properties));
+    }
+
+    @Override
+    public Running start() {
+        return new Member();
+    }
+
+    @Override
+    public void close() {
+        deadLetters.stop();
+        admin.deleteQueue(queue);
+        admin.deleteQueue(queue + "-dead");
+        adminConnections.destroy();
+        if (caffeine != null) {
+            caffeine.close();
+        }
+    }
+
+    /** One consumer: a container on a connection factory of its own, and a watcher that replaces a stopped one. */
+    private final class Member implements Running {
+        final CachingConnectionFactory connections = new CachingConnectionFactory(URI.create(TestServers.rabbitmq()));
+        final Thread watcher = new Thread(this::watch, "adapter-kit-spring-rabbit-watcher");
+        volatile SimpleMessageListenerContainer container;
+        volatile boolean ended;
+
+        Member() {
+            container = newContainer();
+            container.start();
+            watcher.setDaemon(true);
+            watcher.start();
+        }
+
+        private SimpleMessageListenerContainer newContainer() {
+            SimpleMessageListenerContainer created = new SimpleMessageListenerContainer(connections);
+            created.setQueueNames(queue);
+            created.setPrefetchCount(10);
+            created.setMessageListener(message -> {
+                try {
+                    kit.apply(body(message), db == null ? null : DataSourceUtils.getConnection(db.pool));
+                } catch (RuntimeException | Error e) {
+                    throw e;
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            if (db != null) {
+                created.setTransactionManager(db.transactions);
+            }
+            // Spring AMQP's answer to an Error is System.exit(99): the process dies with its messages
+            // unacknowledged. In a test JVM that dies with it, so this stands for the restart instead.
+            created.setJavaLangErrorHandler(error -> new Thread(created::stop).start());
+            created.setAdviceChain(new InboxRabbitAdvice(
+                    inbox,
+                    delivery -> {
+                        Map<String, Object> headers = delivery.getProperties().getHeaders();
+                        Object id = headers == null ? null : headers.get(AdapterKit.ID_HEADER);
+                        return kit.keyOf(
+                                id == null ? null : id.toString(),
+                                new String(delivery.getBody(), StandardCharsets.UTF_8));
+                    },
+                    kit.backoff()));
+            return created;
+        }
+
+        private void watch() {
+            while (!ended) {
+                try {
+                    Thread.sleep(50);
+                } catch (InterruptedException e) {
+                    return;
+                }
+                if (!ended && !container.isRunning()) {
+                    container = newContainer();
+                    container.start();
+                }
+            }
+        }
+
+        @Override
+        public void stop() throws InterruptedException {
+            ended = true;
+            watcher.join(5_000);
+            container.stop();
+            connections.destroy();
+        }
+
+        /** Cuts the connection under the container (a thread of its own, as a dead process would). */
+        @Override
+        public void crash() {
+            ended = true;
+            com.rabbitmq.client.Connection rabbit =
+                    connections.createConnection().getDelegate();
+            new Thread(rabbit::abort).start();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+            while (rabbit.isOpen() && System.nanoTime() < deadline) {
+                Thread.onSpinWait();
+            }
+            new Thread(() -> {
+                        container.stop();
+                        connections.destroy();
+                    })
+                    .start();
+        }
+    }
+}

@@ -1,0 +1,32 @@
+package dev.inbox.spring.amqp;
+
+import dev.inbox.spring.Database;
+import dev.inbox.tck.adapter.AdapterContract;
+import dev.inbox.tck.adapter.AdapterHarness;
+import dev.inbox.tck.adapter.AdapterKit;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * The adapter kit on {@link InboxRabbitAdvice} in Spring AMQP's container with a {@code
+ * DataSourceTransactionManager} that the claim joins, into PostgreSQL.
+ */
+// About 50 s: the default build runs the kit on InboxConsumer and in the kit's own self-tests;
+// CI (-Pcontainers) and -Pextended run this one too.
+@Tag("extended")
+class TransactionalRabbitAdviceKitTest extends AdapterContract {
+
+    @RegisterExtension
+    static final Database db = new Database();
+
+    @Override
+    protected DataSource ledgerDataSource() {
+        return db.pool;
+    }
+
+    @Override
+    protected AdapterHarness createHarness(AdapterKit kit) {
+        return new SpringRabbitHarness(kit, db);
+    }
+}
