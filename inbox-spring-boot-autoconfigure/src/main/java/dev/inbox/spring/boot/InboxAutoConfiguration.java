@@ -239,5 +239,18 @@ public class InboxAutoConfiguration {
                 ObjectProvider<PlatformTransactionManager> transactions) {
             return new InboxRabbitListeners(inbox, properties, transactions);
         }
+
+        @Bean
+        @ConditionalOnBean(
+                name =
+                        org.springframework.amqp.rabbit.config.RabbitListenerConfigUtils
+                                .RABBIT_LISTENER_ENDPOINT_REGISTRY_BEAN_NAME)
+        @ConditionalOnMissingBean
+        InboxRabbitAckModes inboxRabbitAckModes(ListableBeanFactory beans) {
+            return new InboxRabbitAckModes(beans.getBean(
+                    org.springframework.amqp.rabbit.config.RabbitListenerConfigUtils
+                            .RABBIT_LISTENER_ENDPOINT_REGISTRY_BEAN_NAME,
+                    org.springframework.amqp.rabbit.listener.RabbitListenerEndpointRegistry.class));
+        }
     }
 }
