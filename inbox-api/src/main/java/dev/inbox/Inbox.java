@@ -597,6 +597,20 @@ public final class Inbox {
         }
     }
 
+    /**
+     * Reports a claim of this inbox's consumer that its store answered outside the inbox — inside a
+     * transaction of the caller's, as {@code SpringInbox} makes one — the way the inbox reports its
+     * own: the claim meter, and for a duplicate its redelivery lag, which feeds {@link
+     * #retentionAdvice()}.
+     *
+     * @param took how long the store took to answer
+     * @throws IllegalArgumentException if an argument is null
+     */
+    public void observeClaim(ClaimResult result, Duration took) {
+        requireNonNull(result, "result");
+        observe(result, requireNonNull(took, "took").toNanos());
+    }
+
     /** Reports a claim's answer, and measures a duplicate's redelivery lag. */
     private void observe(ClaimResult result, long nanos) {
         metrics.claimed(consumer, result, nanos);

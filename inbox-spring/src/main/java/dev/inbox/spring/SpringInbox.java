@@ -13,6 +13,7 @@ import dev.inbox.jdbc.TransactionalInboxStore;
 import dev.inbox.spi.ClaimResult;
 import dev.inbox.spi.ClaimStatus;
 import java.sql.Connection;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import javax.sql.DataSource;
@@ -142,7 +143,7 @@ public final class SpringInbox {
         long start = System.nanoTime();
         try {
             ClaimResult result = transactional.claimInTransaction(connection, key, inbox.retention(), null);
-            inbox.metrics().claimed(inbox.consumer(), result, System.nanoTime() - start);
+            inbox.observeClaim(result, Duration.ofNanos(System.nanoTime() - start));
             return InboxClaim.transactional(id, result);
         } catch (InboxStoreException e) {
             inbox.metrics().storeError(inbox.consumer(), "claim", e);

@@ -134,4 +134,19 @@ class SpringInboxTest {
         assertThatThrownBy(() -> SpringInbox.joining(null, db.pool)).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> leaseOnly.claim("")).isInstanceOf(IllegalArgumentException.class);
     }
+
+    /** A duplicate met inside a transaction feeds the retention advice, as one met in lease mode does. */
+    @Test
+    void aDuplicateInATransaction_feedsTheRetentionAdvice() {
+        String run = Database.run();
+        SpringInbox inbox = db.joining(run);
+        TransactionTemplate tx = new TransactionTemplate(db.transactions);
+        tx.execute(status -> inbox.handle("e1", () -> db.apply(run, "e1")));
+        assertThat(inbox.inbox().retentionAdvice().measured()).isZero();
+        HandleResult again = tx.execute(status -> inbox.handle("e1", () -> db.apply(run, "e1")));
+        assertThat(again.outcome()).isEqualTo(dev.inbox.HandleOutcome.DUPLICATE);
+        assertThat(inbox.inbox().retentionAdvice().measured())
+                .as("duplicates measured by the inbox's retention advice")
+                .isEqualTo(1);
+    }
 }
