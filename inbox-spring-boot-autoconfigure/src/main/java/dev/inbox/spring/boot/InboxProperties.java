@@ -75,7 +75,7 @@ public class InboxProperties {
     }
 
     public void setRetention(Duration retention) {
-        this.retention = positive(retention, "inbox.retention");
+        this.retention = atLeastASecond(retention, "inbox.retention");
     }
 
     public Duration getLease() {
@@ -83,7 +83,7 @@ public class InboxProperties {
     }
 
     public void setLease(Duration lease) {
-        this.lease = positive(lease, "inbox.lease");
+        this.lease = atLeastASecond(lease, "inbox.lease");
     }
 
     public @Nullable Duration getGrace() {
@@ -127,6 +127,19 @@ public class InboxProperties {
 
     public Listeners getRabbit() {
         return rabbit;
+    }
+
+    /**
+     * A lease or retention: positive, and not below a second — a bare number ({@code inbox.lease=30})
+     * is read as milliseconds, which no real lease or retention is.
+     */
+    static Duration atLeastASecond(@Nullable Duration value, String what) {
+        positive(value, what);
+        if (value.compareTo(Duration.ofSeconds(1)) < 0) {
+            throw new IllegalArgumentException(what + " must be at least a second, but was " + value + " (a number"
+                    + " without a unit is read as milliseconds: write " + what + "=30s, 10m or 7d)");
+        }
+        return value;
     }
 
     static Duration positive(@Nullable Duration value, String what) {

@@ -228,6 +228,12 @@ class InboxAutoConfigurationTest {
                         .getFailure()
                         .rootCause()
                         .hasMessage("inbox.retention must be positive, but was PT0S"));
+        runner.withPropertyValues("inbox.lease=30")
+                .run(context -> assertThat(context)
+                        .getFailure()
+                        .rootCause()
+                        .hasMessageContaining("inbox.lease must be at least a second, but was PT0.03S")
+                        .hasMessageContaining("without a unit is read as milliseconds"));
         runner.withPropertyValues("inbox.store=cassandra")
                 .run(context -> assertThat(context).getFailure().hasStackTraceContaining("inbox.store"));
         new ApplicationContextRunner()
