@@ -13,9 +13,12 @@ import dev.inbox.ResultCodec;
 import dev.inbox.RetentionAdvice;
 import dev.inbox.RetentionAdvisor;
 import dev.inbox.spi.ClaimResult;
+import dev.inbox.spi.ClaimStatus;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 
@@ -164,18 +167,91 @@ public final class TransactionalInbox {
         }
     }
 
-    private <E extends Exception> HandleResult inTransaction(
-            Connection connection, InboxKey key, @Nullable String fingerprint, TransactionalWork<E> work)
-            throws SQLException {
-        ClaimResult claim;
+    /**
+     * Handles a batch of events in <em>one</em> transaction: claims each id in order on one
+     * connection, runs {@code work} for each {@code ACQUIRED} one right after its claim, and commits
+     * once — one commit, and one wait for the database's durable write, for the whole batch. An id
+     * repeated in the batch is applied at its first occurrence and answered {@code DUPLICATE} after.
+     *
+     * <p>The batch stops at the first {@code BUSY} id (a lease-mode delivery holds that event): the
+     * ids before it commit, it is answered {@code BUSY}, and the ids after it are neither claimed nor
+     * answered — the returned list is then shorter than {@code ids}, as in-order consumers (a Kafka
+     * partition) need. Work that throws rolls back the whole batch, claims and writes, and the
+     * exception propagates: the caller knows from the index its work was given which event failed,
+     * and may handle the batch again without it.
+     *
+     * @return the outcome of each id up to and including the first {@code BUSY} one
+     * @throws E what {@code work} threw, after the transaction was rolled back
+     * @throws IllegalArgumentException if {@code ids} or {@code work} is null or an id is invalid
+     *     (before any I/O)
+     * @throws InboxStoreException if the database failed, including a commit whose outcome is
+     *     unknown; do not acknowledge any message of the batch
+     */
+    public <E extends Exception> List<HandleOutcome> handleAll(List<String> ids, TransactionalBatchWork<E> work)
+            throws E {
+        requireNonNull(work, "work");
+        List<InboxKey> keys = new ArrayList<>(requireNonNull(ids, "ids").size());
+        for (String id : ids) {
+            keys.add(InboxKey.of(consumer, id));
+        }
+        if (keys.isEmpty()) {
+            return List.of();
+        }
+        try (Connection connection = dataSource.getConnection()) {
+            boolean autoCommit = connection.getAutoCommit();
+            connection.setAutoCommit(false);
+            try {
+                return allInTransaction(connection, keys, work);
+            } finally {
+                if (autoCommit) {
+                    connection.setAutoCommit(true);
+                }
+            }
+        } catch (WorkFailure e) {
+            throw TransactionalInbox.<E>rethrow(e.getCause());
+        } catch (SQLException e) {
+            InboxStoreException failure = JdbcErrors.translate("transactional batch of " + keys.size() + " keys", e);
+            metrics.storeError(consumer, "commit", failure);
+            throw failure;
+        }
+    }
+
+    private <E extends Exception> List<HandleOutcome> allInTransaction(
+            Connection connection, List<InboxKey> keys, TransactionalBatchWork<E> work) throws SQLException {
+        List<HandleOutcome> outcomes = new ArrayList<>(keys.size());
+        for (int i = 0; i < keys.size(); i++) {
+            ClaimResult claim = claimIn(connection, keys.get(i), null);
+            if (claim.status() == ClaimStatus.BUSY) {
+                outcomes.add(HandleOutcome.BUSY);
+                break;
+            }
+            if (!claim.isAcquired()) {
+                outcomes.add(HandleOutcome.DUPLICATE);
+                continue;
+            }
+            try {
+                work.run(i, connection);
+            } catch (Throwable failure) {
+                rollback(connection, failure);
+                throw new WorkFailure(failure);
+            }
+            outcomes.add(HandleOutcome.PROCESSED);
+        }
+        connection.commit();
+        return outcomes;
+    }
+
+    /** One claim inside the caller's transaction, reported; rolls back and rethrows when the store fails. */
+    private ClaimResult claimIn(Connection connection, InboxKey key, @Nullable String fingerprint) throws SQLException {
         long start = System.nanoTime();
         try {
-            claim = store.claimInTransaction(connection, key, retention, fingerprint);
+            ClaimResult claim = store.claimInTransaction(connection, key, retention, fingerprint);
             metrics.claimed(consumer, claim, System.nanoTime() - start);
             Duration lag = advisor.observe(claim);
             if (lag != null) {
                 metrics.duplicateLag(consumer, lag, claim.pastRetention());
             }
+            return claim;
         } catch (RuntimeException e) {
             if (e instanceof InboxStoreException storeFailure) {
                 metrics.storeError(consumer, "claim", storeFailure);
@@ -183,6 +259,12 @@ public final class TransactionalInbox {
             rollback(connection, e);
             throw e;
         }
+    }
+
+    private <E extends Exception> HandleResult inTransaction(
+            Connection connection, InboxKey key, @Nullable String fingerprint, TransactionalWork<E> work)
+            throws SQLException {
+        ClaimResult claim = claimIn(connection, key, fingerprint);
         if (!claim.isAcquired()) {
             connection.rollback();
             return new HandleResult(

@@ -4,6 +4,7 @@ import static dev.inbox.spi.InboxArguments.requireNonNull;
 import static dev.inbox.spi.InboxArguments.requirePositive;
 
 import dev.inbox.Claim;
+import dev.inbox.HandleOutcome;
 import dev.inbox.HandleResult;
 import dev.inbox.Inbox;
 import dev.inbox.InboxKey;
@@ -138,7 +139,27 @@ public final class KafkaInboxLoop<K, V> {
             Consumer<K, V> consumer, TransactionalInbox inbox, TransactionalRecordHandler<K, V> handler) {
         requireNonNull(inbox, "inbox");
         requireNonNull(handler, "handler");
-        return new Builder<>(requireNonNull(consumer, "consumer"), new TransactionalProcessor<>(inbox, handler));
+        return new Builder<>(requireNonNull(consumer, "consumer"), new TransactionalProcessor<>(inbox, handler, false));
+    }
+
+    /**
+     * A loop in transactional mode that applies each partition of a poll in <em>one</em> database
+     * transaction ({@link TransactionalInbox#handleAll}): the partition's claims and {@code
+     * handler}'s writes for its new events, one commit, then the offsets — one durable write per
+     * partition of a poll instead of one per record, exactly once all the same. A BUSY record ends
+     * its partition's transaction: what came before it commits, the partition waits for the busy
+     * backoff at it. A handler that throws rolls back the partition's transaction, and that poll's
+     * records of the partition are then applied one transaction each, as {@link #transactional}
+     * does, so the failing record is retried or recovered alone and the others go on. A partition
+     * with a record without a dedup key is applied record by record too.
+     *
+     * @throws IllegalArgumentException if an argument is null
+     */
+    public static <K, V> Builder<K, V> transactionalBatch(
+            Consumer<K, V> consumer, TransactionalInbox inbox, TransactionalRecordHandler<K, V> handler) {
+        requireNonNull(inbox, "inbox");
+        requireNonNull(handler, "handler");
+        return new Builder<>(requireNonNull(consumer, "consumer"), new TransactionalProcessor<>(inbox, handler, true));
     }
 
     /**
@@ -257,6 +278,10 @@ public final class KafkaInboxLoop<K, V> {
         Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
         try {
             for (Span span : spans) {
+                inHand = span.first;
+                if (!stopping && applyAll(span, items, offsets)) {
+                    continue;
+                }
                 for (int i = span.first; i < span.end; i++) {
                     inHand = i;
                     if (stopping) {
@@ -295,6 +320,51 @@ public final class KafkaInboxLoop<K, V> {
         }
         commitDone(offsets); // outside the try: a wakeup here leaves the offsets uncommitted, nothing given back
         return done;
+    }
+
+    /**
+     * Applies a partition's records in one transaction when the processor batches and each has a
+     * key; false when they are to be applied record by record instead (no batching, a keyless record,
+     * or the batch's work failed and was rolled back).
+     */
+    private boolean applyAll(Span span, List<Item<K, V>> items, Map<TopicPartition, OffsetAndMetadata> offsets) {
+        List<Item<K, V>> inPartition = items.subList(span.first, span.end);
+        for (Item<K, V> item : inPartition) {
+            if (item.id == null) {
+                return false;
+            }
+        }
+        SpanOutcome outcome;
+        try {
+            outcome = processor.applyAll(inPartition);
+        } catch (InboxStoreException e) {
+            storeFailures.increment();
+            LOG.log(
+                    Level.WARNING,
+                    "the inbox store failed on a transaction of " + inPartition.size() + " records of " + span.partition
+                            + "; retried after " + failureBackoff,
+                    e);
+            consumer.seek(span.partition, inPartition.get(0).record.offset());
+            pause(span.partition, failureBackoff);
+            return true;
+        }
+        if (outcome == null) {
+            return false;
+        }
+        processed.add(outcome.processed);
+        duplicates.add(outcome.duplicates);
+        int done = outcome.processed + outcome.duplicates;
+        if (done > 0) {
+            offsets.put(
+                    span.partition,
+                    new OffsetAndMetadata(inPartition.get(done - 1).record.offset() + 1));
+        }
+        if (done < inPartition.size()) { // stopped at a BUSY record
+            busy.increment();
+            consumer.seek(span.partition, inPartition.get(done).record.offset());
+            pause(span.partition, busyBackoff);
+        }
+        return true;
     }
 
     private void commitDone(Map<TopicPartition, OffsetAndMetadata> offsets) {
@@ -535,7 +605,22 @@ public final class KafkaInboxLoop<K, V> {
         void validate(String id);
 
         Batch<K, V> claim(List<Item<K, V>> items);
+
+        /**
+         * Applies one partition's records (each with a key) in one transaction, when this
+         * processor batches: how many were applied and skipped as duplicates, in order, before the
+         * first BUSY one (if any). Null when it does not batch, or when the work failed and the
+         * transaction was rolled back: the records are then applied one by one.
+         *
+         * @throws InboxStoreException if the store failed (nothing of the partition was applied)
+         */
+        default @Nullable SpanOutcome applyAll(List<Item<K, V>> items) {
+            return null;
+        }
     }
+
+    /** What a partition's one transaction did: its first {@code processed + duplicates} records are done. */
+    record SpanOutcome(int processed, int duplicates) {}
 
     /** One poll's claims. */
     interface Batch<K, V> {
@@ -635,14 +720,47 @@ public final class KafkaInboxLoop<K, V> {
         }
     }
 
-    /** Transactional mode: one transaction per record, claim and work together. */
+    /** Transactional mode: one transaction per record, claim and work together, or per partition of a poll. */
     private static final class TransactionalProcessor<K, V> implements Processor<K, V> {
         private final TransactionalInbox inbox;
         private final TransactionalRecordHandler<K, V> handler;
+        private final boolean batches;
 
-        TransactionalProcessor(TransactionalInbox inbox, TransactionalRecordHandler<K, V> handler) {
+        TransactionalProcessor(TransactionalInbox inbox, TransactionalRecordHandler<K, V> handler, boolean batches) {
             this.inbox = inbox;
             this.handler = handler;
+            this.batches = batches;
+        }
+
+        @Override
+        public @Nullable SpanOutcome applyAll(List<Item<K, V>> items) {
+            if (!batches) {
+                return null;
+            }
+            List<String> ids = new ArrayList<>(items.size());
+            for (Item<K, V> item : items) {
+                ids.add(item.id);
+            }
+            List<HandleOutcome> outcomes;
+            try {
+                outcomes = inbox.handleAll(
+                        ids, (index, connection) -> handler.handle(items.get(index).record, connection));
+            } catch (InboxStoreException e) {
+                throw e;
+            } catch (Exception e) {
+                // Rolled back: applied record by record instead, where this one fails alone.
+                return null;
+            }
+            int processed = 0;
+            int duplicates = 0;
+            for (HandleOutcome outcome : outcomes) {
+                if (outcome == HandleOutcome.PROCESSED) {
+                    processed++;
+                } else if (outcome == HandleOutcome.DUPLICATE) {
+                    duplicates++;
+                }
+            }
+            return new SpanOutcome(processed, duplicates);
         }
 
         @Override

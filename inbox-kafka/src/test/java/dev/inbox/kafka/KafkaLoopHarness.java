@@ -38,11 +38,18 @@ final class KafkaLoopHarness implements AdapterHarness {
     private final String group = "inbox-adapter-kit-" + UUID.randomUUID();
     private final KafkaProducer<String, String> producer = Kafka.producer();
     private final AtomicInteger sent = new AtomicInteger();
+    private final boolean batch;
 
     /** In lease mode on the in-memory store, or ({@code pool} given) in transactional mode on PostgreSQL. */
     KafkaLoopHarness(AdapterKit kit, @Nullable HikariDataSource pool) throws Exception {
+        this(kit, pool, false);
+    }
+
+    /** Transactional mode on PostgreSQL, one transaction per partition of a poll when {@code batch}. */
+    KafkaLoopHarness(AdapterKit kit, @Nullable HikariDataSource pool, boolean batch) throws Exception {
         this.kit = kit;
         this.pool = pool;
+        this.batch = batch;
         if (pool == null) {
             caffeine = CaffeineInboxStore.builder().build();
             postgres = null;
@@ -83,12 +90,19 @@ final class KafkaLoopHarness implements AdapterHarness {
                                 .lease(kit.lease())
                                 .build(),
                         record -> kit.apply(record.value(), null))
-                : KafkaInboxLoop.transactional(
-                        consumer,
-                        TransactionalInbox.builder(kit.store(postgres), pool)
-                                .consumer(kit.consumer())
-                                .build(),
-                        (record, connection) -> kit.apply(record.value(), connection));
+                : (batch
+                        ? KafkaInboxLoop.<String, String>transactionalBatch(
+                                consumer,
+                                TransactionalInbox.builder(kit.store(postgres), pool)
+                                        .consumer(kit.consumer())
+                                        .build(),
+                                (record, connection) -> kit.apply(record.value(), connection))
+                        : KafkaInboxLoop.transactional(
+                                consumer,
+                                TransactionalInbox.builder(kit.store(postgres), pool)
+                                        .consumer(kit.consumer())
+                                        .build(),
+                                (record, connection) -> kit.apply(record.value(), connection)));
         return builder.keys(record -> kit.keyOf(header(record), (String) record.value()))
                 .busyBackoff(kit.backoff())
                 .failureBackoff(kit.backoff())

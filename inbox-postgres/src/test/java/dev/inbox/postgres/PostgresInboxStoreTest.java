@@ -10,6 +10,7 @@ import dev.inbox.InboxStoreException;
 import dev.inbox.Reply;
 import dev.inbox.ResultCodec;
 import dev.inbox.SequenceGuard;
+import dev.inbox.jdbc.TransactionalBatchWork;
 import dev.inbox.jdbc.TransactionalInbox;
 import dev.inbox.jdbc.TransactionalInboxStore;
 import dev.inbox.spi.ClaimRequest;
@@ -427,6 +428,53 @@ class PostgresInboxStoreTest {
                 .isInstanceOf(SQLException.class)
                 .hasMessage("business rule broken");
         assertThat(inbox.handle("pay-2", connection -> {}).outcome()).isEqualTo(HandleOutcome.PROCESSED);
+    }
+
+    @Test
+    void transactionalInbox_handleAll_appliesABatchInOneTransaction_andStopsAtTheFirstBusyEvent() throws Exception {
+        PostgresInboxStore store = store(auto, Duration.ofHours(1));
+        PostgresTestDatabase.execute("CREATE TABLE IF NOT EXISTS inbox_it_batch (consumer text, id text)");
+        TransactionalInbox inbox =
+                TransactionalInbox.builder(store, auto).consumer(consumer).build();
+        TransactionalBatchWork<SQLException> write = (index, connection) -> {
+            try (PreparedStatement s = connection.prepareStatement("INSERT INTO inbox_it_batch VALUES (?, ?)")) {
+                s.setString(1, consumer);
+                s.setString(2, "b" + index);
+                s.executeUpdate();
+            }
+        };
+        // A repeated id is applied at its first occurrence only.
+        assertThat(inbox.handleAll(List.of("x", "y", "x"), write))
+                .containsExactly(HandleOutcome.PROCESSED, HandleOutcome.PROCESSED, HandleOutcome.DUPLICATE);
+        // Work that throws rolls back the whole batch, the claims before it included.
+        assertThatThrownBy(() -> inbox.handleAll(List.of("z", "w"), (index, connection) -> {
+                    write.run(index, connection);
+                    if (index == 1) {
+                        throw new SQLException("business rule broken", "P0001");
+                    }
+                }))
+                .hasMessage("business rule broken");
+        assertThat(inbox.handle("z", connection -> {}).outcome())
+                .as("z's claim rolled back with the batch")
+                .isEqualTo(HandleOutcome.PROCESSED);
+        // A BUSY event ends the batch: what came before it commits, what comes after is not claimed.
+        assertThat(store.claim(ClaimRequest.of(key("held"), OwnerToken.random(), Duration.ofMinutes(1)))
+                        .isAcquired())
+                .isTrue();
+        assertThat(inbox.handleAll(List.of("v", "held", "u"), write))
+                .containsExactly(HandleOutcome.PROCESSED, HandleOutcome.BUSY);
+        assertThat(inbox.handle("v", connection -> {}).outcome()).isEqualTo(HandleOutcome.DUPLICATE);
+        assertThat(inbox.handle("u", connection -> {}).outcome()).isEqualTo(HandleOutcome.PROCESSED);
+        try (Connection c = auto.getConnection();
+                PreparedStatement s = c.prepareStatement("SELECT count(*) FROM inbox_it_batch WHERE consumer = ?")) {
+            s.setString(1, consumer);
+            try (ResultSet rs = s.executeQuery()) {
+                rs.next();
+                assertThat(rs.getInt(1))
+                        .as("rows written: x, y, then v; the failed batch left none")
+                        .isEqualTo(3);
+            }
+        }
     }
 
     @Test
