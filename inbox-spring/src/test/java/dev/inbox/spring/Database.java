@@ -4,11 +4,13 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.inbox.Inbox;
 import dev.inbox.postgres.PostgresInboxStore;
+import dev.inbox.tck.adapter.AdapterKit;
 import dev.inbox.testing.TestServers;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.stream.Collectors;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -55,6 +57,26 @@ public final class Database implements AutoCloseable, AfterAllCallback {
                 Inbox.builder(dev.inbox.caffeine.CaffeineInboxStore.builder().build())
                         .consumer("memory")
                         .build());
+    }
+
+    /**
+     * The inbox of an adapter-kit harness: lease-only on {@code caffeine} when {@code db} is null,
+     * else joining {@code db}'s transactions; both over the kit's faulty store, for the kit's consumer.
+     */
+    public static SpringInbox kitInbox(
+            AdapterKit kit, @Nullable Database db, dev.inbox.caffeine.@Nullable CaffeineInboxStore caffeine) {
+        if (db == null) {
+            return SpringInbox.leaseOnly(Inbox.builder(kit.store(java.util.Objects.requireNonNull(caffeine)))
+                    .consumer(kit.consumer())
+                    .lease(kit.lease())
+                    .build());
+        }
+        return SpringInbox.joining(
+                Inbox.builder(kit.store(db.store))
+                        .consumer(kit.consumer())
+                        .lease(kit.lease())
+                        .build(),
+                db.pool);
     }
 
     /** A consumer name no other test uses. */

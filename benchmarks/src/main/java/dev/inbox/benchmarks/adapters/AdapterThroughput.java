@@ -12,14 +12,19 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.inbox.Inbox;
 import dev.inbox.benchmarks.brokers.KafkaClients;
 import dev.inbox.caffeine.CaffeineInboxStore;
+import dev.inbox.jdbc.TransactionalInbox;
 import dev.inbox.kafka.KafkaInboxLoop;
 import dev.inbox.kafka.RecordKeys;
+import dev.inbox.kafka.TransactionalRecordHandler;
 import dev.inbox.postgres.PostgresInboxStore;
 import dev.inbox.rabbitmq.InboxConsumer;
 import dev.inbox.rabbitmq.MessageKeys;
 import dev.inbox.spi.InboxStore;
 import dev.inbox.testing.KafkaBroker;
 import java.nio.charset.StandardCharsets;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -48,6 +53,14 @@ import org.apache.kafka.clients.producer.ProducerRecord;
  * are two orders of magnitude slower); a round of every variant is run twice and the second is
  * reported (the first warms the JVM, the broker and the database).
  *
+ * <p>Kafka into PostgreSQL exactly once, with a business insert per message and the database's
+ * default durability ({@code synchronous_commit=on}): the classic hand-written inbox loop ({@code
+ * INSERT … ON CONFLICT DO NOTHING} and the business insert in one JDBC transaction) per record
+ * ({@code handwritten-per-record}) and per poll ({@code handwritten-batch}), against {@code
+ * KafkaInboxLoop.transactional} ({@code inbox-transactional}, a transaction per record) and {@code
+ * KafkaInboxLoop.transactionalBatch} ({@code inbox-transactional-batch}, a transaction per partition
+ * of a poll).
+ *
  * <pre>{@code
  * java -cp benchmarks/target/benchmarks.jar dev.inbox.benchmarks.adapters.AdapterThroughput \
  *     [--messages 200000] [--kafka-bootstrap HOST:PORT] [--amqp-uri URI] [--jdbc-url URL] > adapters.json
@@ -56,6 +69,17 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 public final class AdapterThroughput {
 
     private static final LongAdder SINK = new LongAdder();
+
+    /**
+     * Kafka into PostgreSQL with a business insert per message, exactly once: the classic
+     * hand-written inbox loop (per record, and per poll in one transaction) against ours.
+     */
+    private static final String[] TRANSACTIONAL = {
+        "handwritten-per-record", "handwritten-batch", "inbox-transactional", "inbox-transactional-batch"
+    };
+
+    private static final String BUSINESS = "adapters_business";
+    private static final String HANDWRITTEN = "adapters_handwritten_inbox";
 
     private final int messages;
     private final String amqpUri;
@@ -89,6 +113,9 @@ public final class AdapterThroughput {
                         rows.add(run.kafka(variant, consumers));
                         rows.add(run.rabbit(variant, consumers));
                     }
+                    for (String variant : TRANSACTIONAL) {
+                        rows.add(run.kafka(variant, consumers));
+                    }
                 }
             }
             Map<String, Object> report = new LinkedHashMap<>();
@@ -110,9 +137,25 @@ public final class AdapterThroughput {
         SINK.add(Integer.parseInt(value));
     }
 
-    /** How many messages a variant consumes: a tenth for PostgreSQL. */
+    /**
+     * How many messages a variant consumes: a tenth for those that pay a durable write per message
+     * (PostgreSQL in lease mode, one transaction per record), a quarter for one transaction per poll.
+     */
     private int messages(String variant) {
-        return variant.equals("postgres") ? Math.max(1, messages / 10) : messages;
+        return switch (variant) {
+            case "postgres", "handwritten-per-record", "inbox-transactional" -> Math.max(1, messages / 10);
+            case "handwritten-batch", "inbox-transactional-batch" -> Math.max(1, messages / 4);
+            default -> messages;
+        };
+    }
+
+    private HikariDataSource pool(List<AutoCloseable> resources) {
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl(jdbcUrl);
+        config.setMaximumPoolSize(6);
+        HikariDataSource pool = new HikariDataSource(config);
+        resources.add(pool);
+        return pool;
     }
 
     private Map<String, Object> row(String broker, String variant, int consumers, long nanos) {
@@ -136,11 +179,7 @@ public final class AdapterThroughput {
             }
             case "caffeine" -> store = CaffeineInboxStore.builder().build();
             default -> {
-                HikariConfig config = new HikariConfig();
-                config.setJdbcUrl(jdbcUrl);
-                config.setMaximumPoolSize(6);
-                HikariDataSource pool = new HikariDataSource(config);
-                resources.add(pool);
+                HikariDataSource pool = pool(resources);
                 PostgresInboxStore postgres =
                         PostgresInboxStore.builder(pool).table("inbox_adapters").build();
                 postgres.createSchemaIfMissing();
@@ -167,14 +206,22 @@ public final class AdapterThroughput {
             producer.flush();
         }
         List<AutoCloseable> resources = new ArrayList<>();
-        Inbox inbox = inbox(variant, resources);
+        boolean transactional = List.of(TRANSACTIONAL).contains(variant);
+        Inbox inbox = transactional ? null : inbox(variant, resources);
+        Transactional tx = transactional ? new Transactional(variant, pool(resources)) : null;
         String group = "inbox-adapters-" + UUID.randomUUID();
         LongAdder consumed = new LongAdder();
         AtomicBoolean done = new AtomicBoolean();
         List<Thread> threads = new ArrayList<>();
         long start = System.nanoTime();
         for (int c = 0; c < consumers; c++) {
-            Thread thread = new Thread(() -> consumeKafka(topic, group, inbox, consumed, done));
+            Thread thread = new Thread(() -> {
+                if (tx != null) {
+                    tx.consume(topic, group, consumed, done);
+                } else {
+                    consumeKafka(topic, group, inbox, consumed, done);
+                }
+            });
             thread.setDaemon(true);
             threads.add(thread);
             thread.start();
@@ -216,6 +263,103 @@ public final class AdapterThroughput {
                 while (!done.get()) {
                     consumed.add(loop.pollOnce(Duration.ofMillis(50)));
                 }
+            }
+        }
+    }
+
+    /**
+     * The transactional variants: each message inserts a business row; the inbox record (ours, or
+     * the hand-written {@code INSERT … ON CONFLICT DO NOTHING}) commits with it, then the offsets.
+     */
+    private final class Transactional {
+        private final String variant;
+        private final HikariDataSource pool;
+        private final TransactionalInbox inbox;
+
+        Transactional(String variant, HikariDataSource pool) throws SQLException {
+            this.variant = variant;
+            this.pool = pool;
+            PostgresInboxStore store =
+                    PostgresInboxStore.builder(pool).table("inbox_adapters").build();
+            store.createSchemaIfMissing();
+            this.inbox = TransactionalInbox.builder(store, pool)
+                    .consumer("adapters-" + UUID.randomUUID())
+                    .build();
+            try (java.sql.Connection c = pool.getConnection();
+                    Statement s = c.createStatement()) {
+                s.execute("CREATE TABLE IF NOT EXISTS " + BUSINESS + " (id text, value int)");
+                s.execute("CREATE TABLE IF NOT EXISTS " + HANDWRITTEN + " (consumer text, id text,"
+                        + " PRIMARY KEY (consumer, id))");
+            }
+        }
+
+        void consume(String topic, String group, LongAdder consumed, AtomicBoolean done) {
+            try (KafkaConsumer<String, String> consumer = KafkaClients.consumer(bootstrap, group, 500)) {
+                switch (variant) {
+                    case "inbox-transactional", "inbox-transactional-batch" -> {
+                        TransactionalRecordHandler<String, String> handler =
+                                (record, connection) -> business(connection, record);
+                        KafkaInboxLoop<String, String> loop = (variant.equals("inbox-transactional")
+                                        ? KafkaInboxLoop.transactional(consumer, inbox, handler)
+                                        : KafkaInboxLoop.transactionalBatch(consumer, inbox, handler))
+                                .keys(RecordKeys.cloudEvents())
+                                .build();
+                        loop.subscribe(List.of(topic));
+                        while (!done.get()) {
+                            consumed.add(loop.pollOnce(Duration.ofMillis(50)));
+                        }
+                    }
+                    default -> handwritten(consumer, topic, consumed, done, variant.equals("handwritten-batch"));
+                }
+            } catch (SQLException e) {
+                throw new IllegalStateException(e);
+            }
+        }
+
+        /** The classic loop: an inbox insert that does nothing on conflict, then the business insert. */
+        private void handwritten(
+                KafkaConsumer<String, String> consumer,
+                String topic,
+                LongAdder consumed,
+                AtomicBoolean done,
+                boolean perPoll)
+                throws SQLException {
+            consumer.subscribe(List.of(topic));
+            String group = consumer.groupMetadata().groupId();
+            while (!done.get()) {
+                ConsumerRecords<String, String> records = consumer.poll(Duration.ofMillis(50));
+                if (records.isEmpty()) {
+                    continue;
+                }
+                try (java.sql.Connection c = pool.getConnection();
+                        PreparedStatement claim = c.prepareStatement("INSERT INTO " + HANDWRITTEN
+                                + " (consumer, id) VALUES (?, ?) ON CONFLICT DO NOTHING")) {
+                    c.setAutoCommit(false);
+                    for (ConsumerRecord<String, String> record : records) {
+                        claim.setString(1, group);
+                        claim.setString(
+                                2,
+                                new String(record.headers().lastHeader("ce_id").value(), StandardCharsets.UTF_8));
+                        if (claim.executeUpdate() == 1) {
+                            business(c, record);
+                        }
+                        if (!perPoll) {
+                            c.commit();
+                        }
+                    }
+                    c.commit();
+                    c.setAutoCommit(true);
+                }
+                consumer.commitSync();
+                consumed.add(records.count());
+            }
+        }
+
+        private void business(java.sql.Connection c, ConsumerRecord<String, String> record) throws SQLException {
+            try (PreparedStatement insert = c.prepareStatement("INSERT INTO " + BUSINESS + " VALUES (?, ?)")) {
+                insert.setString(1, record.topic() + "-" + record.offset());
+                insert.setInt(2, Integer.parseInt(record.value()));
+                insert.executeUpdate();
             }
         }
     }

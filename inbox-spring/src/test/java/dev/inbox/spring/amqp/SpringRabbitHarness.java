@@ -1,6 +1,5 @@
 package dev.inbox.spring.amqp;
 
-import dev.inbox.Inbox;
 import dev.inbox.caffeine.CaffeineInboxStore;
 import dev.inbox.spring.Database;
 import dev.inbox.spring.SpringInbox;
@@ -45,21 +44,8 @@ final class SpringRabbitHarness implements AdapterHarness {
     SpringRabbitHarness(AdapterKit kit, @Nullable Database db) {
         this.kit = kit;
         this.db = db;
-        if (db == null) {
-            caffeine = CaffeineInboxStore.builder().build();
-            inbox = SpringInbox.leaseOnly(Inbox.builder(kit.store(caffeine))
-                    .consumer(kit.consumer())
-                    .lease(kit.lease())
-                    .build());
-        } else {
-            caffeine = null;
-            inbox = SpringInbox.joining(
-                    Inbox.builder(kit.store(db.store))
-                            .consumer(kit.consumer())
-                            .lease(kit.lease())
-                            .build(),
-                    db.pool);
-        }
+        this.caffeine = db == null ? CaffeineInboxStore.builder().build() : null;
+        this.inbox = Database.kitInbox(kit, db, caffeine);
         adminConnections = new CachingConnectionFactory(URI.create(TestServers.rabbitmq()));
         admin = new RabbitAdmin(adminConnections);
         admin.declareQueue(new Queue(queue + "-dead", false, false, false));

@@ -44,7 +44,14 @@ final class SpringKafka implements AutoCloseable {
         Map<String, Object> admin = Map.of("bootstrap.servers", KafkaBroker.bootstrap());
         KafkaAdmin kafkaAdmin = new KafkaAdmin(admin);
         kafkaAdmin.createOrModifyTopics(new NewTopic(topic, 1, (short) 1));
-        producers = new DefaultKafkaProducerFactory<>(Map.of(
+        producers = producers();
+        template = new KafkaTemplate<>(producers);
+        consumers = consumers(group);
+    }
+
+    /** Producers of String records to the shared broker, each send sent at once. */
+    static DefaultKafkaProducerFactory<String, String> producers() {
+        return new DefaultKafkaProducerFactory<>(Map.of(
                 ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
                 KafkaBroker.bootstrap(),
                 ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG,
@@ -53,8 +60,11 @@ final class SpringKafka implements AutoCloseable {
                 StringSerializer.class,
                 ProducerConfig.LINGER_MS_CONFIG,
                 0));
-        template = new KafkaTemplate<>(producers);
-        consumers = new DefaultKafkaConsumerFactory<>(Map.of(
+    }
+
+    /** Consumers of String records in {@code group} on the shared broker, from the earliest offset. */
+    static DefaultKafkaConsumerFactory<String, String> consumers(String group) {
+        return new DefaultKafkaConsumerFactory<>(Map.of(
                 ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
                 KafkaBroker.bootstrap(),
                 ConsumerConfig.GROUP_ID_CONFIG,

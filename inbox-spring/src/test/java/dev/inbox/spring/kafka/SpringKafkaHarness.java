@@ -1,6 +1,5 @@
 package dev.inbox.spring.kafka;
 
-import dev.inbox.Inbox;
 import dev.inbox.caffeine.CaffeineInboxStore;
 import dev.inbox.spring.Database;
 import dev.inbox.spring.SpringInbox;
@@ -14,13 +13,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.Consumer;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.header.Header;
-import org.apache.kafka.common.serialization.StringDeserializer;
-import org.apache.kafka.common.serialization.StringSerializer;
 import org.jspecify.annotations.Nullable;
 import org.springframework.jdbc.datasource.DataSourceUtils;
 import org.springframework.kafka.core.DefaultKafkaConsumerFactory;
@@ -59,46 +54,13 @@ final class SpringKafkaHarness implements AdapterHarness {
     SpringKafkaHarness(AdapterKit kit, @Nullable Database db) {
         this.kit = kit;
         this.db = db;
-        if (db == null) {
-            caffeine = CaffeineInboxStore.builder().build();
-            inbox = SpringInbox.leaseOnly(Inbox.builder(kit.store(caffeine))
-                    .consumer(kit.consumer())
-                    .lease(kit.lease())
-                    .build());
-        } else {
-            caffeine = null;
-            inbox = SpringInbox.joining(
-                    Inbox.builder(kit.store(db.store))
-                            .consumer(kit.consumer())
-                            .lease(kit.lease())
-                            .build(),
-                    db.pool);
-        }
+        this.caffeine = db == null ? CaffeineInboxStore.builder().build() : null;
+        this.inbox = Database.kitInbox(kit, db, caffeine);
         new KafkaAdmin(Map.of("bootstrap.servers", KafkaBroker.bootstrap()))
                 .createOrModifyTopics(new NewTopic(topic, 2, (short) 1));
-        producers = new DefaultKafkaProducerFactory<>(Map.of(
-                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
-                KafkaBroker.bootstrap(),
-                ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG,
-                StringSerializer.class,
-                ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG,
-                StringSerializer.class,
-                ProducerConfig.LINGER_MS_CONFIG,
-                0));
+        producers = SpringKafka.producers();
         template = new KafkaTemplate<>(producers);
-        consumers = new DefaultKafkaConsumerFactory<>(Map.of(
-                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
-                KafkaBroker.bootstrap(),
-                ConsumerConfig.GROUP_ID_CONFIG,
-                group,
-                ConsumerConfig.GROUP_PROTOCOL_CONFIG,
-                "consumer",
-                ConsumerConfig.AUTO_OFFSET_RESET_CONFIG,
-                "earliest",
-                ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG,
-                StringDeserializer.class,
-                ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG,
-                StringDeserializer.class));
+        consumers = SpringKafka.consumers(group);
     }
 
     @Override
