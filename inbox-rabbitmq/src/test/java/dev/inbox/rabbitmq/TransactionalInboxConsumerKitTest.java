@@ -12,8 +12,8 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 
 /** The adapter kit on {@link InboxConsumer} in transactional mode, through the real RabbitMQ into PostgreSQL. */
-// About 100 s on Kafka, 40 s on RabbitMQ: the default build runs the kit on InboxConsumer (lease
-// mode) and in the kit's own self-tests; CI (-Pcontainers) and -Pextended run this one too.
+// About 100 s on Kafka, 40 s on RabbitMQ: the default build keeps the kit's own self-tests (a reference
+// adapter on RabbitMQ); CI (-Pcontainers) and -Pextended run the kit on every adapter.
 @Tag("extended")
 class TransactionalInboxConsumerKitTest extends AdapterContract {
 

@@ -12,8 +12,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * The adapter kit on {@link InboxRabbitAdvice} in Spring AMQP's container with a {@code
  * DataSourceTransactionManager} that the claim joins, into PostgreSQL.
  */
-// About 50 s: the default build runs the kit on InboxConsumer and in the kit's own self-tests;
-// CI (-Pcontainers) and -Pextended run this one too.
+// About 50 s: the default build keeps the kit's own self-tests (a reference adapter on RabbitMQ);
+// CI (-Pcontainers) and -Pextended run the kit on every adapter.
 @Tag("extended")
 class TransactionalRabbitAdviceKitTest extends AdapterContract {
 
