@@ -279,7 +279,9 @@ public final class KafkaInboxLoop<K, V> {
         try {
             for (Span span : spans) {
                 inHand = span.first;
-                if (!stopping && applyAll(span, items, offsets)) {
+                int applied = stopping ? -1 : applyAll(span, items, offsets);
+                if (applied >= 0) {
+                    done += applied;
                     continue;
                 }
                 for (int i = span.first; i < span.end; i++) {
@@ -324,14 +326,15 @@ public final class KafkaInboxLoop<K, V> {
 
     /**
      * Applies a partition's records in one transaction when the processor batches and each has a
-     * key; false when they are to be applied record by record instead (no batching, a keyless record,
-     * or the batch's work failed and was rolled back).
+     * key, and returns how many are done (applied or duplicates); -1 when they are to be applied
+     * record by record instead (no batching, a keyless record, or the batch's work failed and was
+     * rolled back).
      */
-    private boolean applyAll(Span span, List<Item<K, V>> items, Map<TopicPartition, OffsetAndMetadata> offsets) {
+    private int applyAll(Span span, List<Item<K, V>> items, Map<TopicPartition, OffsetAndMetadata> offsets) {
         List<Item<K, V>> inPartition = items.subList(span.first, span.end);
         for (Item<K, V> item : inPartition) {
             if (item.id == null) {
-                return false;
+                return -1;
             }
         }
         SpanOutcome outcome;
@@ -346,10 +349,10 @@ public final class KafkaInboxLoop<K, V> {
                     e);
             consumer.seek(span.partition, inPartition.get(0).record.offset());
             pause(span.partition, failureBackoff);
-            return true;
+            return 0;
         }
         if (outcome == null) {
-            return false;
+            return -1;
         }
         processed.add(outcome.processed);
         duplicates.add(outcome.duplicates);
@@ -364,7 +367,7 @@ public final class KafkaInboxLoop<K, V> {
             consumer.seek(span.partition, inPartition.get(done).record.offset());
             pause(span.partition, busyBackoff);
         }
-        return true;
+        return done;
     }
 
     private void commitDone(Map<TopicPartition, OffsetAndMetadata> offsets) {

@@ -73,6 +73,34 @@ class KafkaTransactionalLoopTest {
         pool.close();
     }
 
+    /** The batch form answers pollOnce and counts() like the per-record form: what it applied and skipped. */
+    @Test
+    void transactionalBatch_reportsWhatEachPollDid() throws Exception {
+        String run = UUID.randomUUID().toString();
+        String topic = Kafka.topic(1);
+        TransactionalInbox inbox =
+                TransactionalInbox.builder(store, pool).consumer("kafka-" + run).build();
+        try (KafkaProducer<String, String> producer = Kafka.producer();
+                KafkaConsumer<String, String> consumer = Kafka.consumer("inbox-test-" + run)) {
+            for (String event : List.of("a", "b", "a", "c")) {
+                Kafka.sendEvent(producer, topic, 0, event);
+            }
+            KafkaInboxLoop<String, String> loop = KafkaInboxLoop.transactionalBatch(
+                            consumer, inbox, (record, connection) -> apply(connection, run, record.value()))
+                    .build();
+            loop.subscribe(List.of(topic));
+            int done = 0;
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (done < 4 && System.nanoTime() < deadline) {
+                done += loop.pollOnce(Duration.ofMillis(100));
+            }
+            assertThat(done).as("records done, as pollOnce reported them").isEqualTo(4);
+            assertThat(loop.counts().processed()).isEqualTo(3);
+            assertThat(loop.counts().duplicates()).isEqualTo(1);
+            assertThat(countApplied(run)).isEqualTo(3);
+        }
+    }
+
     @Test
     void resendsCrashesAndRebalances_everyEventAppliedExactlyOnce() throws Exception {
         String run = UUID.randomUUID().toString();
