@@ -129,11 +129,14 @@ final class ReferenceRabbitHarness implements AdapterHarness {
             }
 
             @Override
+            /**
+             * Aborts the connection from a thread of its own (the caller may be the delivery's) and
+             * returns once the consumer's channel is closed too: an acknowledgement after this fails.
+             */
             public void crash() {
-                Thread cut = new Thread(connection::abort);
-                cut.start();
+                new Thread(connection::abort).start();
                 long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-                while (connection.isOpen() && System.nanoTime() < deadline) {
+                while ((connection.isOpen() || channel.isOpen()) && System.nanoTime() < deadline) {
                     Thread.onSpinWait();
                 }
             }

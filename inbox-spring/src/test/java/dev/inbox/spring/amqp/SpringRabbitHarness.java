@@ -19,6 +19,7 @@ import org.springframework.amqp.rabbit.connection.CachingConnectionFactory;
 import org.springframework.amqp.rabbit.core.RabbitAdmin;
 import org.springframework.amqp.rabbit.core.RabbitTemplate;
 import org.springframework.amqp.rabbit.listener.SimpleMessageListenerContainer;
+import org.springframework.amqp.rabbit.listener.api.ChannelAwareMessageListener;
 import org.springframework.jdbc.datasource.DataSourceUtils;
 
 /**
@@ -102,6 +103,7 @@ final class SpringRabbitHarness implements AdapterHarness {
         final Thread watcher = new Thread(this::watch, "adapter-kit-spring-rabbit-watcher");
         volatile SimpleMessageListenerContainer container;
         volatile boolean ended;
+        volatile com.rabbitmq.client.@Nullable Channel channel;
 
         Member() {
             container = newContainer();
@@ -114,7 +116,8 @@ final class SpringRabbitHarness implements AdapterHarness {
             SimpleMessageListenerContainer created = new SimpleMessageListenerContainer(connections);
             created.setQueueNames(queue);
             created.setPrefetchCount(10);
-            created.setMessageListener(message -> {
+            created.setMessageListener((ChannelAwareMessageListener) (message, delivering) -> {
+                channel = delivering;
                 try {
                     kit.apply(body(message), db == null ? null : DataSourceUtils.getConnection(db.pool));
                 } catch (RuntimeException | Error e) {
@@ -164,15 +167,19 @@ final class SpringRabbitHarness implements AdapterHarness {
             connections.destroy();
         }
 
-        /** Cuts the connection under the container (a thread of its own, as a dead process would). */
+        /**
+         * Cuts the connection under the container from a thread of its own, as a dead process would,
+         * and returns once the delivering channel is closed too: an acknowledgement after this fails.
+         */
         @Override
         public void crash() {
             ended = true;
             com.rabbitmq.client.Connection rabbit =
                     connections.createConnection().getDelegate();
+            com.rabbitmq.client.Channel delivering = channel;
             new Thread(rabbit::abort).start();
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-            while (rabbit.isOpen() && System.nanoTime() < deadline) {
+            while ((rabbit.isOpen() || (delivering != null && delivering.isOpen())) && System.nanoTime() < deadline) {
                 Thread.onSpinWait();
             }
             new Thread(() -> {
