@@ -317,8 +317,8 @@ public final class InboxConsumer extends DefaultConsumer {
         }
 
         /**
-         * How long a busy message (or one the store could not answer for) waits before it is
-         * requeued; default 1 second. A plain immediate requeue would spin.
+         * How long a busy message, one the store could not claim, or one whose work threw waits before
+         * it is requeued; default 1 second. A plain immediate requeue would spin.
          *
          * @throws IllegalArgumentException if null or negative
          */
