@@ -22,9 +22,10 @@ import java.util.regex.Pattern;
  *       #cloudEventJson}): sent with every copy of the event, so they catch a producer's re-send
  *       (a retry after a timeout writes a second copy) as well as the broker's redelivery. Prefer
  *       them.
- *   <li><b>Broker-native ids</b> ({@link #kafka}, {@link #sqs}, {@link #amqp}): the record's place
- *       in the log or the broker's message id. A Kafka (topic, partition, offset) catches only the
- *       redelivery of the same record, never a re-send, which lands at a new offset.
+ *   <li><b>Broker-native ids</b> ({@link #kafka}, {@link #sqs}, {@link #sns}, {@link #amqp}): the
+ *       record's place in the log or the broker's message id. A Kafka (topic, partition, offset) or
+ *       an SQS {@code MessageId} catches only the redelivery of the same record or send, never a
+ *       re-send, which lands at a new offset or gets a new id.
  *   <li><b>Business keys</b> ({@link #business}): fields that identify the event in the domain,
  *       such as order id + event type + version; right when the producer may re-publish.
  *   <li><b>Content hashes</b> ({@link #contentHash}): SHA-256 over the RFC 8785 canonical JSON of
@@ -32,7 +33,7 @@ import java.util.regex.Pattern;
  * </ol>
  *
  * <p>Each derivation has its own prefix ({@code id:}, {@code ce:}, {@code kafka:}, {@code sqs:},
- * {@code amqp:}, {@code key:}, {@code sha256:}), so ids derived different ways never collide. Never
+ * {@code sns:}, {@code amqp:}, {@code key:}, {@code sha256:}), so ids derived different ways never collide. Never
  * derive an id from a value
  * the producer regenerates per attempt, such as a UUID minted at publish time.
  */
@@ -65,6 +66,17 @@ public final class DedupKeys {
      */
     public static String sqs(String messageId) {
         return checked("sqs:" + requireNonEmpty(messageId, "messageId"));
+    }
+
+    /**
+     * The id of an SNS notification: the {@code MessageId} SNS assigns per publish and keeps on
+     * every delivery of it to every subscription, its own retries included. Catches SNS's and SQS's
+     * redeliveries of one publish, not a publisher that publishes the event again.
+     *
+     * @throws IllegalArgumentException if the id is null, empty or would make an invalid key
+     */
+    public static String sns(String messageId) {
+        return checked("sns:" + requireNonEmpty(messageId, "messageId"));
     }
 
     /**

@@ -19,6 +19,8 @@ class DedupKeysTest {
     void brokerIds_havePrefixesSoSourcesNeverCollide() {
         assertThat(DedupKeys.sqs("abc")).isEqualTo("sqs:abc");
         assertThat(DedupKeys.amqp("abc")).isEqualTo("amqp:abc");
+        assertThat(DedupKeys.sns("abc")).isEqualTo("sns:abc");
+        assertThatThrownBy(() -> DedupKeys.sns(null)).isInstanceOf(IllegalArgumentException.class);
         assertThat(DedupKeys.business("kafka", "t", "0", "1")).isNotEqualTo(DedupKeys.kafka("t", 0, 1));
         assertThatThrownBy(() -> DedupKeys.sqs("")).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> DedupKeys.sqs("x".repeat(600))).isInstanceOf(IllegalArgumentException.class);

@@ -79,6 +79,11 @@ public final class TransactionalInbox {
         return advisor.advice();
     }
 
+    /** How long a completed event's record suppresses duplicates. */
+    public Duration retention() {
+        return retention;
+    }
+
     /**
      * Starts configuring a transactional inbox whose records and business data share {@code
      * dataSource}.

@@ -1,0 +1,701 @@
+package dev.inbox.sqs;
+
+import static dev.inbox.spi.InboxArguments.requireArgument;
+import static dev.inbox.spi.InboxArguments.requireNonNull;
+
+import dev.inbox.Inbox;
+import dev.inbox.InboxStoreException;
+import dev.inbox.jdbc.TransactionalInbox;
+import java.lang.System.Logger.Level;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
+import org.jspecify.annotations.Nullable;
+import software.amazon.awssdk.core.exception.SdkException;
+import software.amazon.awssdk.services.sqs.SqsClient;
+import software.amazon.awssdk.services.sqs.model.ChangeMessageVisibilityBatchRequestEntry;
+import software.amazon.awssdk.services.sqs.model.DeleteMessageBatchRequestEntry;
+import software.amazon.awssdk.services.sqs.model.Message;
+import software.amazon.awssdk.services.sqs.model.MessageSystemAttributeName;
+import software.amazon.awssdk.services.sqs.model.ReceiveMessageRequest;
+import software.amazon.awssdk.services.sqs.model.SendMessageRequest;
+
+/**
+ * A consumer loop on an SQS queue (AWS SDK v2, no framework): each {@link #pollOnce()} receives up
+ * to ten messages with long polling, claims them in one {@link Inbox#claimAll}, runs your handler
+ * for the new events in the order received, and deletes what is done in one {@code
+ * DeleteMessageBatch}.
+ *
+ * <pre>{@code
+ * SqsInboxLoop loop = SqsInboxLoop.lease(sqs, queueUrl, inbox, message -> mailer.send(message.body()))
+ *         .keys(SqsKeys.attribute("event-id"))
+ *         .build();
+ * loop.run(); // until loop.stop() from another thread; or call pollOnce() yourself
+ * }</pre>
+ *
+ * <table>
+ *   <caption>What each received message comes to</caption>
+ *   <tr><th>outcome</th><th>on the queue</th></tr>
+ *   <tr><td>processed, or a duplicate of an applied event</td><td>deleted</td></tr>
+ *   <tr><td>busy (another delivery holds the event)</td><td>{@code ChangeMessageVisibility} to the
+ *       {@linkplain Builder#busyBackoff busy back-off}: never deleted, since the other attempt may
+ *       fail, and never left to spin</td></tr>
+ *   <tr><td>the work threw an {@code Exception} (its claim released)</td><td>visible again after the
+ *       {@linkplain Builder#failureBackoff failure back-off}; each receive counts towards the
+ *       queue's redrive policy, which moves a message that keeps failing to its dead-letter queue
+ *       after {@code maxReceiveCount}</td></tr>
+ *   <tr><td>the work threw an {@code Error} (its claim released)</td><td>what was done before it is
+ *       completed and deleted, it and the rest are made visible at once, and the {@code Error}
+ *       propagates</td></tr>
+ *   <tr><td>the store could not answer the claim</td><td>visible again after the failure back-off,
+ *       the whole receive</td></tr>
+ *   <tr><td>the work ran, but its completion could not be recorded</td><td>deleted: handed out
+ *       again, it would be applied again once the lease ends</td></tr>
+ *   <tr><td>no usable key ({@link SqsKeys} found none, threw, or gave one that is not a valid
+ *       key)</td><td>sent to the dead-letter queue (the {@linkplain Builder#deadLetterQueue named
+ *       one}, else the redrive policy's) and deleted; without either, left on the queue for its
+ *       visibility timeout: never processed without deduplication</td></tr>
+ * </table>
+ *
+ * <p><b>Leases and visibility.</b> The inbox's lease must not be longer than the visibility
+ * timeout (the {@linkplain Builder#visibilityTimeout one given}, else the queue's): otherwise SQS
+ * hands a message out again while its claim is still held. While a receive's messages are worked
+ * on, a renewal every third of the shorter of the two extends both, the claims ({@link
+ * dev.inbox.Claim#renew()}) and the messages' visibility ({@code ChangeMessageVisibilityBatch}), so
+ * work longer than either is neither taken over nor handed out again.
+ *
+ * <p><b>FIFO queues.</b> Messages of one {@code MessageGroupId} stay in order: a busy or failed
+ * message stops the later messages of its group in the same receive (their claims released, made
+ * visible with it). {@code MessageDeduplicationId} is SQS's own five-minute window against
+ * re-sends; the inbox covers what comes after it, and redeliveries, which that window does not.
+ *
+ * <p>At the first poll the loop reads the queue's attributes ({@link #queue()}) and logs a warning
+ * when the inbox's retention is shorter than {@link QueueSettings#requiredRetention()}.
+ *
+ * <p>{@link #transactional} claims each message inside a database transaction together with the
+ * handler's writes ({@link TransactionalInbox#handle}) and deletes it after the commit: a consumer
+ * that dies before the commit leaves neither, and SQS hands the message out again after its
+ * visibility timeout — exactly once for effects in that database.
+ *
+ * <p>Not thread-safe: call {@link #pollOnce()} or {@link #run()} from one thread; {@link #stop()}
+ * and {@link #counts()} from any.
+ */
+public final class SqsInboxLoop {
+
+    private static final System.Logger LOG = System.getLogger(SqsInboxLoop.class.getName());
+    private static final int MAX_VISIBILITY_SECONDS = 43_200;
+
+    /** The renewals of every loop: one daemon thread, as the inbox's own lease renewals. */
+    private static final ScheduledExecutorService RENEWALS = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread thread = new Thread(r, "inbox-sqs-renewals");
+        thread.setDaemon(true);
+        return thread;
+    });
+
+    private final SqsClient sqs;
+    private final String queueUrl;
+    private final Processor processor;
+    private final SqsKeys keys;
+    private final int maxMessages;
+    private final Duration waitTime;
+    private final @Nullable Duration visibilityOverride;
+    private final Duration busyBackoff;
+    private final Duration failureBackoff;
+    private final @Nullable String deadLetterQueue;
+    private volatile @Nullable QueueSettings queue;
+    private volatile boolean stopping;
+    private final LongAdder processed = new LongAdder();
+    private final LongAdder duplicates = new LongAdder();
+    private final LongAdder busy = new LongAdder();
+    private final LongAdder failed = new LongAdder();
+    private final LongAdder deadLettered = new LongAdder();
+    private final LongAdder storeFailures = new LongAdder();
+
+    private SqsInboxLoop(Builder builder) {
+        this.sqs = builder.sqs;
+        this.queueUrl = builder.queueUrl;
+        this.processor = builder.processor;
+        this.keys = builder.keys;
+        this.maxMessages = builder.maxMessages;
+        this.waitTime = builder.waitTime;
+        this.visibilityOverride = builder.visibility;
+        this.busyBackoff = builder.busyBackoff;
+        this.failureBackoff = builder.failureBackoff;
+        this.deadLetterQueue = builder.deadLetterQueue;
+    }
+
+    /**
+     * A loop in lease mode: the messages of a receive are claimed in one {@link Inbox#claimAll} and
+     * {@code handler} runs for the acquired ones.
+     *
+     * @throws IllegalArgumentException if an argument is null or {@code queueUrl} is empty
+     */
+    public static Builder lease(SqsClient sqs, String queueUrl, Inbox inbox, SqsMessageHandler handler) {
+        requireNonNull(inbox, "inbox");
+        requireNonNull(handler, "handler");
+        return new Builder(sqs, queueUrl, new Processor.LeaseProcessor(inbox, handler));
+    }
+
+    /**
+     * A loop in transactional mode: each message is claimed inside a database transaction together
+     * with {@code handler}'s writes, and deleted after that transaction commits.
+     *
+     * @throws IllegalArgumentException if an argument is null or {@code queueUrl} is empty
+     */
+    public static Builder transactional(
+            SqsClient sqs, String queueUrl, TransactionalInbox inbox, TransactionalSqsMessageHandler handler) {
+        requireNonNull(inbox, "inbox");
+        requireNonNull(handler, "handler");
+        return new Builder(sqs, queueUrl, new Processor.TransactionalProcessor(inbox, handler));
+    }
+
+    /**
+     * The queue's attributes, read at the first call (one {@code GetQueueAttributes}, and a {@code
+     * GetQueueUrl} for the redrive policy's dead-letter queue).
+     *
+     * @throws IllegalStateException if the inbox's lease is longer than the queue's visibility
+     *     timeout (and none was given to the builder)
+     * @throws SdkException if SQS could not answer
+     */
+    public QueueSettings queue() {
+        QueueSettings read = queue;
+        if (read != null) {
+            return read;
+        }
+        read = QueueSettings.read(sqs, queueUrl);
+        Duration visibility = visibilityOverride != null ? visibilityOverride : read.visibilityTimeout();
+        if (processor.lease().compareTo(visibility) > 0) {
+            throw new IllegalStateException("the inbox's lease (" + processor.lease() + ") is longer than the"
+                    + " visibility timeout of " + queueUrl + " (" + visibility + "): SQS would hand a message"
+                    + " out again while its claim is held; shorten the lease or raise the visibility timeout");
+        }
+        Duration required = read.requiredRetention();
+        if (processor.retention().compareTo(required) < 0) {
+            LOG.log(
+                    Level.WARNING,
+                    "the inbox's retention ({0}) is shorter than {1} needs ({2}: maxReceiveCount {3} x visibility"
+                            + " timeout {4}, message retention {5}): a redelivery after it would be applied again",
+                    processor.retention(),
+                    queueUrl,
+                    required,
+                    read.maxReceiveCount(),
+                    read.visibilityTimeout(),
+                    read.messageRetention());
+        }
+        queue = read;
+        return read;
+    }
+
+    /**
+     * Receives once (waiting up to the {@linkplain Builder#waitTime wait time}) and handles what
+     * came, as the class documentation says.
+     *
+     * @return how many messages were received
+     * @throws SdkException if the receive failed (nothing was received)
+     * @throws Error what the handler threw, after what was done was deleted and the rest made
+     *     visible
+     */
+    public int pollOnce() {
+        QueueSettings settings = queue();
+        if (stopping) {
+            return 0;
+        }
+        ReceiveMessageRequest.Builder request = ReceiveMessageRequest.builder()
+                .queueUrl(queueUrl)
+                .maxNumberOfMessages(maxMessages)
+                .waitTimeSeconds((int) waitTime.toSeconds())
+                .messageAttributeNames("All")
+                .messageSystemAttributeNames(
+                        MessageSystemAttributeName.MESSAGE_GROUP_ID,
+                        MessageSystemAttributeName.APPROXIMATE_RECEIVE_COUNT);
+        if (visibilityOverride != null) {
+            request.visibilityTimeout(seconds(visibilityOverride));
+        }
+        List<Message> received = sqs.receiveMessage(request.build()).messages();
+        if (!received.isEmpty()) {
+            new Receive(received, settings).handle();
+        }
+        return received.size();
+    }
+
+    /**
+     * Receives and handles until {@link #stop()} is called: the message in hand is finished and
+     * deleted, the messages of its receive not yet begun are made visible at once for the next
+     * consumer (their claims released). A failed receive (SQS unreachable after the SDK's own
+     * retries) is logged and tried again after the failure back-off; an {@code Error} from the
+     * handler ends it. The client stays open: it is yours.
+     */
+    public void run() {
+        while (!stopping) {
+            try {
+                pollOnce();
+            } catch (SdkException unreachable) {
+                if (stopping) {
+                    return;
+                }
+                LOG.log(Level.WARNING, "receiving from " + queueUrl + " failed; trying again", unreachable);
+                sleep(failureBackoff);
+            }
+        }
+    }
+
+    /**
+     * Asks the loop to stop after the message in hand: {@link #run()} returns once it is done and
+     * deleted. Safe to call from any thread, and more than once.
+     */
+    public void stop() {
+        stopping = true;
+    }
+
+    /** What this loop has done since it was built. */
+    public Counts counts() {
+        return new Counts(
+                processed.sum(), duplicates.sum(), busy.sum(), failed.sum(), deadLettered.sum(), storeFailures.sum());
+    }
+
+    /**
+     * What a loop has done.
+     *
+     * @param processed messages whose work ran, then deleted
+     * @param duplicates messages deleted without work, as already applied
+     * @param busy messages put back because another delivery held the event
+     * @param failed messages whose work threw, put back
+     * @param deadLettered messages without a usable key, sent to the dead-letter queue (or left on
+     *     the queue without one)
+     * @param storeFailures messages put back because the store could not answer, and completions
+     *     that could not be recorded
+     */
+    public record Counts(
+            long processed, long duplicates, long busy, long failed, long deadLettered, long storeFailures) {
+
+        /** The messages deleted as done: processed and duplicates. */
+        public long deleted() {
+            return processed + duplicates;
+        }
+    }
+
+    /** What became of one message of a receive. */
+    private enum Fate {
+        PENDING,
+        DELETE,
+        LATER,
+        NOW,
+        LEFT
+    }
+
+    /** One receive: its messages, their claims, and what becomes of each. */
+    private final class Receive {
+        final List<SqsMessage> messages = new ArrayList<>();
+        final QueueSettings settings;
+        final Fate[] fates;
+        final Duration[] delays;
+        final Map<Integer, Boolean> held = new ConcurrentHashMap<>();
+
+        Receive(List<Message> received, QueueSettings settings) {
+            for (Message message : received) {
+                messages.add(SqsMessage.of(message));
+            }
+            this.settings = settings;
+            this.fates = new Fate[received.size()];
+            this.delays = new Duration[received.size()];
+            java.util.Arrays.fill(fates, Fate.PENDING);
+        }
+
+        void handle() {
+            List<Integer> keyed = new ArrayList<>();
+            List<String> ids = new ArrayList<>();
+            for (int i = 0; i < messages.size(); i++) {
+                String id = keyOf(messages.get(i));
+                if (id == null) {
+                    deadLetter(i);
+                } else {
+                    keyed.add(i);
+                    ids.add(id);
+                }
+            }
+            if (keyed.isEmpty()) {
+                settle();
+                return;
+            }
+            Processor.Batch batch;
+            try {
+                batch = processor.claim(ids);
+            } catch (InboxStoreException storeDown) {
+                LOG.log(Level.WARNING, "the store could not claim a receive; it is put back", storeDown);
+                storeFailures.add(keyed.size());
+                for (int i : keyed) {
+                    later(i, failureBackoff);
+                }
+                settle();
+                return;
+            }
+            for (int i : keyed) {
+                held.put(i, Boolean.TRUE);
+            }
+            ScheduledFuture<?> renewing = renewals(batch, keyed);
+            Map<String, Duration> stoppedGroups = new HashMap<>();
+            int next = 0;
+            try {
+                for (; next < keyed.size(); next++) {
+                    int i = keyed.get(next);
+                    String group = messages.get(i).groupId();
+                    Duration stoppedFor = group == null ? null : stoppedGroups.get(group);
+                    if (stopping || stoppedFor != null) {
+                        batch.giveBack(next);
+                        later(i, stopping ? Duration.ZERO : stoppedFor);
+                        continue;
+                    }
+                    Duration putBackFor = run(batch, next, i);
+                    if (putBackFor != null && group != null) {
+                        stoppedGroups.put(group, putBackFor);
+                    }
+                }
+            } catch (RuntimeException | Error unexpected) {
+                for (int k = next; k < keyed.size(); k++) {
+                    if (fates[keyed.get(k)] == Fate.PENDING) {
+                        batch.giveBack(k);
+                        later(keyed.get(k), Duration.ZERO);
+                    }
+                }
+                throw unexpected;
+            } finally {
+                renewing.cancel(false);
+                complete(batch);
+                settle();
+            }
+        }
+
+        /** Runs one message; returns how long it is put back for, or null when it is done. */
+        private @Nullable Duration run(Processor.Batch batch, int index, int i) {
+            dev.inbox.HandleOutcome outcome;
+            try {
+                outcome = batch.run(index, messages.get(i));
+            } catch (InboxStoreException storeDown) {
+                LOG.log(
+                        Level.WARNING,
+                        "the store could not answer for " + messages.get(i) + "; it is put back",
+                        storeDown);
+                storeFailures.increment();
+                return later(i, failureBackoff);
+            } catch (Exception workFailed) {
+                LOG.log(Level.WARNING, "the work of " + messages.get(i) + " failed; it is put back", workFailed);
+                failed.increment();
+                return later(i, failureBackoff);
+            }
+            switch (outcome) {
+                case PROCESSED -> {
+                    processed.increment();
+                    decide(i, Fate.DELETE, null);
+                    return null;
+                }
+                case DUPLICATE -> {
+                    duplicates.increment();
+                    decide(i, Fate.DELETE, null);
+                    return null;
+                }
+                default -> {
+                    busy.increment();
+                    return later(i, busyBackoff);
+                }
+            }
+        }
+
+        private @Nullable String keyOf(SqsMessage message) {
+            try {
+                String id = keys.keyOf(message);
+                if (id != null) {
+                    processor.validate(id);
+                    return id;
+                }
+                LOG.log(Level.WARNING, message + " has no dedup key");
+            } catch (RuntimeException invalid) {
+                LOG.log(Level.WARNING, message + " has no usable dedup key: " + invalid, invalid);
+            }
+            return null;
+        }
+
+        private void deadLetter(int i) {
+            deadLettered.increment();
+            String target = deadLetterQueue != null ? deadLetterQueue : settings.deadLetterQueueUrl();
+            Message message = messages.get(i).message();
+            if (target == null) {
+                LOG.log(
+                        Level.WARNING,
+                        "{0} without a usable key is left on {1} (no dead-letter queue is named or in its"
+                                + " redrive policy): it comes back after the visibility timeout",
+                        messages.get(i),
+                        queueUrl);
+                decide(i, Fate.LEFT, null);
+                return;
+            }
+            try {
+                SendMessageRequest.Builder send = SendMessageRequest.builder()
+                        .queueUrl(target)
+                        .messageBody(message.body())
+                        .messageAttributes(message.messageAttributes());
+                if (target.endsWith(".fifo")) {
+                    String group = messages.get(i).groupId();
+                    send.messageGroupId(group != null ? group : "inbox-dead-letters")
+                            .messageDeduplicationId(message.messageId());
+                }
+                sqs.sendMessage(send.build());
+                decide(i, Fate.DELETE, null);
+            } catch (SdkException unsent) {
+                LOG.log(Level.WARNING, "could not dead-letter " + messages.get(i) + "; it stays on the queue", unsent);
+                decide(i, Fate.LEFT, null);
+            }
+        }
+
+        private Duration later(int i, Duration delay) {
+            decide(i, delay.isZero() ? Fate.NOW : Fate.LATER, delay);
+            return delay;
+        }
+
+        private void decide(int i, Fate fate, @Nullable Duration delay) {
+            fates[i] = fate;
+            delays[i] = delay;
+            held.remove(i);
+        }
+
+        /** Renews the claims and the visibility of what is still held, every third of the shorter. */
+        private ScheduledFuture<?> renewals(Processor.Batch batch, List<Integer> keyed) {
+            Duration visibility = visibilityOverride != null ? visibilityOverride : settings.visibilityTimeout();
+            Duration shorter = processor.lease().isZero() || processor.lease().compareTo(visibility) > 0
+                    ? visibility
+                    : processor.lease();
+            long every = Math.max(1, shorter.toMillis() / 3);
+            return RENEWALS.scheduleWithFixedDelay(
+                    () -> {
+                        List<ChangeMessageVisibilityBatchRequestEntry> extend = new ArrayList<>();
+                        for (int k = 0; k < keyed.size(); k++) {
+                            int i = keyed.get(k);
+                            if (held.containsKey(i)) {
+                                batch.renew(k);
+                                extend.add(visibility(i, visibility));
+                            }
+                        }
+                        changeVisibility(extend);
+                    },
+                    every,
+                    every,
+                    TimeUnit.MILLISECONDS);
+        }
+
+        private void complete(Processor.Batch batch) {
+            try {
+                batch.complete();
+            } catch (InboxStoreException notRecorded) {
+                // The work ran: handed out again, it would be applied again once the lease ends.
+                LOG.log(
+                        Level.WARNING,
+                        "the work of a receive ran but its completion could not be recorded; the messages are"
+                                + " deleted",
+                        notRecorded);
+                storeFailures.increment();
+            }
+        }
+
+        /** Deletes what is done and puts back the rest, in one batch call each. */
+        private void settle() {
+            List<DeleteMessageBatchRequestEntry> delete = new ArrayList<>();
+            List<ChangeMessageVisibilityBatchRequestEntry> putBack = new ArrayList<>();
+            for (int i = 0; i < messages.size(); i++) {
+                switch (fates[i]) {
+                    case DELETE ->
+                        delete.add(DeleteMessageBatchRequestEntry.builder()
+                                .id(Integer.toString(i))
+                                .receiptHandle(messages.get(i).message().receiptHandle())
+                                .build());
+                    case LATER, NOW -> putBack.add(visibility(i, delays[i]));
+                    default -> {}
+                }
+            }
+            if (!delete.isEmpty()) {
+                try {
+                    var response =
+                            sqs.deleteMessageBatch(r -> r.queueUrl(queueUrl).entries(delete));
+                    if (response.hasFailed() && !response.failed().isEmpty()) {
+                        LOG.log(
+                                Level.WARNING,
+                                "SQS did not delete {0} done messages; when handed out again they are answered"
+                                        + " as duplicates: {1}",
+                                response.failed().size(),
+                                response.failed());
+                    }
+                } catch (SdkException notDeleted) {
+                    LOG.log(
+                            Level.WARNING,
+                            "deleting done messages failed; when handed out again they are answered as duplicates",
+                            notDeleted);
+                }
+            }
+            changeVisibility(putBack);
+        }
+
+        private ChangeMessageVisibilityBatchRequestEntry visibility(int i, Duration delay) {
+            return ChangeMessageVisibilityBatchRequestEntry.builder()
+                    .id(Integer.toString(i))
+                    .receiptHandle(messages.get(i).message().receiptHandle())
+                    .visibilityTimeout(seconds(delay))
+                    .build();
+        }
+
+        private void changeVisibility(List<ChangeMessageVisibilityBatchRequestEntry> entries) {
+            if (entries.isEmpty()) {
+                return;
+            }
+            try {
+                sqs.changeMessageVisibilityBatch(r -> r.queueUrl(queueUrl).entries(entries));
+            } catch (SdkException failed) {
+                LOG.log(
+                        Level.WARNING,
+                        "changing the visibility of " + entries.size() + " messages failed; they come back after"
+                                + " the visibility timeout",
+                        failed);
+            }
+        }
+    }
+
+    /** Whole seconds, rounded up (SQS counts visibility in seconds), within what SQS accepts. */
+    private static int seconds(Duration duration) {
+        long millis = duration.toMillis();
+        long seconds = millis / 1000 + (millis % 1000 > 0 ? 1 : 0);
+        return (int) Math.min(MAX_VISIBILITY_SECONDS, Math.max(0, seconds));
+    }
+
+    private static void sleep(Duration duration) {
+        try {
+            Thread.sleep(duration.toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+        }
+    }
+
+    /** Configures an {@link SqsInboxLoop}; each setter checks its argument at once. */
+    public static final class Builder {
+        private final SqsClient sqs;
+        private final String queueUrl;
+        private final Processor processor;
+        private SqsKeys keys = SqsKeys.standard();
+        private int maxMessages = 10;
+        private Duration waitTime = Duration.ofSeconds(20);
+        private @Nullable Duration visibility;
+        private Duration busyBackoff = Duration.ofSeconds(1);
+        private Duration failureBackoff = Duration.ofSeconds(5);
+        private @Nullable String deadLetterQueue;
+
+        private Builder(SqsClient sqs, String queueUrl, Processor processor) {
+            this.sqs = requireNonNull(sqs, "sqs");
+            requireArgument(queueUrl != null && !queueUrl.isBlank(), "queueUrl must not be null or empty");
+            this.queueUrl = queueUrl;
+            this.processor = processor;
+        }
+
+        /**
+         * Where the dedup key comes from; default {@link SqsKeys#standard()}.
+         *
+         * @throws IllegalArgumentException if null
+         */
+        public Builder keys(SqsKeys keys) {
+            this.keys = requireNonNull(keys, "keys");
+            return this;
+        }
+
+        /**
+         * How many messages one receive asks for, 1 to 10; default 10.
+         *
+         * @throws IllegalArgumentException if out of range
+         */
+        public Builder maxMessages(int maxMessages) {
+            requireArgument(
+                    maxMessages >= 1 && maxMessages <= 10, "maxMessages must be 1 to 10 but was " + maxMessages);
+            this.maxMessages = maxMessages;
+            return this;
+        }
+
+        /**
+         * How long a receive waits for a message (long polling), 0 to 20 s in whole seconds; default
+         * 20 s, the cheapest. {@link #stop()} may wait this long for the receive in progress.
+         *
+         * @throws IllegalArgumentException if null, negative, over 20 s or not whole seconds
+         */
+        public Builder waitTime(Duration waitTime) {
+            requireNonNull(waitTime, "waitTime");
+            requireArgument(
+                    !waitTime.isNegative()
+                            && waitTime.compareTo(Duration.ofSeconds(20)) <= 0
+                            && waitTime.toMillis() % 1000 == 0,
+                    "waitTime must be whole seconds from 0 to 20 but was " + waitTime);
+            this.waitTime = waitTime;
+            return this;
+        }
+
+        /**
+         * The visibility timeout each receive asks for; default the queue's own. Must not be shorter
+         * than the inbox's lease.
+         *
+         * @throws IllegalArgumentException if null, under 1 s, over 12 hours, or shorter than the lease
+         */
+        public Builder visibilityTimeout(Duration visibilityTimeout) {
+            requireNonNull(visibilityTimeout, "visibilityTimeout");
+            requireArgument(
+                    visibilityTimeout.compareTo(Duration.ofSeconds(1)) >= 0
+                            && visibilityTimeout.toSeconds() <= MAX_VISIBILITY_SECONDS,
+                    "visibilityTimeout must be from 1 s to 12 hours but was " + visibilityTimeout);
+            requireArgument(
+                    processor.lease().compareTo(visibilityTimeout) <= 0,
+                    "visibilityTimeout (" + visibilityTimeout + ") must not be shorter than the inbox's lease ("
+                            + processor.lease() + ")");
+            this.visibility = visibilityTimeout;
+            return this;
+        }
+
+        /**
+         * How long a busy message (another delivery holds its event) stays hidden before SQS hands
+         * it out again; default 1 s. SQS counts in whole seconds: shorter rounds up to 1 s.
+         *
+         * @throws IllegalArgumentException if null or negative
+         */
+        public Builder busyBackoff(Duration busyBackoff) {
+            this.busyBackoff = dev.inbox.spi.InboxArguments.requireNonNegative(busyBackoff, "busyBackoff");
+            return this;
+        }
+
+        /**
+         * How long a message whose work threw, or that the store could not claim, stays hidden before
+         * SQS hands it out again; default 5 s, rounded up to whole seconds.
+         *
+         * @throws IllegalArgumentException if null or negative
+         */
+        public Builder failureBackoff(Duration failureBackoff) {
+            this.failureBackoff = dev.inbox.spi.InboxArguments.requireNonNegative(failureBackoff, "failureBackoff");
+            return this;
+        }
+
+        /**
+         * The queue a message without a usable key is moved to; default the dead-letter queue of
+         * the queue's redrive policy.
+         *
+         * @throws IllegalArgumentException if null or empty
+         */
+        public Builder deadLetterQueue(String queueUrl) {
+            requireArgument(queueUrl != null && !queueUrl.isBlank(), "the dead-letter queue URL must not be empty");
+            this.deadLetterQueue = queueUrl;
+            return this;
+        }
+
+        /** Builds the loop; nothing is sent to SQS until the first poll. */
+        public SqsInboxLoop build() {
+            return new SqsInboxLoop(this);
+        }
+    }
+}
