@@ -1,0 +1,361 @@
+package dev.inbox.sqs;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.inbox.Inbox;
+import dev.inbox.caffeine.CaffeineInboxStore;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import software.amazon.awssdk.services.sqs.SqsClient;
+import software.amazon.awssdk.services.sqs.model.Message;
+import software.amazon.awssdk.services.sqs.model.MessageAttributeValue;
+import software.amazon.awssdk.services.sqs.model.MessageSystemAttributeName;
+import software.amazon.awssdk.services.sqs.model.QueueAttributeName;
+
+/**
+ * The loop's own paths through the real SQS server ({@link dev.inbox.testing.SqsServer}): FIFO
+ * order, SNS envelopes, work longer than the visibility timeout, the redrive policy, the queue's
+ * attributes and the arguments. The outcome table is the adapter kit's ({@link SqsInboxLoopKitTest}).
+ */
+@Timeout(90)
+class SqsInboxLoopTest {
+
+    private final SqsClient sqs = Sqs.client();
+    private final List<String> queues = new ArrayList<>();
+    private final CaffeineInboxStore store = CaffeineInboxStore.builder().build();
+    private final Map<String, AtomicInteger> applied = new ConcurrentHashMap<>();
+    private final List<String> order = Collections.synchronizedList(new ArrayList<>());
+    private Inbox inbox;
+
+    @BeforeEach
+    void inbox() {
+        inbox = Inbox.builder(store)
+                .consumer("sqs-" + UUID.randomUUID())
+                .lease(Duration.ofSeconds(2))
+                .build();
+    }
+
+    @AfterEach
+    void cleanUp() {
+        for (String queue : queues) {
+            sqs.deleteQueue(r -> r.queueUrl(queue));
+        }
+        sqs.close();
+        store.close();
+    }
+
+    private String queue(String prefix, Map<QueueAttributeName, String> attributes) {
+        String url = Sqs.createQueue(sqs, prefix, attributes);
+        queues.add(url);
+        return url;
+    }
+
+    private void send(String queue, String body, Map<String, String> attributes, String group) {
+        Map<String, MessageAttributeValue> values = new java.util.HashMap<>();
+        attributes.forEach((name, value) -> values.put(
+                name,
+                MessageAttributeValue.builder()
+                        .dataType("String")
+                        .stringValue(value)
+                        .build()));
+        sqs.sendMessage(r -> {
+            r.queueUrl(queue).messageBody(body).messageAttributes(values);
+            if (group != null) {
+                r.messageGroupId(group).messageDeduplicationId(UUID.randomUUID().toString());
+            }
+        });
+    }
+
+    private void apply(SqsMessage message) {
+        applied.computeIfAbsent(message.body(), b -> new AtomicInteger()).incrementAndGet();
+        order.add(message.body());
+    }
+
+    private int applied(String body) {
+        AtomicInteger n = applied.get(body);
+        return n == null ? 0 : n.get();
+    }
+
+    private static void pollUntil(SqsInboxLoop loop, BooleanSupplier done) {
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (!done.getAsBoolean()) {
+            assertThat(System.nanoTime()).as("still polling after 60 s").isLessThan(deadline);
+            loop.pollOnce();
+        }
+    }
+
+    private int visibleAndHidden(String queue) {
+        Map<QueueAttributeName, String> a = sqs.getQueueAttributes(r -> r.queueUrl(queue)
+                        .attributeNames(
+                                QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES,
+                                QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES_NOT_VISIBLE))
+                .attributes();
+        return Integer.parseInt(a.get(QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES))
+                + Integer.parseInt(a.get(QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES_NOT_VISIBLE));
+    }
+
+    @Test
+    void aFifoGroupStopsAtAFailedMessage_andKeepsItsOrder_whileOtherGroupsGoOn() {
+        String queue = queue(
+                "inbox-fifo.fifo",
+                Map.of(
+                        QueueAttributeName.VISIBILITY_TIMEOUT,
+                        "5",
+                        QueueAttributeName.CONTENT_BASED_DEDUPLICATION,
+                        "false"));
+        for (String body : List.of("a1", "a2", "a3")) {
+            send(queue, body, Map.of("event-id", body), "a");
+        }
+        for (String body : List.of("b1", "b2")) {
+            send(queue, body, Map.of("event-id", body), "b");
+        }
+        AtomicInteger a1Attempts = new AtomicInteger();
+        SqsInboxLoop loop = SqsInboxLoop.lease(sqs, queue, inbox, message -> {
+                    if (message.body().equals("a1") && a1Attempts.incrementAndGet() == 1) {
+                        throw new IllegalStateException("planned failure of a1");
+                    }
+                    apply(message);
+                })
+                .keys(SqsKeys.attribute("event-id"))
+                .failureBackoff(Duration.ofSeconds(1))
+                .waitTime(Duration.ofSeconds(1))
+                .build();
+
+        pollUntil(loop, () -> applied.size() == 5);
+
+        List<String> groupA = order.stream().filter(b -> b.startsWith("a")).toList();
+        assertThat(groupA).containsExactly("a1", "a2", "a3");
+        assertThat(order.stream().filter(b -> b.startsWith("b")).toList()).containsExactly("b1", "b2");
+        assertThat(applied.values()).allMatch(n -> n.get() == 1);
+        assertThat(loop.counts().failed()).isEqualTo(1);
+        assertThat(visibleAndHidden(queue)).as("messages left on the queue").isZero();
+    }
+
+    @Test
+    void anSnsEnvelope_isUnwrapped_andKeyedLikeTheRawDeliveryOfTheSameEvent() {
+        String queue = queue("inbox-sns", Map.of());
+        String envelope = snsEnvelope("3f1a2b7c-0000-4000-8000-000000000001", "{\"order\":42}", "evt-42");
+        send(queue, envelope, Map.of(), null);
+        send(queue, "{\"order\":42}", Map.of("event-id", "evt-42"), null); // the same event, raw delivery
+        List<SqsMessage> seen = Collections.synchronizedList(new ArrayList<>());
+        SqsInboxLoop loop = SqsInboxLoop.lease(sqs, queue, inbox, message -> {
+                    seen.add(message);
+                    apply(message);
+                })
+                .keys(SqsKeys.attribute("event-id"))
+                .waitTime(Duration.ofSeconds(1))
+                .build();
+
+        pollUntil(loop, () -> loop.counts().deleted() == 2);
+
+        assertThat(applied("{\"order\":42}")).isEqualTo(1);
+        assertThat(loop.counts().duplicates()).isEqualTo(1);
+        assertThat(seen).singleElement().satisfies(first -> {
+            assertThat(first.body()).isEqualTo("{\"order\":42}");
+            assertThat(first.attribute("event-id")).isEqualTo("evt-42");
+        });
+    }
+
+    @Test
+    void snsMessageId_catchesSnsResendingOnePublish_andIsNotTheSqsMessageId() {
+        String queue = queue("inbox-sns-retry", Map.of());
+        String id = "3f1a2b7c-0000-4000-8000-000000000002";
+        send(queue, snsEnvelope(id, "{\"order\":7}", null), Map.of(), null);
+        send(queue, snsEnvelope(id, "{\"order\":7}", null), Map.of(), null); // SNS delivering it again
+        send(queue, snsEnvelope(id.replace('2', '3'), "{\"order\":7}", null), Map.of(), null); // a new publish
+        SqsInboxLoop loop = SqsInboxLoop.lease(sqs, queue, inbox, this::apply)
+                .keys(SqsKeys.snsMessageId())
+                .waitTime(Duration.ofSeconds(1))
+                .build();
+
+        pollUntil(loop, () -> loop.counts().deleted() == 3);
+
+        assertThat(applied("{\"order\":7}"))
+                .as("one publish applied once, the second publish once")
+                .isEqualTo(2);
+    }
+
+    @Test
+    void workLongerThanTheVisibilityTimeoutAndTheLease_isNeitherHandedOutAgainNorTakenOver() throws Exception {
+        String queue = queue("inbox-slow", Map.of(QueueAttributeName.VISIBILITY_TIMEOUT, "2"));
+        send(queue, "slow", Map.of("event-id", "slow"), null);
+        SqsInboxLoop slow = SqsInboxLoop.lease(sqs, queue, inbox, message -> {
+                    Thread.sleep(6_000); // three visibility timeouts, three leases
+                    apply(message);
+                })
+                .keys(SqsKeys.attribute("event-id"))
+                .waitTime(Duration.ofSeconds(1))
+                .build();
+        SqsClient otherClient = Sqs.client();
+        SqsInboxLoop other = SqsInboxLoop.lease(otherClient, queue, inbox, this::apply)
+                .keys(SqsKeys.attribute("event-id"))
+                .waitTime(Duration.ofSeconds(1))
+                .build();
+        Thread slowThread = new Thread(() -> pollUntil(slow, () -> slow.counts().processed() == 1));
+        slowThread.start();
+        try {
+            while (slowThread.isAlive()) {
+                other.pollOnce(); // must receive nothing while the slow one works
+            }
+        } finally {
+            slowThread.join(30_000);
+            otherClient.close();
+        }
+        assertThat(other.counts()).isEqualTo(new SqsInboxLoop.Counts(0, 0, 0, 0, 0, 0));
+        assertThat(applied("slow")).isEqualTo(1);
+        assertThat(visibleAndHidden(queue)).isZero();
+    }
+
+    @Test
+    void workThatKeepsFailing_isLeftToTheRedrivePolicy() {
+        String dead = queue("inbox-redrive-dead", Map.of());
+        String queue = queue(
+                "inbox-redrive",
+                Map.of(
+                        QueueAttributeName.VISIBILITY_TIMEOUT,
+                        "2",
+                        QueueAttributeName.REDRIVE_POLICY,
+                        Sqs.redrive(sqs, dead, 2)));
+        send(queue, "poison", Map.of("event-id", "poison"), null);
+        SqsInboxLoop loop = SqsInboxLoop.lease(sqs, queue, inbox, message -> {
+                    throw new IllegalStateException("always fails");
+                })
+                .keys(SqsKeys.attribute("event-id"))
+                .failureBackoff(Duration.ZERO)
+                .waitTime(Duration.ofSeconds(1))
+                .build();
+
+        pollUntil(loop, () -> visibleAndHidden(dead) == 1);
+
+        assertThat(loop.counts().failed()).isEqualTo(2);
+        List<Message> moved = sqs.receiveMessage(r -> r.queueUrl(dead)
+                        .messageSystemAttributeNames(MessageSystemAttributeName.APPROXIMATE_RECEIVE_COUNT))
+                .messages();
+        assertThat(moved).extracting(Message::body).containsExactly("poison");
+    }
+
+    @Test
+    void aMessageWithoutAKey_isMovedToTheRedriveDeadLetterQueue_orLeftWithoutOne() {
+        String dead = queue("inbox-keyless-dead", Map.of());
+        String withDlq = queue("inbox-keyless", Map.of(QueueAttributeName.REDRIVE_POLICY, Sqs.redrive(sqs, dead, 5)));
+        send(withDlq, "no key", Map.of("other", "x"), null);
+        send(withDlq, "keyed", Map.of("event-id", "k"), null);
+        SqsInboxLoop loop = SqsInboxLoop.lease(sqs, withDlq, inbox, this::apply)
+                .keys(SqsKeys.attribute("event-id"))
+                .waitTime(Duration.ofSeconds(1))
+                .build();
+        pollUntil(loop, () -> loop.counts().processed() == 1 && loop.counts().deadLettered() == 1);
+        assertThat(applied("no key")).isZero();
+        assertThat(visibleAndHidden(withDlq)).isZero();
+        Message moved = sqs.receiveMessage(r -> r.queueUrl(dead).messageAttributeNames("All"))
+                .messages()
+                .get(0);
+        assertThat(moved.body()).isEqualTo("no key");
+        assertThat(moved.messageAttributes()).containsKey("other");
+
+        String without = queue("inbox-keyless-alone", Map.of(QueueAttributeName.VISIBILITY_TIMEOUT, "2"));
+        send(without, "no key either", Map.of(), null);
+        SqsInboxLoop alone = SqsInboxLoop.lease(sqs, without, inbox, this::apply)
+                .keys(SqsKeys.attribute("event-id"))
+                .waitTime(Duration.ofSeconds(1))
+                .build();
+        pollUntil(alone, () -> alone.counts().deadLettered() == 1);
+        assertThat(applied("no key either")).isZero();
+        assertThat(visibleAndHidden(without))
+                .as("left on the queue, never lost")
+                .isEqualTo(1);
+    }
+
+    @Test
+    void queue_readsTheAttributes_andRefusesALeaseLongerThanTheVisibilityTimeout() {
+        String dead = queue("inbox-attrs-dead", Map.of());
+        String queue = queue(
+                "inbox-attrs",
+                Map.of(
+                        QueueAttributeName.VISIBILITY_TIMEOUT,
+                        "20000",
+                        QueueAttributeName.REDRIVE_POLICY,
+                        Sqs.redrive(sqs, dead, 25)));
+        QueueSettings settings =
+                SqsInboxLoop.lease(sqs, queue, inbox, this::apply).build().queue();
+        assertThat(settings.visibilityTimeout()).isEqualTo(Duration.ofSeconds(20_000));
+        // ElasticMQ keeps every queue's MessageRetentionPeriod at SQS's default, four days.
+        assertThat(settings.messageRetention()).isEqualTo(Duration.ofDays(4));
+        assertThat(settings.maxReceiveCount()).isEqualTo(25);
+        assertThat(settings.deadLetterQueueUrl()).isEqualTo(dead);
+        assertThat(settings.fifo()).isFalse();
+        assertThat(settings.requiredRetention()).as("25 receives x 20,000 s").isEqualTo(Duration.ofSeconds(500_000));
+        assertThat(new QueueSettings(Duration.ofSeconds(30), Duration.ofSeconds(600), 25, null, false)
+                        .requiredRetention())
+                .isEqualTo(Duration.ofSeconds(750));
+        assertThat(new QueueSettings(Duration.ofSeconds(30), Duration.ofSeconds(600), 0, null, false)
+                        .requiredRetention())
+                .as("without a redrive policy, the message retention bounds it")
+                .isEqualTo(Duration.ofSeconds(600));
+
+        String quick = queue("inbox-quick", Map.of(QueueAttributeName.VISIBILITY_TIMEOUT, "1"));
+        SqsInboxLoop tooLong =
+                SqsInboxLoop.lease(sqs, quick, inbox, this::apply).build();
+        assertThatThrownBy(tooLong::queue)
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("lease (PT2S) is longer than the visibility timeout");
+        assertThatThrownBy(() ->
+                        SqsInboxLoop.lease(sqs, quick, inbox, this::apply).visibilityTimeout(Duration.ofSeconds(1)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("must not be shorter than the inbox's lease");
+    }
+
+    @Test
+    void badArguments_areRefusedBeforeAnyCall() {
+        SqsMessageHandler handler = this::apply;
+        assertThatThrownBy(() -> SqsInboxLoop.lease(null, "q", inbox, handler))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> SqsInboxLoop.lease(sqs, " ", inbox, handler))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("queueUrl");
+        assertThatThrownBy(() -> SqsInboxLoop.lease(sqs, "q", null, handler))
+                .isInstanceOf(IllegalArgumentException.class);
+        SqsInboxLoop.Builder builder = SqsInboxLoop.lease(sqs, "q", inbox, handler);
+        assertThatThrownBy(() -> builder.maxMessages(11)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> builder.maxMessages(0)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> builder.waitTime(Duration.ofSeconds(21))).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> builder.waitTime(Duration.ofMillis(500))).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> builder.busyBackoff(Duration.ofSeconds(-1)))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> builder.failureBackoff(null)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> builder.keys(null)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> builder.deadLetterQueue("")).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> builder.visibilityTimeout(Duration.ofHours(13)))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    /** An SNS notification as SNS writes it to an SQS queue with raw message delivery off. */
+    static String snsEnvelope(String messageId, String message, String eventId) {
+        String attributes = eventId == null
+                ? ""
+                : ",\"MessageAttributes\":{\"event-id\":{\"Type\":\"String\",\"Value\":\"" + eventId + "\"}}";
+        return "{\"Type\":\"Notification\",\"MessageId\":\"" + messageId + "\","
+                + "\"TopicArn\":\"arn:aws:sns:us-east-1:123456789012:orders\","
+                + "\"Message\":" + quoted(message) + ","
+                + "\"Timestamp\":\"2026-12-02T06:00:00.000Z\",\"SignatureVersion\":\"1\","
+                + "\"Signature\":\"EXAMPLE\",\"SigningCertURL\":\"https://sns.us-east-1.amazonaws.com/x.pem\","
+                + "\"UnsubscribeURL\":\"https://sns.us-east-1.amazonaws.com/?Action=Unsubscribe\""
+                + attributes + "}";
+    }
+
+    private static String quoted(String text) {
+        return "\"" + text.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
+    }
+}
