@@ -100,6 +100,9 @@ public final class SqsInboxLoop {
         return thread;
     });
 
+    /** The queues whose short retention was logged already: once per queue and JVM, not per loop. */
+    private static final java.util.Set<String> WARNED = ConcurrentHashMap.newKeySet();
+
     private final SqsClient sqs;
     private final String queueUrl;
     private final Processor processor;
@@ -178,17 +181,13 @@ public final class SqsInboxLoop {
                     + " out again while its claim is held; shorten the lease or raise the visibility timeout");
         }
         Duration required = read.requiredRetention();
-        if (processor.retention().compareTo(required) < 0) {
+        if (processor.retention().compareTo(required) < 0 && WARNED.add(queueUrl)) {
             LOG.log(
                     Level.WARNING,
-                    "the inbox's retention ({0}) is shorter than {1} needs ({2}: maxReceiveCount {3} x visibility"
-                            + " timeout {4}, message retention {5}): a redelivery after it would be applied again",
-                    processor.retention(),
-                    queueUrl,
-                    required,
-                    read.maxReceiveCount(),
-                    read.visibilityTimeout(),
-                    read.messageRetention());
+                    "the inbox retention (" + processor.retention() + ") is shorter than " + queueUrl + " needs ("
+                            + required + ": maxReceiveCount " + read.maxReceiveCount() + " x visibility timeout "
+                            + read.visibilityTimeout() + ", message retention " + read.messageRetention()
+                            + "): a redelivery after it would be applied again");
         }
         queue = read;
         return read;
@@ -532,7 +531,7 @@ public final class SqsInboxLoop {
                     }
                 } catch (SdkException notDeleted) {
                     LOG.log(
-                            Level.WARNING,
+                            quietWhenStopping(),
                             "deleting done messages failed; when handed out again they are answered as duplicates",
                             notDeleted);
                 }
@@ -556,12 +555,17 @@ public final class SqsInboxLoop {
                 sqs.changeMessageVisibilityBatch(r -> r.queueUrl(queueUrl).entries(entries));
             } catch (SdkException failed) {
                 LOG.log(
-                        Level.WARNING,
+                        quietWhenStopping(),
                         "changing the visibility of " + entries.size() + " messages failed; they come back after"
                                 + " the visibility timeout",
                         failed);
             }
         }
+    }
+
+    /** A call that fails while the loop stops (its client closed under it, most often) is no news. */
+    private Level quietWhenStopping() {
+        return stopping ? Level.DEBUG : Level.WARNING;
     }
 
     /** Whole seconds, rounded up (SQS counts visibility in seconds), within what SQS accepts. */

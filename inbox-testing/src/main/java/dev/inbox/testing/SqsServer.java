@@ -83,6 +83,8 @@ public final class SqsServer implements AutoCloseable {
             InetSocketAddress address =
                     (InetSocketAddress) call(binding.getClass(), binding, "localAddress", new Class<?>[0]);
             return new SqsServer(server, "http://127.0.0.1:" + address.getPort());
+        } catch (java.lang.reflect.InvocationTargetException e) {
+            throw new IllegalStateException("ElasticMQ did not start: " + e.getCause(), e.getCause());
         } catch (ReflectiveOperationException e) {
             throw new IllegalStateException("ElasticMQ did not start: " + e, e);
         }

@@ -34,7 +34,8 @@ record StormConfig(
         boolean json,
         String broker,
         String kafkaBootstrap,
-        String amqpUri) {
+        String amqpUri,
+        String sqsEndpoint) {
 
     static final String DEFAULT_JDBC_URL = "jdbc:postgresql://127.0.0.1:5432/test?user=postgres";
 
@@ -51,7 +52,8 @@ record StormConfig(
             "             [--crash-before-work-rate R] [--crash-after-work-rate R]",
             "             [--lease-ms N] [--retention-ms N] [--grace-ms N] [--seed N] [--json]",
             "             [--event-rate N] [--purge-every-ms N] [--heap-every-ms N]",
-            "             [--broker kafka|rabbitmq] [--kafka-bootstrap HOST:PORT] [--amqp-uri URI]",
+            "             [--broker kafka|rabbitmq|sqs|sqs-fifo] [--kafka-bootstrap HOST:PORT] [--amqp-uri URI]",
+            "             [--sqs-endpoint URL]",
             "",
             "Simulates a consumer fleet: each event is delivered 1 + d times (d drawn from 0..max-redeliveries),",
             "redeliveries concurrent with the first delivery, out of order and after delays, to concurrent",
@@ -75,12 +77,14 @@ record StormConfig(
             "expired records while the storm runs (use a short --retention-ms and --grace-ms so there are",
             "some); --heap-every-ms N samples the heap after a full GC and the store's record count.",
             "",
-            "--broker kafka|rabbitmq sends the storm through a real broker and the inbox adapter: the producer",
+            "--broker kafka|rabbitmq|sqs|sqs-fifo sends the storm through a real broker and the inbox adapter: the producer",
             "publishes each event 1 + d times (re-sends under the event's own id, as a retrying producer does),",
-            "--consumers members consume through KafkaInboxLoop or InboxConsumer, a crash kills a member mid-work",
-            "(no commit, no ack) and a new one joins, and one extra member joins and leaves mid-run. Kafka uses",
-            "--kafka-bootstrap, or starts a single-node broker of its own (needs kafka_2.13 on the class path,",
-            "as this build has); RabbitMQ uses --amqp-uri (default " + DEFAULT_AMQP_URI + ").");
+            "--consumers members consume through KafkaInboxLoop, InboxConsumer or SqsInboxLoop, a crash kills a",
+            "member mid-work (no commit, no ack, no delete) and a new one joins, and one extra member joins and",
+            "leaves mid-run. Kafka uses --kafka-bootstrap, or starts a single-node broker of its own (needs",
+            "kafka_2.13 on the class path, as this build has); RabbitMQ uses --amqp-uri (default",
+            DEFAULT_AMQP_URI + "); SQS uses --sqs-endpoint, or starts an ElasticMQ of its own (on the class",
+            "path of this build); sqs-fifo uses a FIFO queue with --partitions message groups.");
 
     static StormConfig defaults() {
         return new StormConfig(
@@ -107,7 +111,8 @@ record StormConfig(
                 false,
                 "",
                 "",
-                DEFAULT_AMQP_URI);
+                DEFAULT_AMQP_URI,
+                "");
     }
 
     /** {@code --help}: the usage goes to standard output and the exit code is 0. */
@@ -158,7 +163,8 @@ record StormConfig(
                 "seed",
                 "broker",
                 "kafka-bootstrap",
-                "amqp-uri"));
+                "amqp-uri",
+                "sqs-endpoint"));
         for (String name : values.keySet()) {
             if (!known.contains(name)) {
                 throw new IllegalArgumentException("unknown option --" + name);
@@ -193,12 +199,14 @@ record StormConfig(
                 json,
                 values.getOrDefault("broker", d.broker()),
                 values.getOrDefault("kafka-bootstrap", d.kafkaBootstrap()),
-                values.getOrDefault("amqp-uri", d.amqpUri()));
+                values.getOrDefault("amqp-uri", d.amqpUri()),
+                values.getOrDefault("sqs-endpoint", d.sqsEndpoint()));
         if (!c.mode().equals("lease") && !c.mode().equals("transactional")) {
             throw new IllegalArgumentException("--mode is lease or transactional, not " + c.mode());
         }
-        if (!c.broker().isEmpty() && !c.broker().equals("kafka") && !c.broker().equals("rabbitmq")) {
-            throw new IllegalArgumentException("--broker is kafka or rabbitmq, not " + c.broker());
+        if (!c.broker().isEmpty()
+                && !List.of("kafka", "rabbitmq", "sqs", "sqs-fifo").contains(c.broker())) {
+            throw new IllegalArgumentException("--broker is kafka, rabbitmq, sqs or sqs-fifo, not " + c.broker());
         }
         if (!c.broker().isEmpty() && (c.eventRate() != 0 || !c.heapInterval().isZero())) {
             throw new IllegalArgumentException(

@@ -84,9 +84,11 @@ public final class StormRunner {
                 } else {
                     BrokerDriver broker;
                     try {
-                        broker = config.broker().equals("kafka")
-                                ? new KafkaDriver(config, t)
-                                : new RabbitDriver(config, t);
+                        broker = switch (config.broker()) {
+                            case "kafka" -> new KafkaDriver(config, t);
+                            case "rabbitmq" -> new RabbitDriver(config, t);
+                            default -> new SqsDriver(config, t);
+                        };
                     } catch (Exception e) {
                         err.println("storm: "
                                 + (e instanceof IllegalStateException ? e.getMessage() : Endpoint.rootCause(e)));

@@ -2,7 +2,9 @@ package dev.inbox.benchmarks.storm;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.inbox.testing.Dynalite;
 import dev.inbox.testing.KafkaBroker;
+import dev.inbox.testing.SqsServer;
 import dev.inbox.testing.TestServers;
 import org.junit.jupiter.api.Test;
 
@@ -46,6 +48,50 @@ class BrokerStormTest {
     @Test
     void rabbitmq_transactional_withCrashesResendsAndAMemberLeaving_isExactlyOnce() throws Exception {
         assertExactlyOnce(run(storm("rabbitmq", "transactional", "--amqp-uri", TestServers.rabbitmq())));
+    }
+
+    @Test
+    void sqs_transactional_withCrashesResendsAndAMemberLeaving_isExactlyOnce() throws Exception {
+        assertExactlyOnce(run(storm("sqs", "transactional", "--sqs-endpoint", SqsServer.endpoint())));
+    }
+
+    @Test
+    void sqsFifo_transactional_withCrashesResendsAndAMemberLeaving_isExactlyOnce() throws Exception {
+        assertExactlyOnce(run(storm("sqs-fifo", "transactional", "--sqs-endpoint", SqsServer.endpoint())));
+    }
+
+    @Test
+    void sqs_onDynamoDb_withCrashesAfterWork_losesNothing_andExplainsEachExtraApplication() throws Exception {
+        try (Dynalite dynalite = Dynalite.forTests()) {
+            int code = run(
+                    "--broker",
+                    "sqs",
+                    "--sqs-endpoint",
+                    SqsServer.endpoint(),
+                    "--store",
+                    "dynamodb",
+                    "--dynamodb-url",
+                    dynalite.endpoint(),
+                    "--events",
+                    "400",
+                    "--consumers",
+                    "3",
+                    "--crash-after-work-rate",
+                    "0.01",
+                    "--crash-before-work-rate",
+                    "0.01",
+                    "--fail-rate",
+                    "0.02",
+                    "--lease-ms",
+                    "2000",
+                    "--json");
+            String json = runner.out();
+            assertThat(code).as(json + runner.err()).isZero();
+            assertThat(json)
+                    .contains("\"neverApplied\":0")
+                    .contains("\"unexplainedExtraApplications\":0")
+                    .doesNotContain("\"crashesAfterWork\":0,");
+        }
     }
 
     /** The run exited 0 with EXACTLY-ONCE, and its crashes after work and duplicates really happened. */
