@@ -554,6 +554,35 @@ public final class Inbox {
         return new Inbox(builder);
     }
 
+    /**
+     * This inbox with claims that hold for {@code lease} instead: the same store, consumer,
+     * retention, attempts, metrics and retention advisor. For a consumer whose deliveries must not
+     * outlive a deadline of their own — an SQS-triggered Lambda invocation bounds its claims by its
+     * remaining time, so that a timed-out invocation does not hold its events past its end.
+     *
+     * @throws IllegalArgumentException if {@code lease} is null or not positive, or not longer than
+     *     the renewal period this inbox was built with
+     */
+    public Inbox withLease(Duration lease) {
+        requirePositive(lease, "lease");
+        requireArgument(
+                renewEvery == null || renewEvery.compareTo(lease) < 0,
+                "renewEvery must be shorter than the lease (" + lease + ") but was " + renewEvery);
+        return new Inbox(this, lease);
+    }
+
+    private Inbox(Inbox base, Duration lease) {
+        this.store = base.store;
+        this.consumer = base.consumer;
+        this.retention = base.retention;
+        this.lease = lease;
+        this.claimAttempts = base.claimAttempts;
+        this.metrics = base.metrics;
+        this.renewals = base.renewals;
+        this.renewEvery = base.renewEvery;
+        this.advisor = base.advisor;
+    }
+
     /** The store this inbox claims in. */
     public InboxStore store() {
         return store;

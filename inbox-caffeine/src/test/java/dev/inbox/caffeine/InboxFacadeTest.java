@@ -46,6 +46,28 @@ class InboxFacadeTest {
     }
 
     @Test
+    void withLease_claimsForTheShorterLease_andSharesTheRestOfTheInbox() throws Exception {
+        Inbox shortLived = inbox.withLease(Duration.ofMillis(300));
+        assertThat(shortLived.lease()).isEqualTo(Duration.ofMillis(300));
+        assertThat(shortLived.consumer()).isEqualTo("billing");
+        assertThat(shortLived.retention()).isEqualTo(Duration.ofHours(1));
+        assertThat(inbox.lease()).as("the original keeps its lease").isEqualTo(Duration.ofSeconds(30));
+
+        // A claim of the short inbox, never completed (its holder died), ends after 300 ms ...
+        assertThat(shortLived.claimAll(List.of("stuck")).get(0).isAcquired()).isTrue();
+        assertThat(inbox.claimAll(List.of("stuck")).get(0).status()).hasToString("BUSY");
+        Thread.sleep(400);
+        assertThat(inbox.claimAll(List.of("stuck")).get(0).isAcquired()).isTrue();
+        // ... while one of the original holds for 30 s.
+        inbox.claimAll(List.of("held"));
+        Thread.sleep(400);
+        assertThat(shortLived.claimAll(List.of("held")).get(0).status()).hasToString("BUSY");
+
+        assertThatThrownBy(() -> inbox.withLease(Duration.ZERO)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> inbox.withLease(null)).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
     void handle_runsWorkOnce_andSuppressesRedeliveries() {
         AtomicInteger applied = new AtomicInteger();
         assertThat(inbox.handle("e1", applied::incrementAndGet).outcome()).isEqualTo(HandleOutcome.PROCESSED);

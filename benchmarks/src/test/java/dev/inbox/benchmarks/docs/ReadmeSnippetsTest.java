@@ -37,7 +37,15 @@ class ReadmeSnippetsTest {
 
     @TestFactory
     Stream<DynamicTest> everyJavaSnippetInTheReadmeCompiles() throws IOException {
-        Path readme = Path.of("../README.md");
+        return snippets(Path.of("../README.md"));
+    }
+
+    @TestFactory
+    Stream<DynamicTest> everyJavaSnippetInTheSqsReadmeCompiles() throws IOException {
+        return snippets(Path.of("../inbox-sqs/README.md"));
+    }
+
+    private static Stream<DynamicTest> snippets(Path readme) throws IOException {
         String text = Files.readString(readme, StandardCharsets.UTF_8);
         List<DynamicTest> tests = new ArrayList<>();
         Matcher m = SNIPPET.matcher(text);
@@ -46,7 +54,7 @@ class ReadmeSnippetsTest {
             String context = m.group(1) == null ? "" : m.group(1);
             String snippet = m.group(2);
             tests.add(DynamicTest.dynamicTest(
-                    "README.md line " + line, () -> assertCompiles(readme + ":" + line, snippet, context)));
+                    readme + " line " + line, () -> assertCompiles(readme + ":" + line, snippet, context)));
         }
         assertThat(tests).as("Java snippets in %s", readme).isNotEmpty();
         return tests.stream();

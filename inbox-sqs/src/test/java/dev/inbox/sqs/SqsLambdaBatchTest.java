@@ -1,0 +1,372 @@
+package dev.inbox.sqs;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.amazonaws.services.lambda.runtime.ClientContext;
+import com.amazonaws.services.lambda.runtime.CognitoIdentity;
+import com.amazonaws.services.lambda.runtime.Context;
+import com.amazonaws.services.lambda.runtime.LambdaLogger;
+import com.amazonaws.services.lambda.runtime.events.SQSBatchResponse;
+import com.amazonaws.services.lambda.runtime.events.SQSEvent;
+import dev.inbox.Inbox;
+import dev.inbox.caffeine.CaffeineInboxStore;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import software.amazon.awssdk.services.sqs.SqsClient;
+import software.amazon.awssdk.services.sqs.model.Message;
+import software.amazon.awssdk.services.sqs.model.MessageAttributeValue;
+import software.amazon.awssdk.services.sqs.model.MessageSystemAttributeName;
+import software.amazon.awssdk.services.sqs.model.QueueAttributeName;
+
+/**
+ * {@link SqsLambdaBatch} called as Lambda calls it, with events built from messages received from
+ * the real SQS server, and its answer applied to the queue as Lambda applies it (done records
+ * deleted, reported ones made visible again).
+ */
+@Timeout(60)
+class SqsLambdaBatchTest {
+
+    private final SqsClient sqs = Sqs.client();
+    private final CaffeineInboxStore store = CaffeineInboxStore.builder().build();
+    private final Inbox inbox = Inbox.builder(store)
+            .consumer("lambda-" + UUID.randomUUID())
+            .lease(Duration.ofSeconds(30))
+            .build();
+    private final Map<String, AtomicInteger> applied = new ConcurrentHashMap<>();
+    private final List<String> queues = new ArrayList<>();
+
+    @AfterEach
+    void cleanUp() {
+        queues.forEach(q -> sqs.deleteQueue(r -> r.queueUrl(q)));
+        sqs.close();
+        store.close();
+    }
+
+    private String queue(String prefix) {
+        String url = Sqs.createQueue(sqs, prefix, Map.of(QueueAttributeName.VISIBILITY_TIMEOUT, "30"));
+        queues.add(url);
+        return url;
+    }
+
+    private void send(String queue, String body, String eventId, String group) {
+        sqs.sendMessage(r -> {
+            r.queueUrl(queue).messageBody(body);
+            if (eventId != null) {
+                r.messageAttributes(Map.of(
+                        "event-id",
+                        MessageAttributeValue.builder()
+                                .dataType("String")
+                                .stringValue(eventId)
+                                .build()));
+            }
+            if (group != null) {
+                r.messageGroupId(group).messageDeduplicationId(UUID.randomUUID().toString());
+            }
+        });
+    }
+
+    /** Receives {@code count} messages and builds the event Lambda would hand the function. */
+    private SQSEvent receive(String queue, int count) {
+        String arn = Sqs.arnOf(sqs, queue);
+        List<Message> received = new ArrayList<>();
+        while (received.size() < count) {
+            received.addAll(sqs.receiveMessage(r -> r.queueUrl(queue)
+                            .maxNumberOfMessages(10)
+                            .waitTimeSeconds(1)
+                            .messageAttributeNames("All")
+                            .messageSystemAttributeNames(MessageSystemAttributeName.ALL))
+                    .messages());
+        }
+        List<SQSEvent.SQSMessage> records = new ArrayList<>();
+        for (Message m : received) {
+            SQSEvent.SQSMessage record = new SQSEvent.SQSMessage();
+            record.setMessageId(m.messageId());
+            record.setReceiptHandle(m.receiptHandle());
+            record.setBody(m.body());
+            record.setEventSource("aws:sqs");
+            record.setEventSourceArn(arn);
+            Map<String, String> system = new HashMap<>();
+            m.attributes().forEach((name, value) -> system.put(name.toString(), value));
+            record.setAttributes(system);
+            Map<String, SQSEvent.MessageAttribute> attributes = new HashMap<>();
+            m.messageAttributes().forEach((name, value) -> {
+                SQSEvent.MessageAttribute a = new SQSEvent.MessageAttribute();
+                a.setDataType(value.dataType());
+                a.setStringValue(value.stringValue());
+                attributes.put(name, a);
+            });
+            record.setMessageAttributes(attributes);
+            records.add(record);
+        }
+        SQSEvent event = new SQSEvent();
+        event.setRecords(records);
+        return event;
+    }
+
+    /** What Lambda does with the answer: deletes what is done, returns the rest to the queue. */
+    private Set<String> settle(String queue, SQSEvent event, SQSBatchResponse response) {
+        Set<String> reported = response.getBatchItemFailures().stream()
+                .map(SQSBatchResponse.BatchItemFailure::getItemIdentifier)
+                .collect(Collectors.toSet());
+        Set<String> bodies = new java.util.HashSet<>();
+        for (SQSEvent.SQSMessage record : event.getRecords()) {
+            if (reported.contains(record.getMessageId())) {
+                bodies.add(record.getBody());
+                sqs.changeMessageVisibility(r -> r.queueUrl(queue)
+                        .receiptHandle(record.getReceiptHandle())
+                        .visibilityTimeout(0));
+            } else {
+                sqs.deleteMessage(r -> r.queueUrl(queue).receiptHandle(record.getReceiptHandle()));
+            }
+        }
+        return bodies;
+    }
+
+    private void apply(SqsMessage message) {
+        applied.computeIfAbsent(message.body(), b -> new AtomicInteger()).incrementAndGet();
+    }
+
+    private int applied(String body) {
+        AtomicInteger n = applied.get(body);
+        return n == null ? 0 : n.get();
+    }
+
+    @Test
+    void doneRecordsAreDeleted_theRestReported_untilEachEventIsAppliedOnce() {
+        String queue = queue("inbox-lambda");
+        send(queue, "a", "a", null);
+        send(queue, "b", "b", null);
+        send(queue, "a", "a", null); // a re-send
+        send(queue, "keyless", null, null);
+        send(queue, "c", "c", null);
+        AtomicInteger bAttempts = new AtomicInteger();
+        SqsLambdaBatch batch = SqsLambdaBatch.lease(inbox, message -> {
+                    if (message.body().equals("b") && bAttempts.incrementAndGet() == 1) {
+                        throw new IllegalStateException("planned failure of b");
+                    }
+                    apply(message);
+                })
+                .keys(SqsKeys.attribute("event-id"))
+                .build();
+
+        SQSEvent first = receive(queue, 5);
+        assertThat(settle(queue, first, batch.handle(first, context(30_000))))
+                .containsExactlyInAnyOrder("b", "keyless");
+
+        SQSEvent second = receive(queue, 2);
+        assertThat(settle(queue, second, batch.handle(second, context(30_000)))).containsExactly("keyless");
+        assertThat(applied).containsOnlyKeys("a", "b", "c");
+        assertThat(applied.values()).allMatch(n -> n.get() == 1);
+    }
+
+    @Test
+    void aTimedOutInvocation_holdsItsEventsOnlyUntilItsEnd_notForTheInboxLease() throws Exception {
+        String queue = queue("inbox-lambda-timeout");
+        send(queue, "x", "x", null);
+        SQSEvent event = receive(queue, 1);
+        CountDownLatch stuck = new CountDownLatch(1);
+        CountDownLatch inWork = new CountDownLatch(1);
+        SqsLambdaBatch timingOut = SqsLambdaBatch.lease(inbox, message -> {
+                    inWork.countDown();
+                    stuck.await(); // Lambda stops this invocation at its timeout; it never applies
+                })
+                .keys(SqsKeys.attribute("event-id"))
+                .build();
+        CompletableFuture<SQSBatchResponse> first =
+                CompletableFuture.supplyAsync(() -> timingOut.handle(event, context(1_000)));
+        assertThat(inWork.await(10, TimeUnit.SECONDS)).isTrue();
+        Thread.sleep(1_500); // past the first invocation's end, far within the inbox's 30 s lease
+
+        SqsLambdaBatch retry = SqsLambdaBatch.lease(inbox, this::apply)
+                .keys(SqsKeys.attribute("event-id"))
+                .build();
+        assertThat(retry.handle(event, context(30_000)).getBatchItemFailures())
+                .as("the retry's record, once the timed-out invocation's claim ended")
+                .isEmpty();
+        assertThat(applied("x")).isEqualTo(1);
+        stuck.countDown();
+        first.get(10, TimeUnit.SECONDS);
+    }
+
+    @Test
+    void onAFifoQueue_theFirstRecordNotDone_endsTheBatch() {
+        String queue = Sqs.createQueue(sqs, "inbox-lambda.fifo", Map.of(QueueAttributeName.VISIBILITY_TIMEOUT, "30"));
+        queues.add(queue);
+        send(queue, "g1", "g1", "a");
+        send(queue, "g2", "g2", "a");
+        send(queue, "h1", "h1", "b");
+        SqsLambdaBatch batch = SqsLambdaBatch.lease(inbox, message -> {
+                    if (message.body().equals("g2")) {
+                        throw new IllegalStateException("planned failure of g2");
+                    }
+                    apply(message);
+                })
+                .keys(SqsKeys.attribute("event-id"))
+                .build();
+        SQSEvent event = receive(queue, 3);
+        List<String> order =
+                event.getRecords().stream().map(SQSEvent.SQSMessage::getBody).toList();
+        Set<String> reported = settle(queue, event, batch.handle(event, context(30_000)));
+        int g2 = order.indexOf("g2");
+        assertThat(reported).containsExactlyInAnyOrderElementsOf(order.subList(g2, order.size()));
+        assertThat(applied.keySet()).containsExactlyInAnyOrderElementsOf(order.subList(0, g2));
+    }
+
+    @Test
+    void transactional_commitsEachRecordsWritesWithItsClaim_andReportsWhatRolledBack() throws Exception {
+        String queue = queue("inbox-lambda-tx");
+        send(queue, "a", "a", null);
+        send(queue, "a", "a", null);
+        send(queue, "b", "b", null);
+        com.zaxxer.hikari.HikariConfig config = new com.zaxxer.hikari.HikariConfig();
+        config.setJdbcUrl(dev.inbox.testing.TestServers.postgres());
+        config.setMaximumPoolSize(2);
+        try (com.zaxxer.hikari.HikariDataSource pool = new com.zaxxer.hikari.HikariDataSource(config)) {
+            dev.inbox.postgres.PostgresInboxStore postgres = dev.inbox.postgres.PostgresInboxStore.builder(pool)
+                    .table("inbox_lambda_test")
+                    .build();
+            postgres.createSchemaIfMissing();
+            String ledger =
+                    "inbox_lambda_ledger_" + UUID.randomUUID().toString().replace("-", "");
+            try (java.sql.Connection c = pool.getConnection();
+                    java.sql.Statement st = c.createStatement()) {
+                st.execute("CREATE TABLE " + ledger + " (body TEXT NOT NULL)");
+            }
+            AtomicInteger bAttempts = new AtomicInteger();
+            SqsLambdaBatch batch = SqsLambdaBatch.transactional(
+                            dev.inbox.jdbc.TransactionalInbox.builder(postgres, pool)
+                                    .consumer("lambda-" + UUID.randomUUID())
+                                    .build(),
+                            (message, connection) -> {
+                                try (java.sql.PreparedStatement insert =
+                                        connection.prepareStatement("INSERT INTO " + ledger + " VALUES (?)")) {
+                                    insert.setString(1, message.body());
+                                    insert.executeUpdate();
+                                }
+                                if (message.body().equals("b") && bAttempts.incrementAndGet() == 1) {
+                                    throw new IllegalStateException("planned failure of b, after its write");
+                                }
+                            })
+                    .keys(SqsKeys.attribute("event-id"))
+                    .build();
+            try {
+                SQSEvent first = receive(queue, 3);
+                assertThat(settle(queue, first, batch.handle(first, context(30_000))))
+                        .containsExactly("b");
+                SQSEvent second = receive(queue, 1);
+                assertThat(settle(queue, second, batch.handle(second, context(30_000))))
+                        .isEmpty();
+                try (java.sql.Connection c = pool.getConnection();
+                        java.sql.Statement st = c.createStatement();
+                        java.sql.ResultSet rows = st.executeQuery(
+                                "SELECT body, count(*) FROM " + ledger + " GROUP BY body ORDER BY body")) {
+                    Map<String, Integer> counts = new HashMap<>();
+                    while (rows.next()) {
+                        counts.put(rows.getString(1), rows.getInt(2));
+                    }
+                    assertThat(counts)
+                            .as("rows committed per event")
+                            .containsOnly(Map.entry("a", 1), Map.entry("b", 1));
+                }
+            } finally {
+                try (java.sql.Connection c = pool.getConnection();
+                        java.sql.Statement st = c.createStatement()) {
+                    st.execute("DROP TABLE " + ledger);
+                }
+            }
+        }
+    }
+
+    @Test
+    void noTimeLeft_reportsEverything_andClaimsNothing() {
+        String queue = queue("inbox-lambda-late");
+        send(queue, "late", "late", null);
+        SQSEvent event = receive(queue, 1);
+        SqsLambdaBatch batch = SqsLambdaBatch.lease(inbox, this::apply)
+                .keys(SqsKeys.attribute("event-id"))
+                .build();
+        assertThat(batch.handle(event, context(0)).getBatchItemFailures()).hasSize(1);
+        assertThat(batch.handle(event, context(30_000)).getBatchItemFailures())
+                .as("nothing was claimed by the late invocation")
+                .isEmpty();
+        assertThat(applied("late")).isEqualTo(1);
+        assertThatThrownBy(() -> batch.handle(null, context(1))).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> batch.handle(event, null)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> SqsLambdaBatch.lease(null, this::apply)).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    /** A Lambda context with {@code remainingMillis} left. */
+    static Context context(int remainingMillis) {
+        return new Context() {
+            @Override
+            public String getAwsRequestId() {
+                return "test";
+            }
+
+            @Override
+            public String getLogGroupName() {
+                return "test";
+            }
+
+            @Override
+            public String getLogStreamName() {
+                return "test";
+            }
+
+            @Override
+            public String getFunctionName() {
+                return "test";
+            }
+
+            @Override
+            public String getFunctionVersion() {
+                return "$LATEST";
+            }
+
+            @Override
+            public String getInvokedFunctionArn() {
+                return "arn:aws:lambda:us-east-1:000000000000:function:test";
+            }
+
+            @Override
+            public CognitoIdentity getIdentity() {
+                return null;
+            }
+
+            @Override
+            public ClientContext getClientContext() {
+                return null;
+            }
+
+            @Override
+            public int getRemainingTimeInMillis() {
+                return remainingMillis;
+            }
+
+            @Override
+            public int getMemoryLimitInMB() {
+                return 512;
+            }
+
+            @Override
+            public LambdaLogger getLogger() {
+                return null;
+            }
+        };
+    }
+}
