@@ -31,8 +31,10 @@ public interface MessageKeys {
     }
 
     /**
-     * A header the producer sets (a CloudEvents {@code ce_id}, the Debezium outbox {@code id}), as
-     * {@code header:<name>:<value>}.
+     * A header the producer sets to the event's id (a CloudEvents {@code ce_id}, the Debezium outbox
+     * {@code id}), as {@link DedupKeys#eventId(String)} of its value — the same key as {@code
+     * RecordKeys.header(name)} on Kafka and {@code SqsKeys.attribute(name)} on SQS give for the same
+     * value, so one event that reaches a service through two brokers is applied once.
      *
      * @throws IllegalArgumentException if {@code name} is null or empty
      */
@@ -43,9 +45,7 @@ public interface MessageKeys {
         return delivery -> {
             Map<String, Object> headers = delivery.getProperties().getHeaders();
             Object value = headers == null ? null : headers.get(name);
-            return value == null || value.toString().isEmpty()
-                    ? null
-                    : DedupKeys.business("header", name, value.toString());
+            return value == null || value.toString().isEmpty() ? null : DedupKeys.eventId(value.toString());
         };
     }
 

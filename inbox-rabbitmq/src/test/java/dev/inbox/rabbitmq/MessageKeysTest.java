@@ -1,0 +1,52 @@
+package dev.inbox.rabbitmq;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.rabbitmq.client.AMQP;
+import com.rabbitmq.client.Delivery;
+import com.rabbitmq.client.Envelope;
+import dev.inbox.keys.DedupKeys;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** Where a delivery's key comes from, on deliveries built as amqp-client hands them over. */
+class MessageKeysTest {
+
+    private static Delivery delivery(AMQP.BasicProperties properties, String body) {
+        return new Delivery(new Envelope(1, false, "", "q"), properties, body.getBytes(StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void aHeader_givesTheSameKeyAsKafkasHeaderAndSqsAttributeForTheSameProducerId() {
+        Delivery withId = delivery(
+                new AMQP.BasicProperties.Builder()
+                        .headers(Map.of("event-id", "evt-9"))
+                        .build(),
+                "{}");
+        // RecordKeys.header("event-id") and SqsKeys.attribute("event-id") give DedupKeys.eventId of the value.
+        assertThat(MessageKeys.header("event-id").keyOf(withId)).isEqualTo(DedupKeys.eventId("evt-9"));
+        assertThat(MessageKeys.header("other").keyOf(withId)).isNull();
+        assertThat(MessageKeys.header("event-id").keyOf(delivery(new AMQP.BasicProperties(), "{}")))
+                .isNull();
+        assertThatThrownBy(() -> MessageKeys.header("event-id")
+                        .keyOf(delivery(
+                                new AMQP.BasicProperties.Builder()
+                                        .headers(Map.of("event-id", "x".repeat(600)))
+                                        .build(),
+                                "{}")))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void theStandardKeys_areTheMessageIdElseTheContentHash() {
+        Delivery withMessageId =
+                delivery(new AMQP.BasicProperties.Builder().messageId("m-1").build(), "{\"a\":1}");
+        Delivery json = delivery(new AMQP.BasicProperties(), "{ \"a\" : 1 }");
+        assertThat(MessageKeys.standard().keyOf(withMessageId)).isEqualTo("amqp:m-1");
+        assertThat(MessageKeys.standard().keyOf(json)).isEqualTo(DedupKeys.contentHash("{\"a\":1}"));
+        assertThat(MessageKeys.standard().keyOf(delivery(new AMQP.BasicProperties(), "not json")))
+                .isNull();
+    }
+}
