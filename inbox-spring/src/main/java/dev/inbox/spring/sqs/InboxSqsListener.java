@@ -1,0 +1,149 @@
+package dev.inbox.spring.sqs;
+
+import dev.inbox.InboxKey;
+import dev.inbox.spring.InboxBusyException;
+import dev.inbox.spring.InboxClaim;
+import dev.inbox.spring.ListenerCounts;
+import dev.inbox.spring.SpringInbox;
+import dev.inbox.sqs.SqsKeys;
+import dev.inbox.sqs.SqsMessage;
+import io.awspring.cloud.sqs.listener.AsyncMessageListener;
+import io.awspring.cloud.sqs.listener.SqsHeaders;
+import io.awspring.cloud.sqs.listener.Visibility;
+import java.time.Duration;
+import java.util.Collection;
+import java.util.concurrent.CompletableFuture;
+import org.springframework.messaging.Message;
+
+/**
+ * A Spring Cloud AWS SQS listener that runs the container's own listener (your {@code @SqsListener}
+ * method) through the inbox: a duplicate completes without it, and so is acknowledged (deleted) by
+ * the container; a busy message fails with {@link InboxBusyException} after its visibility was set
+ * to the busy back-off, so it is neither deleted nor left to spin; the listener's failure releases
+ * the claim and fails the message, which the queue hands out again (and its redrive policy
+ * dead-letters after {@code maxReceiveCount}); its success completes the claim. A listener that
+ * returns a {@code CompletableFuture} is completed or released when that future ends.
+ *
+ * <p>A message without a usable dedup key fails without running the listener, so it is never
+ * processed without deduplication; the queue's redrive policy moves it to the dead-letter queue.
+ * Works with the {@code ON_SUCCESS} acknowledgement mode (the default) and single-message
+ * listeners; {@link InboxSqsListeners} refuses containers with another mode.
+ *
+ * @param <T> the payload type
+ */
+public final class InboxSqsListener<T> implements AsyncMessageListener<T> {
+
+    private final SpringInbox inbox;
+    private final SqsKeys keys;
+    private final AsyncMessageListener<T> listener;
+    private final Duration busyBackoff;
+    private final ListenerCounts counts;
+
+    InboxSqsListener(
+            SpringInbox inbox,
+            SqsKeys keys,
+            AsyncMessageListener<T> listener,
+            Duration busyBackoff,
+            ListenerCounts counts) {
+        this.inbox = inbox;
+        this.keys = keys;
+        this.listener = listener;
+        this.busyBackoff = busyBackoff;
+        this.counts = counts;
+    }
+
+    @Override
+    public CompletableFuture<Void> onMessage(Message<T> message) {
+        String id;
+        InboxClaim claim;
+        try {
+            id = keyOf(message);
+            claim = inbox.claim(id);
+        } catch (RuntimeException noKeyOrStoreDown) {
+            return CompletableFuture.failedFuture(noKeyOrStoreDown);
+        }
+        switch (claim.status()) {
+            case DUPLICATE:
+                counts.recordDuplicate();
+                return CompletableFuture.completedFuture(null);
+            case BUSY:
+                counts.recordBusy();
+                Object visibility = message.getHeaders().get(SqsHeaders.SQS_VISIBILITY_TIMEOUT_HEADER);
+                CompletableFuture<Void> later = visibility instanceof Visibility v
+                        ? v.changeToAsync(seconds(busyBackoff))
+                        : CompletableFuture.completedFuture(null);
+                return later.handle((ignored, failure) -> {
+                    throw new InboxBusyException(id);
+                });
+            default:
+                break;
+        }
+        CompletableFuture<Void> work;
+        try {
+            work = listener.onMessage(message);
+        } catch (RuntimeException | Error failure) {
+            claim.releaseAfterFailure(failure);
+            throw failure;
+        }
+        return work.whenComplete((done, failure) -> {
+            if (failure != null) {
+                claim.releaseAfterFailure(failure);
+            } else {
+                counts.recordProcessed();
+                claim.completeAfterWork();
+            }
+        });
+    }
+
+    /**
+     * Refused: batch listeners ({@code ListenerMode.BATCH}) are not deduplicated message by
+     * message; {@link InboxSqsListeners} refuses such containers at startup.
+     */
+    @Override
+    public CompletableFuture<Void> onMessage(Collection<Message<T>> messages) {
+        return CompletableFuture.failedFuture(new UnsupportedOperationException(
+                "inbox deduplicates single-message SQS listeners; this container is in batch mode"));
+    }
+
+    private String keyOf(Message<T> message) {
+        Object source = message.getHeaders().get(SqsHeaders.SQS_SOURCE_DATA_HEADER);
+        if (!(source instanceof software.amazon.awssdk.services.sqs.model.Message received)) {
+            throw new IllegalStateException("message " + message.getHeaders().getId() + " carries no "
+                    + SqsHeaders.SQS_SOURCE_DATA_HEADER + " header: not from a Spring Cloud AWS SQS container");
+        }
+        SqsMessage sqs = SqsMessage.of(received);
+        String id;
+        try {
+            id = keys.keyOf(sqs);
+            if (id != null) {
+                InboxKey.of(inbox.inbox().consumer(), id);
+            }
+        } catch (RuntimeException invalid) {
+            throw new IllegalArgumentException(
+                    sqs + " has no valid dedup key (" + invalid.getMessage() + "): not processed, left to the"
+                            + " queue's redrive policy",
+                    invalid);
+        }
+        if (id == null) {
+            throw new IllegalArgumentException(sqs + " has no dedup key: it carries none of what the configured"
+                    + " SqsKeys read (set inbox.sqs.key-attribute, or SqsKeys, to where your producer puts its id);"
+                    + " not processed, left to the queue's redrive policy");
+        }
+        return id;
+    }
+
+    private static int seconds(Duration duration) {
+        long millis = duration.toMillis();
+        return (int) Math.min(Visibility.MAX_VISIBILITY_TIMEOUT_SECONDS, (millis + 999) / 1000);
+    }
+
+    /** What this listener did with the messages it saw. */
+    public ListenerCounts counts() {
+        return counts;
+    }
+
+    @Override
+    public String toString() {
+        return "InboxSqsListener[" + inbox + ", " + listener + "]";
+    }
+}

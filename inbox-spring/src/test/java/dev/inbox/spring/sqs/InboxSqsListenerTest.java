@@ -1,0 +1,220 @@
+package dev.inbox.spring.sqs;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.inbox.Claim;
+import dev.inbox.Inbox;
+import dev.inbox.caffeine.CaffeineInboxStore;
+import dev.inbox.keys.DedupKeys;
+import dev.inbox.spring.SpringInbox;
+import dev.inbox.sqs.SqsKeys;
+import dev.inbox.testing.SqsServer;
+import io.awspring.cloud.sqs.annotation.SqsListener;
+import io.awspring.cloud.sqs.config.SqsBootstrapConfiguration;
+import io.awspring.cloud.sqs.config.SqsMessageListenerContainerFactory;
+import io.awspring.cloud.sqs.listener.MessageListenerContainerRegistry;
+import java.net.URI;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.springframework.context.annotation.AnnotationConfigApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.sqs.SqsAsyncClient;
+import software.amazon.awssdk.services.sqs.SqsClient;
+import software.amazon.awssdk.services.sqs.model.MessageAttributeValue;
+import software.amazon.awssdk.services.sqs.model.QueueAttributeName;
+
+/**
+ * {@code @SqsListener} methods deduplicated by {@link InboxSqsListeners}, in a Spring Cloud AWS
+ * application context against the real SQS server ({@link SqsServer}).
+ */
+@Timeout(90)
+class InboxSqsListenerTest {
+
+    static final Map<String, AtomicInteger> APPLIED = new ConcurrentHashMap<>();
+    static final Map<String, AtomicInteger> ATTEMPTS = new ConcurrentHashMap<>();
+    static final CaffeineInboxStore STORE = CaffeineInboxStore.builder().build();
+
+    private final SqsClient sqs = client();
+    private String queue;
+    private AnnotationConfigApplicationContext context;
+
+    static SqsClient client() {
+        return SqsClient.builder()
+                .endpointOverride(URI.create(SqsServer.endpoint()))
+                .region(Region.US_EAST_1)
+                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("test", "test")))
+                .build();
+    }
+
+    @BeforeEach
+    void queue() {
+        String name = "inbox-spring-sqs-" + UUID.randomUUID();
+        queue = sqs.createQueue(r -> r.queueName(name).attributes(Map.of(QueueAttributeName.VISIBILITY_TIMEOUT, "2")))
+                .queueUrl();
+        System.setProperty("inbox.test.sqs.queue", name);
+        APPLIED.clear();
+        ATTEMPTS.clear();
+    }
+
+    @AfterEach
+    void close() {
+        if (context != null) {
+            context.close();
+        }
+        sqs.deleteQueue(r -> r.queueUrl(queue));
+        sqs.close();
+        System.clearProperty("inbox.test.sqs.queue");
+    }
+
+    private void send(String body, String eventId) {
+        sqs.sendMessage(r -> r.queueUrl(queue)
+                .messageBody(body)
+                .messageAttributes(
+                        eventId == null
+                                ? Map.of()
+                                : Map.of(
+                                        "event-id",
+                                        MessageAttributeValue.builder()
+                                                .dataType("String")
+                                                .stringValue(eventId)
+                                                .build())));
+    }
+
+    private static void await(String what, BooleanSupplier condition) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (!condition.getAsBoolean()) {
+            assertThat(System.nanoTime()).as("still not after 60 s: " + what).isLessThan(deadline);
+            Thread.sleep(50);
+        }
+    }
+
+    private static int applied(String body) {
+        AtomicInteger n = APPLIED.get(body);
+        return n == null ? 0 : n.get();
+    }
+
+    private int onTheQueue() {
+        Map<QueueAttributeName, String> a = sqs.getQueueAttributes(r -> r.queueUrl(queue)
+                        .attributeNames(
+                                QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES,
+                                QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES_NOT_VISIBLE))
+                .attributes();
+        return Integer.parseInt(a.get(QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES))
+                + Integer.parseInt(a.get(QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES_NOT_VISIBLE));
+    }
+
+    @Test
+    void duplicatesAreDeletedUnapplied_failedWorkComesBack_keylessIsNeverApplied() throws Exception {
+        context = new AnnotationConfigApplicationContext(Application.class, Orders.class);
+        InboxSqsListeners listeners = context.getBean(InboxSqsListeners.class);
+        send("a", "a");
+        send("b", "b");
+        send("a", "a"); // a re-send
+        send("fails-once", "f");
+        send("keyless", null);
+
+        await(
+                "a, b and fails-once applied",
+                () -> applied("a") == 1 && applied("b") == 1 && applied("fails-once") == 1);
+        await("only the keyless message left on the queue", () -> onTheQueue() == 1);
+        Thread.sleep(2_500); // past a visibility timeout: nothing comes back to be applied again
+        assertThat(APPLIED).containsOnlyKeys("a", "b", "fails-once");
+        assertThat(APPLIED.values()).allMatch(n -> n.get() == 1);
+        assertThat(ATTEMPTS.get("fails-once")).hasValueGreaterThanOrEqualTo(2);
+        assertThat(listeners.counts("orders").duplicates()).isGreaterThanOrEqualTo(1);
+        assertThat(listeners.counts("orders").processed()).isEqualTo(3);
+    }
+
+    @Test
+    void aBusyMessage_waitsForTheHolder_andIsAppliedOnceItLetsGo() throws Exception {
+        context = new AnnotationConfigApplicationContext(Application.class, Orders.class);
+        InboxSqsListeners listeners = context.getBean(InboxSqsListeners.class);
+        Inbox scoped = context.getBean(SpringInbox.class).scoped("orders").inbox();
+        Claim holder = scoped.claimAll(List.of(DedupKeys.eventId("held"))).get(0);
+        assertThat(holder.isAcquired()).isTrue();
+        send("held", "held");
+
+        await("the held message answered busy", () -> listeners.counts("orders").busy() >= 1);
+        assertThat(applied("held")).as("applied while another delivery held it").isZero();
+        holder.release();
+        await("the held message applied", () -> applied("held") == 1);
+        await("and deleted", () -> onTheQueue() == 0);
+    }
+
+    @Test
+    void aListenerThatAcknowledgesAlways_isRefusedAtStartup() {
+        assertThatThrownBy(() -> context = new AnnotationConfigApplicationContext(Application.class, Always.class))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("acknowledges ALWAYS")
+                .hasMessageContaining("ON_SUCCESS");
+    }
+
+    @Configuration
+    @Import(SqsBootstrapConfiguration.class)
+    static class Application {
+
+        @Bean(destroyMethod = "close")
+        SqsAsyncClient sqsAsyncClient() {
+            return SqsAsyncClient.builder()
+                    .endpointOverride(URI.create(SqsServer.endpoint()))
+                    .region(Region.US_EAST_1)
+                    .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("test", "test")))
+                    .build();
+        }
+
+        @Bean
+        SqsMessageListenerContainerFactory<Object> defaultSqsListenerContainerFactory(SqsAsyncClient client) {
+            return SqsMessageListenerContainerFactory.builder()
+                    .sqsAsyncClient(client)
+                    .configure(options -> options.pollTimeout(Duration.ofSeconds(1))
+                            .acknowledgementInterval(Duration.ofMillis(100))
+                            .acknowledgementThreshold(1))
+                    .build();
+        }
+
+        @Bean
+        SpringInbox springInbox() {
+            return SpringInbox.leaseOnly(Inbox.builder(STORE)
+                    .consumer("spring-sqs-" + UUID.randomUUID())
+                    .lease(Duration.ofSeconds(2))
+                    .build());
+        }
+
+        @Bean
+        InboxSqsListeners inboxSqsListeners(SpringInbox inbox, MessageListenerContainerRegistry registry) {
+            return new InboxSqsListeners(inbox, SqsKeys.attribute("event-id"), Duration.ofSeconds(1), registry);
+        }
+    }
+
+    static class Orders {
+        @SqsListener(value = "${inbox.test.sqs.queue}", id = "orders")
+        void on(String body) {
+            if (body.equals("fails-once")
+                    && ATTEMPTS.computeIfAbsent(body, b -> new AtomicInteger()).incrementAndGet() == 1) {
+                throw new IllegalStateException("planned failure of " + body);
+            }
+            ATTEMPTS.computeIfAbsent(body, b -> new AtomicInteger()).incrementAndGet();
+            APPLIED.computeIfAbsent(body, b -> new AtomicInteger()).incrementAndGet();
+        }
+    }
+
+    static class Always {
+        @SqsListener(value = "${inbox.test.sqs.queue}", id = "always", acknowledgementMode = "ALWAYS")
+        void on(String body) {}
+    }
+}
