@@ -35,8 +35,8 @@ import org.springframework.transaction.PlatformTransactionManager;
 /**
  * inbox for Spring Boot: the store chosen from the beans present ({@code inbox.store} overrides
  * the choice), the {@link Inbox} and the {@link SpringInbox} on it, meters, a health indicator,
- * info, a scheduled purge, and deduplicated {@code @KafkaListener} and {@code @RabbitListener}
- * methods. Every bean backs off when the application defines its own.
+ * info, a scheduled purge, and deduplicated {@code @KafkaListener}, {@code @RabbitListener} and
+ * {@code @SqsListener} methods. Every bean backs off when the application defines its own.
  */
 @AutoConfiguration(
         afterName = {
@@ -45,7 +45,8 @@ import org.springframework.transaction.PlatformTransactionManager;
             "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
             "org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration",
             "org.springframework.boot.kafka.autoconfigure.KafkaAutoConfiguration",
-            "org.springframework.boot.amqp.autoconfigure.RabbitAutoConfiguration"
+            "org.springframework.boot.amqp.autoconfigure.RabbitAutoConfiguration",
+            "io.awspring.cloud.autoconfigure.sqs.SqsAutoConfiguration"
         })
 @EnableConfigurationProperties(InboxProperties.class)
 public class InboxAutoConfiguration {
@@ -251,6 +252,53 @@ public class InboxAutoConfiguration {
                     org.springframework.amqp.rabbit.config.RabbitListenerConfigUtils
                             .RABBIT_LISTENER_ENDPOINT_REGISTRY_BEAN_NAME,
                     org.springframework.amqp.rabbit.listener.RabbitListenerEndpointRegistry.class));
+        }
+    }
+
+    /** Spring Cloud AWS SQS without inbox-sqs: as {@link KafkaAdapterMissing}. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = "io.awspring.cloud.sqs.config.SqsListenerConfigurer")
+    @ConditionalOnMissingClass("dev.inbox.sqs.SqsKeys")
+    @ConditionalOnProperty(prefix = "inbox.sqs", name = "enabled", matchIfMissing = true)
+    static class SqsAdapterMissing {
+
+        @Bean
+        Object inboxSqsAdapterMissing() {
+            throw new IllegalStateException("inbox: spring-cloud-aws-sqs is on the class path but inbox-sqs is not:"
+                    + " add the dependency dev.inbox:inbox-sqs so that @SqsListener methods are deduplicated, or set"
+                    + " inbox.sqs.enabled=false");
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass({
+        io.awspring.cloud.sqs.config.SqsListenerConfigurer.class,
+        dev.inbox.spring.sqs.InboxSqsListeners.class,
+        dev.inbox.sqs.SqsKeys.class
+    })
+    @ConditionalOnProperty(prefix = "inbox.sqs", name = "enabled", matchIfMissing = true)
+    static class Sqs {
+
+        @Bean
+        @ConditionalOnBean(io.awspring.cloud.sqs.listener.MessageListenerContainerRegistry.class)
+        @ConditionalOnMissingBean
+        dev.inbox.spring.sqs.InboxSqsListeners inboxSqsListeners(
+                SpringInbox inbox,
+                InboxProperties properties,
+                io.awspring.cloud.sqs.listener.MessageListenerContainerRegistry registry) {
+            InboxProperties.Listeners settings = properties.getSqs();
+            if (settings.isTransactional()) {
+                throw new IllegalStateException("inbox.sqs.transactional=true: Spring Cloud AWS runs @SqsListener"
+                        + " methods in no transaction of its own, so the claim cannot share one with them; remove the"
+                        + " property, and for writes that must commit with their claim call SpringInbox.handle inside"
+                        + " your own @Transactional method");
+            }
+            String attribute = settings.getKeyHeader();
+            return new dev.inbox.spring.sqs.InboxSqsListeners(
+                    inbox,
+                    attribute == null ? dev.inbox.sqs.SqsKeys.standard() : dev.inbox.sqs.SqsKeys.attribute(attribute),
+                    settings.getBusyBackoff(),
+                    registry);
         }
     }
 }

@@ -54,6 +54,8 @@ public class InboxProperties {
     private final KafkaListeners kafka = new KafkaListeners();
     private final Listeners rabbit = new Listeners("inbox.rabbit");
 
+    private final Listeners sqs = new Listeners("inbox.sqs");
+
     public StoreKind getStore() {
         return store;
     }
@@ -123,6 +125,10 @@ public class InboxProperties {
 
     public KafkaListeners getKafka() {
         return kafka;
+    }
+
+    public Listeners getSqs() {
+        return sqs;
     }
 
     public Listeners getRabbit() {
@@ -300,8 +306,9 @@ public class InboxProperties {
         private boolean enabled = true;
 
         /**
-         * The header that carries the producer's event id; default CloudEvents and the Debezium
-         * outbox id (Kafka), the AMQP message-id then a JSON content hash (RabbitMQ).
+         * The header (on SQS: the message attribute) that carries the producer's event id; default
+         * CloudEvents and the Debezium outbox id (Kafka), the AMQP message-id then a JSON content hash
+         * (RabbitMQ), a CloudEvent then the SNS MessageId then a JSON content hash (SQS).
          */
         private @Nullable String keyHeader;
 

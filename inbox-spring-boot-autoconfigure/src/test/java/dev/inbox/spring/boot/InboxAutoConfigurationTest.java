@@ -219,6 +219,12 @@ class InboxAutoConfigurationTest {
         runner.withClassLoader(new FilteredClassLoader(dev.inbox.rabbitmq.MessageKeys.class))
                 .withPropertyValues("inbox.store=memory", "inbox.rabbit.enabled=false")
                 .run(context -> assertThat(context).hasNotFailed());
+        runner.withClassLoader(new FilteredClassLoader(dev.inbox.sqs.SqsKeys.class))
+                .withPropertyValues("inbox.store=memory")
+                .run(context -> assertThat(context)
+                        .getFailure()
+                        .rootCause()
+                        .hasMessageContaining("add the dependency dev.inbox:inbox-sqs"));
     }
 
     @Test

@@ -126,7 +126,7 @@ public final class InboxSqsListener<T> implements AsyncMessageListener<T> {
         }
         if (id == null) {
             throw new IllegalArgumentException(sqs + " has no dedup key: it carries none of what the configured"
-                    + " SqsKeys read (set inbox.sqs.key-attribute, or SqsKeys, to where your producer puts its id);"
+                    + " SqsKeys read (set inbox.sqs.key-header, or SqsKeys, to where your producer puts its id);"
                     + " not processed, left to the queue's redrive policy");
         }
         return id;
