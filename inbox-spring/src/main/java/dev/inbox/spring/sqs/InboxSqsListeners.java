@@ -40,6 +40,7 @@ public final class InboxSqsListeners implements SqsListenerConfigurer {
     private final SqsKeys keys;
     private final Duration busyBackoff;
     private final MessageListenerContainerRegistry registry;
+    private final boolean perListener;
     private final Map<String, ListenerCounts> counts = new ConcurrentHashMap<>();
 
     /**
@@ -53,6 +54,27 @@ public final class InboxSqsListeners implements SqsListenerConfigurer {
      */
     public InboxSqsListeners(
             SpringInbox inbox, SqsKeys keys, Duration busyBackoff, MessageListenerContainerRegistry registry) {
+        this(inbox, keys, busyBackoff, registry, true);
+    }
+
+    /**
+     * Like the constructor, but every listener claims under the inbox's own consumer, unscoped: for
+     * an application whose one listener reads a queue, or whose listeners must share their records.
+     *
+     * @throws IllegalArgumentException if an argument is null or {@code busyBackoff} is negative
+     */
+    public static InboxSqsListeners sharingOneConsumer(
+            SpringInbox inbox, SqsKeys keys, Duration busyBackoff, MessageListenerContainerRegistry registry) {
+        return new InboxSqsListeners(inbox, keys, busyBackoff, registry, false);
+    }
+
+    private InboxSqsListeners(
+            SpringInbox inbox,
+            SqsKeys keys,
+            Duration busyBackoff,
+            MessageListenerContainerRegistry registry,
+            boolean perListener) {
+        this.perListener = perListener;
         this.inbox = requireNonNull(inbox, "inbox");
         this.keys = requireNonNull(keys, "keys");
         this.busyBackoff = dev.inbox.spi.InboxArguments.requireNonNegative(busyBackoff, "busyBackoff");
@@ -89,7 +111,11 @@ public final class InboxSqsListeners implements SqsListenerConfigurer {
         }
         String scope = container.getId();
         abstractContainer.setAsyncMessageListener(new InboxSqsListener(
-                inbox.scoped(scope), keys, abstractContainer.getMessageListener(), busyBackoff, counts(scope)));
+                perListener ? inbox.scoped(scope) : inbox,
+                keys,
+                abstractContainer.getMessageListener(),
+                busyBackoff,
+                counts(scope)));
     }
 
     /** The application's registry, each container wrapped on its way in. */
