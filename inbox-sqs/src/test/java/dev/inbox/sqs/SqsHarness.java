@@ -7,12 +7,11 @@ import dev.inbox.jdbc.TransactionalInbox;
 import dev.inbox.postgres.PostgresInboxStore;
 import dev.inbox.tck.adapter.AdapterHarness;
 import dev.inbox.tck.adapter.AdapterKit;
+import dev.inbox.testing.SqsQueues;
 import java.time.Duration;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
 import software.amazon.awssdk.services.sqs.SqsClient;
-import software.amazon.awssdk.services.sqs.model.Message;
-import software.amazon.awssdk.services.sqs.model.MessageAttributeValue;
 import software.amazon.awssdk.services.sqs.model.QueueAttributeName;
 
 /**
@@ -27,11 +26,10 @@ final class SqsHarness implements AdapterHarness {
     private final @Nullable HikariDataSource pool;
     private final @Nullable CaffeineInboxStore caffeine;
     private final @Nullable PostgresInboxStore postgres;
-    private final SqsClient admin = Sqs.client();
+    private final SqsClient admin = SqsQueues.client();
     private final String dead;
     private final String queue;
-    private final Thread deadReader;
-    private volatile boolean closed;
+    private final AutoCloseable deadReader;
 
     /** In lease mode on the in-memory store, or ({@code pool} given) in transactional mode on PostgreSQL. */
     SqsHarness(AdapterKit kit, @Nullable HikariDataSource pool) {
@@ -46,34 +44,15 @@ final class SqsHarness implements AdapterHarness {
                     PostgresInboxStore.builder(pool).table("inbox_adapter_kit").build();
             postgres.createSchemaIfMissing();
         }
-        dead = Sqs.createQueue(admin, "inbox-kit-dead", Map.of());
+        dead = SqsQueues.create(admin, "inbox-kit-dead", Map.of());
         long visibility = Math.max(1, kit.lease().toSeconds());
-        queue = Sqs.createQueue(
+        queue = SqsQueues.create(
                 admin,
                 "inbox-kit",
                 Map.of(
                         QueueAttributeName.VISIBILITY_TIMEOUT, Long.toString(visibility),
-                        QueueAttributeName.REDRIVE_POLICY, Sqs.redrive(admin, dead, 1000)));
-        deadReader = new Thread(this::readDeadLetters, "adapter-kit-sqs-dead-letters");
-        deadReader.setDaemon(true);
-        deadReader.start();
-    }
-
-    private void readDeadLetters() {
-        while (!closed) {
-            try {
-                for (Message m : admin.receiveMessage(
-                                r -> r.queueUrl(dead).waitTimeSeconds(1).maxNumberOfMessages(10))
-                        .messages()) {
-                    kit.deadLettered(m.body());
-                    admin.deleteMessage(r -> r.queueUrl(dead).receiptHandle(m.receiptHandle()));
-                }
-            } catch (RuntimeException e) {
-                if (closed) {
-                    return;
-                }
-            }
-        }
+                        QueueAttributeName.REDRIVE_POLICY, SqsQueues.redrive(admin, dead, 1000)));
+        deadReader = SqsQueues.drain(admin, dead, kit::deadLettered);
     }
 
     @Override
@@ -83,17 +62,7 @@ final class SqsHarness implements AdapterHarness {
 
     @Override
     public void publish(@Nullable String id, String payload) {
-        admin.sendMessage(r -> r.queueUrl(queue)
-                .messageBody(payload)
-                .messageAttributes(
-                        id == null
-                                ? Map.of()
-                                : Map.of(
-                                        AdapterKit.ID_HEADER,
-                                        MessageAttributeValue.builder()
-                                                .dataType("String")
-                                                .stringValue(id)
-                                                .build())));
+        SqsQueues.send(admin, queue, payload, AdapterKit.ID_HEADER, id);
     }
 
     private SqsInboxLoop loop(SqsClient sqs) {
@@ -127,8 +96,7 @@ final class SqsHarness implements AdapterHarness {
 
     @Override
     public void close() throws Exception {
-        closed = true;
-        deadReader.join(5_000);
+        deadReader.close();
         admin.deleteQueue(r -> r.queueUrl(queue));
         admin.deleteQueue(r -> r.queueUrl(dead));
         admin.close();
@@ -139,7 +107,7 @@ final class SqsHarness implements AdapterHarness {
 
     /** One consumer: its client, and a thread that runs the loop again after an Error ended it. */
     private final class Member implements Running {
-        final SqsClient client = Sqs.client();
+        final SqsClient client = SqsQueues.client();
         final Thread thread = new Thread(this::supervise, "adapter-kit-sqs-consumer");
         volatile boolean ended;
         volatile SqsInboxLoop loop;

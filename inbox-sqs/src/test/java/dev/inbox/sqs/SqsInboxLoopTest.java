@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.inbox.Inbox;
 import dev.inbox.caffeine.CaffeineInboxStore;
+import dev.inbox.testing.SqsQueues;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -32,7 +33,7 @@ import software.amazon.awssdk.services.sqs.model.QueueAttributeName;
 @Timeout(90)
 class SqsInboxLoopTest {
 
-    private final SqsClient sqs = Sqs.client();
+    private final SqsClient sqs = SqsQueues.client();
     private final List<String> queues = new ArrayList<>();
     private final CaffeineInboxStore store = CaffeineInboxStore.builder().build();
     private final Map<String, AtomicInteger> applied = new ConcurrentHashMap<>();
@@ -57,7 +58,7 @@ class SqsInboxLoopTest {
     }
 
     private String queue(String prefix, Map<QueueAttributeName, String> attributes) {
-        String url = Sqs.createQueue(sqs, prefix, attributes);
+        String url = SqsQueues.create(sqs, prefix, attributes);
         queues.add(url);
         return url;
     }
@@ -97,13 +98,7 @@ class SqsInboxLoopTest {
     }
 
     private int visibleAndHidden(String queue) {
-        Map<QueueAttributeName, String> a = sqs.getQueueAttributes(r -> r.queueUrl(queue)
-                        .attributeNames(
-                                QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES,
-                                QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES_NOT_VISIBLE))
-                .attributes();
-        return Integer.parseInt(a.get(QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES))
-                + Integer.parseInt(a.get(QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES_NOT_VISIBLE));
+        return SqsQueues.messagesLeft(sqs, queue);
     }
 
     @Test
@@ -198,7 +193,7 @@ class SqsInboxLoopTest {
                 .keys(SqsKeys.attribute("event-id"))
                 .waitTime(Duration.ofSeconds(1))
                 .build();
-        SqsClient otherClient = Sqs.client();
+        SqsClient otherClient = SqsQueues.client();
         SqsInboxLoop other = SqsInboxLoop.lease(otherClient, queue, inbox, this::apply)
                 .keys(SqsKeys.attribute("event-id"))
                 .waitTime(Duration.ofSeconds(1))
@@ -227,7 +222,7 @@ class SqsInboxLoopTest {
                         QueueAttributeName.VISIBILITY_TIMEOUT,
                         "2",
                         QueueAttributeName.REDRIVE_POLICY,
-                        Sqs.redrive(sqs, dead, 2)));
+                        SqsQueues.redrive(sqs, dead, 2)));
         send(queue, "poison", Map.of("event-id", "poison"), null);
         SqsInboxLoop loop = SqsInboxLoop.lease(sqs, queue, inbox, message -> {
                     throw new IllegalStateException("always fails");
@@ -249,7 +244,8 @@ class SqsInboxLoopTest {
     @Test
     void aMessageWithoutAKey_isMovedToTheRedriveDeadLetterQueue_orLeftWithoutOne() {
         String dead = queue("inbox-keyless-dead", Map.of());
-        String withDlq = queue("inbox-keyless", Map.of(QueueAttributeName.REDRIVE_POLICY, Sqs.redrive(sqs, dead, 5)));
+        String withDlq =
+                queue("inbox-keyless", Map.of(QueueAttributeName.REDRIVE_POLICY, SqsQueues.redrive(sqs, dead, 5)));
         send(withDlq, "no key", Map.of("other", "x"), null);
         send(withDlq, "keyed", Map.of("event-id", "k"), null);
         SqsInboxLoop loop = SqsInboxLoop.lease(sqs, withDlq, inbox, this::apply)
@@ -287,7 +283,7 @@ class SqsInboxLoopTest {
                         QueueAttributeName.VISIBILITY_TIMEOUT,
                         "20000",
                         QueueAttributeName.REDRIVE_POLICY,
-                        Sqs.redrive(sqs, dead, 25)));
+                        SqsQueues.redrive(sqs, dead, 25)));
         QueueSettings settings =
                 SqsInboxLoop.lease(sqs, queue, inbox, this::apply).build().queue();
         assertThat(settings.visibilityTimeout()).isEqualTo(Duration.ofSeconds(20_000));

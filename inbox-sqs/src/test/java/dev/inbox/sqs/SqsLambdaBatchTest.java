@@ -11,6 +11,7 @@ import com.amazonaws.services.lambda.runtime.events.SQSBatchResponse;
 import com.amazonaws.services.lambda.runtime.events.SQSEvent;
 import dev.inbox.Inbox;
 import dev.inbox.caffeine.CaffeineInboxStore;
+import dev.inbox.testing.SqsQueues;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -41,7 +42,7 @@ import software.amazon.awssdk.services.sqs.model.QueueAttributeName;
 @Timeout(60)
 class SqsLambdaBatchTest {
 
-    private final SqsClient sqs = Sqs.client();
+    private final SqsClient sqs = SqsQueues.client();
     private final CaffeineInboxStore store = CaffeineInboxStore.builder().build();
     private final Inbox inbox = Inbox.builder(store)
             .consumer("lambda-" + UUID.randomUUID())
@@ -58,7 +59,7 @@ class SqsLambdaBatchTest {
     }
 
     private String queue(String prefix) {
-        String url = Sqs.createQueue(sqs, prefix, Map.of(QueueAttributeName.VISIBILITY_TIMEOUT, "30"));
+        String url = SqsQueues.create(sqs, prefix, Map.of(QueueAttributeName.VISIBILITY_TIMEOUT, "30"));
         queues.add(url);
         return url;
     }
@@ -82,7 +83,7 @@ class SqsLambdaBatchTest {
 
     /** Receives {@code count} messages and builds the event Lambda would hand the function. */
     private SQSEvent receive(String queue, int count) {
-        String arn = Sqs.arnOf(sqs, queue);
+        String arn = SqsQueues.arnOf(sqs, queue);
         List<Message> received = new ArrayList<>();
         while (received.size() < count) {
             received.addAll(sqs.receiveMessage(r -> r.queueUrl(queue)
@@ -205,7 +206,7 @@ class SqsLambdaBatchTest {
 
     @Test
     void onAFifoQueue_theFirstRecordNotDone_endsTheBatch() {
-        String queue = Sqs.createQueue(sqs, "inbox-lambda.fifo", Map.of(QueueAttributeName.VISIBILITY_TIMEOUT, "30"));
+        String queue = SqsQueues.create(sqs, "inbox-lambda.fifo", Map.of(QueueAttributeName.VISIBILITY_TIMEOUT, "30"));
         queues.add(queue);
         send(queue, "g1", "g1", "a");
         send(queue, "g2", "g2", "a");

@@ -2,8 +2,8 @@ package dev.inbox.benchmarks.storm;
 
 import dev.inbox.sqs.SqsInboxLoop;
 import dev.inbox.sqs.SqsKeys;
+import dev.inbox.testing.SqsQueues;
 import dev.inbox.testing.SqsServer;
-import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -13,9 +13,6 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.jspecify.annotations.Nullable;
-import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
-import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
-import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.sqs.SqsClient;
 import software.amazon.awssdk.services.sqs.model.MessageAttributeValue;
 import software.amazon.awssdk.services.sqs.model.QueueAttributeName;
@@ -49,7 +46,7 @@ final class SqsDriver implements BrokerDriver {
         this.groups = config.partitions();
         this.embedded = config.sqsEndpoint().isEmpty() ? SqsServer.start() : null;
         this.endpoint = embedded != null ? embedded.url() : config.sqsEndpoint();
-        this.admin = client(endpoint);
+        this.admin = SqsQueues.client(endpoint);
         // SQS counts visibility in whole seconds; the lease must fit in it.
         this.visibility = Duration.ofSeconds(Math.max(2, (config.lease().toMillis() + 999) / 1000));
         String name = "inbox-storm-" + UUID.randomUUID() + (fifo ? ".fifo" : "");
@@ -68,14 +65,6 @@ final class SqsDriver implements BrokerDriver {
             close();
             throw new IllegalStateException("cannot reach SQS at " + endpoint + ": " + Endpoint.rootCause(e), e);
         }
-    }
-
-    static SqsClient client(String endpoint) {
-        return SqsClient.builder()
-                .endpointOverride(URI.create(endpoint))
-                .region(Region.US_EAST_1)
-                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("storm", "storm")))
-                .build();
     }
 
     private static String seconds(Duration d) {
@@ -127,7 +116,7 @@ final class SqsDriver implements BrokerDriver {
 
     @Override
     public Member join(Applier applier) {
-        SqsClient client = client(endpoint);
+        SqsClient client = SqsQueues.client(endpoint);
         SqsInboxLoop[] self = new SqsInboxLoop[1];
         AtomicBoolean alive = new AtomicBoolean(true);
         Applier crashing = (event, connection) -> {

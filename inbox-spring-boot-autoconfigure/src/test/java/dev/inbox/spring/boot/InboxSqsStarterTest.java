@@ -3,11 +3,10 @@ package dev.inbox.spring.boot;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.inbox.spring.sqs.InboxSqsListeners;
-import dev.inbox.testing.SqsServer;
+import dev.inbox.testing.SqsQueues;
 import io.awspring.cloud.sqs.annotation.SqsListener;
 import io.awspring.cloud.sqs.config.SqsBootstrapConfiguration;
 import io.awspring.cloud.sqs.config.SqsMessageListenerContainerFactory;
-import java.net.URI;
 import java.time.Duration;
 import java.util.Map;
 import java.util.UUID;
@@ -22,12 +21,8 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
-import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
-import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
-import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.sqs.SqsAsyncClient;
 import software.amazon.awssdk.services.sqs.SqsClient;
-import software.amazon.awssdk.services.sqs.model.MessageAttributeValue;
 
 /** The starter with Spring Cloud AWS SQS: {@code @SqsListener} methods deduplicated, against the real SQS server. */
 @Timeout(90)
@@ -35,11 +30,7 @@ class InboxSqsStarterTest {
 
     static final Map<String, AtomicInteger> APPLIED = new ConcurrentHashMap<>();
 
-    private final SqsClient sqs = SqsClient.builder()
-            .endpointOverride(URI.create(SqsServer.endpoint()))
-            .region(Region.US_EAST_1)
-            .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("test", "test")))
-            .build();
+    private final SqsClient sqs = SqsQueues.client();
     private String queueName;
     private String queueUrl;
 
@@ -68,14 +59,7 @@ class InboxSqsStarterTest {
     }
 
     private void send(String body, String eventId) {
-        sqs.sendMessage(r -> r.queueUrl(queueUrl)
-                .messageBody(body)
-                .messageAttributes(Map.of(
-                        "event-id",
-                        MessageAttributeValue.builder()
-                                .dataType("String")
-                                .stringValue(eventId)
-                                .build())));
+        SqsQueues.send(sqs, queueUrl, body, "event-id", eventId);
     }
 
     private static int applied() {
@@ -85,12 +69,7 @@ class InboxSqsStarterTest {
     private void awaitDeleted(int published) throws InterruptedException {
         long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
         while (true) {
-            var a = sqs.getQueueAttributes(r -> r.queueUrl(queueUrl)
-                            .attributeNamesWithStrings(
-                                    "ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible"))
-                    .attributesAsStrings();
-            int left = Integer.parseInt(a.get("ApproximateNumberOfMessages"))
-                    + Integer.parseInt(a.get("ApproximateNumberOfMessagesNotVisible"));
+            int left = SqsQueues.messagesLeft(sqs, queueUrl);
             if (left == 0 && applied() > 0) {
                 return;
             }
@@ -145,11 +124,7 @@ class InboxSqsStarterTest {
 
         @Bean(destroyMethod = "close")
         SqsAsyncClient sqsAsyncClient() {
-            return SqsAsyncClient.builder()
-                    .endpointOverride(URI.create(SqsServer.endpoint()))
-                    .region(Region.US_EAST_1)
-                    .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("test", "test")))
-                    .build();
+            return SqsQueues.asyncClient();
         }
 
         @Bean

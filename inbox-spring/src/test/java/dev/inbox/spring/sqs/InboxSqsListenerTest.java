@@ -9,12 +9,12 @@ import dev.inbox.caffeine.CaffeineInboxStore;
 import dev.inbox.keys.DedupKeys;
 import dev.inbox.spring.SpringInbox;
 import dev.inbox.sqs.SqsKeys;
+import dev.inbox.testing.SqsQueues;
 import dev.inbox.testing.SqsServer;
 import io.awspring.cloud.sqs.annotation.SqsListener;
 import io.awspring.cloud.sqs.config.SqsBootstrapConfiguration;
 import io.awspring.cloud.sqs.config.SqsMessageListenerContainerFactory;
 import io.awspring.cloud.sqs.listener.MessageListenerContainerRegistry;
-import java.net.URI;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -30,12 +30,8 @@ import org.springframework.context.annotation.AnnotationConfigApplicationContext
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
-import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
-import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
-import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.sqs.SqsAsyncClient;
 import software.amazon.awssdk.services.sqs.SqsClient;
-import software.amazon.awssdk.services.sqs.model.MessageAttributeValue;
 import software.amazon.awssdk.services.sqs.model.QueueAttributeName;
 
 /**
@@ -49,17 +45,9 @@ class InboxSqsListenerTest {
     static final Map<String, AtomicInteger> ATTEMPTS = new ConcurrentHashMap<>();
     static final CaffeineInboxStore STORE = CaffeineInboxStore.builder().build();
 
-    private final SqsClient sqs = client();
+    private final SqsClient sqs = SqsQueues.client();
     private String queue;
     private AnnotationConfigApplicationContext context;
-
-    static SqsClient client() {
-        return SqsClient.builder()
-                .endpointOverride(URI.create(SqsServer.endpoint()))
-                .region(Region.US_EAST_1)
-                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("test", "test")))
-                .build();
-    }
 
     @BeforeEach
     void queue() {
@@ -82,17 +70,7 @@ class InboxSqsListenerTest {
     }
 
     private void send(String body, String eventId) {
-        sqs.sendMessage(r -> r.queueUrl(queue)
-                .messageBody(body)
-                .messageAttributes(
-                        eventId == null
-                                ? Map.of()
-                                : Map.of(
-                                        "event-id",
-                                        MessageAttributeValue.builder()
-                                                .dataType("String")
-                                                .stringValue(eventId)
-                                                .build())));
+        SqsQueues.send(sqs, queue, body, "event-id", eventId);
     }
 
     private static void await(String what, BooleanSupplier condition) throws InterruptedException {
@@ -109,13 +87,7 @@ class InboxSqsListenerTest {
     }
 
     private int onTheQueue() {
-        Map<QueueAttributeName, String> a = sqs.getQueueAttributes(r -> r.queueUrl(queue)
-                        .attributeNames(
-                                QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES,
-                                QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES_NOT_VISIBLE))
-                .attributes();
-        return Integer.parseInt(a.get(QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES))
-                + Integer.parseInt(a.get(QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES_NOT_VISIBLE));
+        return SqsQueues.messagesLeft(sqs, queue);
     }
 
     @Test
@@ -170,11 +142,7 @@ class InboxSqsListenerTest {
 
         @Bean(destroyMethod = "close")
         SqsAsyncClient sqsAsyncClient() {
-            return SqsAsyncClient.builder()
-                    .endpointOverride(URI.create(SqsServer.endpoint()))
-                    .region(Region.US_EAST_1)
-                    .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("test", "test")))
-                    .build();
+            return SqsQueues.asyncClient();
         }
 
         @Bean

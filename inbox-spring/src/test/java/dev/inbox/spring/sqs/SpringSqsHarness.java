@@ -5,6 +5,7 @@ import dev.inbox.caffeine.CaffeineInboxStore;
 import dev.inbox.spring.SpringInbox;
 import dev.inbox.tck.adapter.AdapterHarness;
 import dev.inbox.tck.adapter.AdapterKit;
+import dev.inbox.testing.SqsQueues;
 import dev.inbox.testing.SqsServer;
 import io.awspring.cloud.sqs.annotation.SqsListener;
 import io.awspring.cloud.sqs.config.SqsBootstrapConfiguration;
@@ -25,8 +26,6 @@ import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.sqs.SqsAsyncClient;
 import software.amazon.awssdk.services.sqs.SqsClient;
-import software.amazon.awssdk.services.sqs.model.Message;
-import software.amazon.awssdk.services.sqs.model.MessageAttributeValue;
 import software.amazon.awssdk.services.sqs.model.QueueAttributeName;
 
 /**
@@ -40,47 +39,24 @@ final class SpringSqsHarness implements AdapterHarness {
 
     private final AdapterKit kit;
     private final CaffeineInboxStore store = CaffeineInboxStore.builder().build();
-    private final SqsClient admin = InboxSqsListenerTest.client();
+    private final SqsClient admin = SqsQueues.client();
     private final String queueName = "inbox-kit-spring-" + UUID.randomUUID();
     private final String queue;
     private final String dead;
-    private final Thread deadReader;
-    private volatile boolean closed;
+    private final AutoCloseable deadReader;
 
     SpringSqsHarness(AdapterKit kit) {
         this.kit = kit;
-        dead = admin.createQueue(r -> r.queueName(queueName + "-dead")).queueUrl();
-        String deadArn = admin.getQueueAttributes(r -> r.queueUrl(dead).attributeNames(QueueAttributeName.QUEUE_ARN))
-                .attributes()
-                .get(QueueAttributeName.QUEUE_ARN);
+        dead = SqsQueues.create(admin, "inbox-kit-spring-dead", Map.of());
         long visibility = Math.max(1, kit.lease().toSeconds());
         queue = admin.createQueue(r -> r.queueName(queueName)
                         .attributes(Map.of(
                                 QueueAttributeName.VISIBILITY_TIMEOUT,
                                 Long.toString(visibility),
                                 QueueAttributeName.REDRIVE_POLICY,
-                                "{\"maxReceiveCount\":\"5\",\"deadLetterTargetArn\":\"" + deadArn + "\"}")))
+                                SqsQueues.redrive(admin, dead, 5))))
                 .queueUrl();
-        deadReader = new Thread(this::readDeadLetters, "adapter-kit-spring-sqs-dead-letters");
-        deadReader.setDaemon(true);
-        deadReader.start();
-    }
-
-    private void readDeadLetters() {
-        while (!closed) {
-            try {
-                for (Message m : admin.receiveMessage(
-                                r -> r.queueUrl(dead).waitTimeSeconds(1).maxNumberOfMessages(10))
-                        .messages()) {
-                    kit.deadLettered(m.body());
-                    admin.deleteMessage(r -> r.queueUrl(dead).receiptHandle(m.receiptHandle()));
-                }
-            } catch (RuntimeException e) {
-                if (closed) {
-                    return;
-                }
-            }
-        }
+        deadReader = SqsQueues.drain(admin, dead, kit::deadLettered);
     }
 
     @Override
@@ -90,17 +66,7 @@ final class SpringSqsHarness implements AdapterHarness {
 
     @Override
     public void publish(@Nullable String id, String payload) {
-        admin.sendMessage(r -> r.queueUrl(queue)
-                .messageBody(payload)
-                .messageAttributes(
-                        id == null
-                                ? Map.of()
-                                : Map.of(
-                                        AdapterKit.ID_HEADER,
-                                        MessageAttributeValue.builder()
-                                                .dataType("String")
-                                                .stringValue(id)
-                                                .build())));
+        SqsQueues.send(admin, queue, payload, AdapterKit.ID_HEADER, id);
     }
 
     @Override
@@ -173,8 +139,7 @@ final class SpringSqsHarness implements AdapterHarness {
 
     @Override
     public void close() throws Exception {
-        closed = true;
-        deadReader.join(5_000);
+        deadReader.close();
         admin.deleteQueue(r -> r.queueUrl(queue));
         admin.deleteQueue(r -> r.queueUrl(dead));
         admin.close();
