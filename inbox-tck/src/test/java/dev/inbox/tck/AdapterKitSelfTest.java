@@ -16,13 +16,16 @@ import java.util.EnumSet;
 import java.util.Set;
 import java.util.TreeSet;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.platform.testkit.engine.Events;
 
 /**
  * Tests the adapter kit itself, on the real RabbitMQ: it passes the reference adapter and fails
  * each deliberately broken one on the rule it breaks. The kit subclasses below are static nested
- * classes, which Surefire does not run on its own; only the engine test kit here runs them.
+ * classes, which Surefire does not run on its own; only the engine test kit here runs them. The
+ * reference run and the meta-tests are in the default build; the nine broken adapters (about 6 s
+ * each) are {@code extended}, which CI runs.
  */
 class AdapterKitSelfTest {
 
@@ -131,54 +134,63 @@ class AdapterKitSelfTest {
     }
 
     @Test
+    @Tag("extended")
     @DisplayName("A1 catches an adapter that runs the work without the inbox")
     void a1() {
         assertThat(KitRun.failedRules(NoDedup.class, "A1")).contains("A1");
     }
 
     @Test
+    @Tag("extended")
     @DisplayName("A2 catches an adapter that acknowledges a message whose work threw")
     void a2() {
         assertThat(KitRun.failedRules(AcksFailedWork.class, "A2")).contains("A2");
     }
 
     @Test
+    @Tag("extended")
     @DisplayName("A3 catches an adapter that acknowledges a message whose work threw an Error")
     void a3() {
         assertThat(KitRun.failedRules(AcksErrors.class, "A3")).contains("A3");
     }
 
     @Test
+    @Tag("extended")
     @DisplayName("A4 catches an adapter that applies a message without a usable key")
     void a4() {
         assertThat(KitRun.failedRules(AppliesKeyless.class, "A4")).contains("A4");
     }
 
     @Test
+    @Tag("extended")
     @DisplayName("A5 catches an adapter that acknowledges a message the store could not claim")
     void a5() {
         assertThat(KitRun.failedRules(AcksStoreFailures.class, "A5")).contains("A5");
     }
 
     @Test
+    @Tag("extended")
     @DisplayName("A6 catches an adapter that requeues a message whose completion failed after the work")
     void a6() {
         assertThat(KitRun.failedRules(RequeuesFailedCompletions.class, "A6")).contains("A6");
     }
 
     @Test
+    @Tag("extended")
     @DisplayName("A7 catches an adapter that acknowledges before it completes the claim")
     void a7() {
         assertThat(KitRun.failedRules(AcksBeforeCompleting.class, "A7")).contains("A7");
     }
 
     @Test
+    @Tag("extended")
     @DisplayName("A8 catches an adapter that acknowledges a BUSY message")
     void a8() {
         assertThat(KitRun.failedRules(AcksBusy.class, "A8")).contains("A8");
     }
 
     @Test
+    @Tag("extended")
     @DisplayName("A9 catches an adapter whose stop cuts the connection with a message in hand")
     void a9() {
         assertThat(KitRun.failedRules(StopsAbruptly.class, "A9")).contains("A9");

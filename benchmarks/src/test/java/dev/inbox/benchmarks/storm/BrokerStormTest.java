@@ -57,7 +57,9 @@ class BrokerStormTest {
 
     @Test
     void sqsFifo_transactional_withCrashesResendsAndAMemberLeaving_isExactlyOnce() throws Exception {
-        assertExactlyOnce(run(storm("sqs-fifo", "transactional", "--sqs-endpoint", SqsServer.endpoint())));
+        // 300 events: a FIFO group waits a visibility timeout for each of its crashed messages.
+        assertExactlyOnce(
+                run(storm("sqs-fifo", "transactional", "--sqs-endpoint", SqsServer.endpoint(), "--events", "300")));
     }
 
     @Test
