@@ -9,6 +9,7 @@ import dev.inbox.jdbc.TransactionalInbox;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /** How a receive's messages go through the inbox: lease or transactional mode. */
 interface Processor {
@@ -25,9 +26,11 @@ interface Processor {
     /**
      * Claims the events of a receive (lease mode) or prepares to claim each in its transaction.
      *
+     * @param ids the events' dedup ids
+     * @param messages the messages, in the same order
      * @throws InboxStoreException if the store could not answer: nothing was claimed
      */
-    Batch claim(List<String> ids);
+    Batch claim(List<String> ids, List<SqsMessage> messages);
 
     /** What was claimed for one receive; indexes are positions in the ids given to {@link #claim}. */
     interface Batch {
@@ -42,6 +45,14 @@ interface Processor {
 
         /** Gives an event back without its work: its claim released, if it holds one. */
         void giveBack(int index);
+
+        /**
+         * True when the event's outcome is already decided — committed with the receive's one
+         * transaction — so that it must be run (to read that outcome), never given back.
+         */
+        default boolean decided(int index) {
+            return false;
+        }
 
         /** Extends the lease of an event still held (lease mode); a failure is only logged. */
         void renew(int index);
@@ -81,7 +92,7 @@ interface Processor {
         }
 
         @Override
-        public Batch claim(List<String> ids) {
+        public Batch claim(List<String> ids, List<SqsMessage> messages) {
             List<Claim> claims = inbox.claimAll(ids);
             boolean[] open = new boolean[claims.size()];
             for (int i = 0; i < open.length; i++) {
@@ -150,13 +161,19 @@ interface Processor {
     }
 
     /** Transactional mode: each event claimed in the transaction of its work. */
-    final class TransactionalProcessor implements Processor {
-        private final TransactionalInbox inbox;
-        private final TransactionalSqsMessageHandler handler;
+    class TransactionalProcessor implements Processor {
+        final TransactionalInbox inbox;
+        final TransactionalSqsMessageHandler handler;
 
         TransactionalProcessor(TransactionalInbox inbox, TransactionalSqsMessageHandler handler) {
             this.inbox = inbox;
             this.handler = handler;
+        }
+
+        /** One event in a transaction of its own. */
+        HandleOutcome handleOne(String id, SqsMessage message) throws Exception {
+            return inbox.handle(id, connection -> handler.handle(message, connection))
+                    .outcome();
         }
 
         @Override
@@ -175,12 +192,75 @@ interface Processor {
         }
 
         @Override
-        public Batch claim(List<String> ids) {
+        public Batch claim(List<String> ids, List<SqsMessage> messages) {
             return new Batch() {
                 @Override
                 public HandleOutcome run(int index, SqsMessage message) throws Exception {
-                    return inbox.handle(ids.get(index), connection -> handler.handle(message, connection))
-                            .outcome();
+                    return handleOne(ids.get(index), message);
+                }
+
+                @Override
+                public void giveBack(int index) {}
+
+                @Override
+                public void renew(int index) {}
+
+                @Override
+                public void complete() {}
+            };
+        }
+    }
+
+    /**
+     * Transactional mode, one transaction per receive ({@link TransactionalInbox#handleAll}): the
+     * claims and writes of every message, one commit. The transaction ends at the first busy
+     * message (what came before commits; it and the rest are put back); work that throws rolls the
+     * whole receive back, and its messages are then handled one transaction each, so the failing
+     * one is retried alone.
+     */
+    final class TransactionalBatchProcessor extends TransactionalProcessor {
+
+        TransactionalBatchProcessor(TransactionalInbox inbox, TransactionalSqsMessageHandler handler) {
+            super(inbox, handler);
+        }
+
+        @Override
+        public Batch claim(List<String> ids, List<SqsMessage> messages) {
+            return new Batch() {
+                private @Nullable List<HandleOutcome> outcomes; // null until tried, or after a rollback
+
+                private @Nullable InboxStoreException storeDown;
+
+                private boolean tried;
+
+                @Override
+                public HandleOutcome run(int index, SqsMessage message) throws Exception {
+                    if (!tried) {
+                        tried = true;
+                        try {
+                            outcomes = inbox.handleAll(
+                                    ids, (i, connection) -> handler.handle(messages.get(i), connection));
+                        } catch (InboxStoreException e) {
+                            storeDown = e; // nothing committed: the whole receive is put back
+                        } catch (Exception rolledBack) {
+                            outcomes = null; // each alone from here on, so the failing one fails alone
+                        }
+                    }
+                    if (storeDown != null) {
+                        throw storeDown;
+                    }
+                    List<HandleOutcome> done = outcomes;
+                    if (done == null) {
+                        return handleOne(ids.get(index), message);
+                    }
+                    // handleAll answers up to and including the first BUSY; the rest were not claimed.
+                    return index < done.size() ? done.get(index) : HandleOutcome.BUSY;
+                }
+
+                @Override
+                public boolean decided(int index) {
+                    List<HandleOutcome> done = outcomes;
+                    return done != null && index < done.size();
                 }
 
                 @Override

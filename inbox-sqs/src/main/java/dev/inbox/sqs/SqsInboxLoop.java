@@ -161,6 +161,23 @@ public final class SqsInboxLoop {
     }
 
     /**
+     * A loop in transactional mode with one transaction per receive ({@link
+     * TransactionalInbox#handleAll}): the claims and writes of up to ten messages, one commit, then
+     * one {@code DeleteMessageBatch} — one durable write per receive instead of one per message. The
+     * transaction ends at the first busy message (what came before commits; it and the rest are put
+     * back after the busy back-off); work that throws rolls the whole receive back, and its messages
+     * are then handled one transaction each, so the failing one is retried alone.
+     *
+     * @throws IllegalArgumentException if an argument is null or {@code queueUrl} is empty
+     */
+    public static Builder transactionalBatch(
+            SqsClient sqs, String queueUrl, TransactionalInbox inbox, TransactionalSqsMessageHandler handler) {
+        requireNonNull(inbox, "inbox");
+        requireNonNull(handler, "handler");
+        return new Builder(sqs, queueUrl, new Processor.TransactionalBatchProcessor(inbox, handler));
+    }
+
+    /**
      * The queue's attributes, read at the first call (one {@code GetQueueAttributes}, and a {@code
      * GetQueueUrl} for the redrive policy's dead-letter queue).
      *
@@ -326,7 +343,7 @@ public final class SqsInboxLoop {
             }
             Processor.Batch batch;
             try {
-                batch = processor.claim(ids);
+                batch = processor.claim(ids, keyedMessages(keyed));
             } catch (InboxStoreException storeDown) {
                 LOG.log(Level.WARNING, "the store could not claim a receive; it is put back", storeDown);
                 storeFailures.add(keyed.size());
@@ -347,7 +364,7 @@ public final class SqsInboxLoop {
                     int i = keyed.get(next);
                     String group = messages.get(i).groupId();
                     Duration stoppedFor = group == null ? null : stoppedGroups.get(group);
-                    if (stopping || stoppedFor != null) {
+                    if ((stopping || stoppedFor != null) && !batch.decided(next)) {
                         batch.giveBack(next);
                         later(i, stopping ? Duration.ZERO : stoppedFor);
                         continue;
@@ -370,6 +387,12 @@ public final class SqsInboxLoop {
                 complete(batch);
                 settle();
             }
+        }
+
+        private List<SqsMessage> keyedMessages(List<Integer> keyed) {
+            List<SqsMessage> of = new ArrayList<>(keyed.size());
+            keyed.forEach(i -> of.add(messages.get(i)));
+            return of;
         }
 
         /** Runs one message; returns how long it is put back for, or null when it is done. */

@@ -150,7 +150,7 @@ public final class SqsLambdaBatch {
             boolean fifo) {
         Processor.Batch batch;
         try {
-            batch = processor.claim(ids);
+            batch = processor.claim(ids, keyedMessages(messages, keyed));
         } catch (InboxStoreException storeDown) {
             LOG.log(Level.WARNING, "the store could not claim the batch; every record is reported", storeDown);
             keyed.forEach(i -> failed[i] = true);
@@ -183,6 +183,12 @@ public final class SqsLambdaBatch {
                         notRecorded);
             }
         }
+    }
+
+    private static List<SqsMessage> keyedMessages(List<SqsMessage> messages, List<Integer> keyed) {
+        List<SqsMessage> of = new ArrayList<>(keyed.size());
+        keyed.forEach(i -> of.add(messages.get(i)));
+        return of;
     }
 
     private static boolean done(Processor.Batch batch, int index, SqsMessage message) {

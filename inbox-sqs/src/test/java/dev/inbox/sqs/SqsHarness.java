@@ -31,10 +31,18 @@ final class SqsHarness implements AdapterHarness {
     private final String queue;
     private final AutoCloseable deadReader;
 
+    private final boolean batch;
+
     /** In lease mode on the in-memory store, or ({@code pool} given) in transactional mode on PostgreSQL. */
     SqsHarness(AdapterKit kit, @Nullable HikariDataSource pool) {
+        this(kit, pool, false);
+    }
+
+    /** With {@code batch}, in transactional mode with one transaction per receive. */
+    SqsHarness(AdapterKit kit, @Nullable HikariDataSource pool, boolean batch) {
         this.kit = kit;
         this.pool = pool;
+        this.batch = batch;
         if (pool == null) {
             caffeine = CaffeineInboxStore.builder().build();
             postgres = null;
@@ -75,18 +83,31 @@ final class SqsHarness implements AdapterHarness {
                                 .lease(kit.lease())
                                 .build(),
                         message -> kit.apply(message.body(), null))
-                : SqsInboxLoop.transactional(
-                        sqs,
-                        queue,
-                        TransactionalInbox.builder(kit.store(postgres), pool)
-                                .consumer(kit.consumer())
-                                .build(),
-                        (message, connection) -> kit.apply(message.body(), connection));
+                : (batch
+                                ? (Transactional) SqsInboxLoop::transactionalBatch
+                                : (Transactional) SqsInboxLoop::transactional)
+                        .loop(
+                                sqs,
+                                queue,
+                                TransactionalInbox.builder(kit.store(postgres), pool)
+                                        .consumer(kit.consumer())
+                                        .build(),
+                                (message, connection) -> kit.apply(message.body(), connection));
         return builder.keys(message -> kit.keyOf(message.attribute(AdapterKit.ID_HEADER), message.body()))
                 .busyBackoff(kit.backoff())
                 .failureBackoff(kit.backoff())
                 .waitTime(Duration.ofSeconds(1))
                 .build();
+    }
+
+    /** {@link SqsInboxLoop#transactional} or {@link SqsInboxLoop#transactionalBatch}. */
+    @FunctionalInterface
+    private interface Transactional {
+        SqsInboxLoop.Builder loop(
+                software.amazon.awssdk.services.sqs.SqsClient sqs,
+                String queue,
+                TransactionalInbox inbox,
+                TransactionalSqsMessageHandler handler);
     }
 
     @Override
