@@ -1,43 +1,16 @@
 package dev.inbox.sqs;
 
-import com.zaxxer.hikari.HikariConfig;
-import com.zaxxer.hikari.HikariDataSource;
-import dev.inbox.tck.adapter.AdapterContract;
 import dev.inbox.tck.adapter.AdapterHarness;
 import dev.inbox.tck.adapter.AdapterKit;
-import dev.inbox.testing.TestServers;
-import javax.sql.DataSource;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 
-/** The adapter kit on {@link SqsInboxLoop} in transactional mode, through the real SQS server into PostgreSQL. */
+/** The adapter kit on {@link SqsInboxLoop#transactional}, through the real SQS server into PostgreSQL. */
 // CI (-Pcontainers) and -Pextended run the kit on every adapter; the default build keeps the kit's self-tests.
 @Tag("extended")
-class TransactionalSqsInboxLoopKitTest extends AdapterContract {
-
-    private static HikariDataSource pool;
-
-    @BeforeAll
-    static void database() {
-        HikariConfig config = new HikariConfig();
-        config.setJdbcUrl(TestServers.postgres());
-        config.setMaximumPoolSize(6);
-        pool = new HikariDataSource(config);
-    }
-
-    @AfterAll
-    static void closeDatabase() {
-        pool.close();
-    }
+class TransactionalSqsInboxLoopKitTest extends PostgresSqsKit {
 
     @Override
-    protected DataSource ledgerDataSource() {
-        return pool;
-    }
-
-    @Override
-    protected AdapterHarness createHarness(AdapterKit kit) throws Exception {
-        return new SqsHarness(kit, pool);
+    protected AdapterHarness createHarness(AdapterKit kit) {
+        return new SqsHarness(kit, pool, false);
     }
 }
