@@ -24,6 +24,33 @@ interface Processor {
     void validate(String id);
 
     /**
+     * The dedup id {@code keys} gives {@code message}, or null (logged) when there is none, the key
+     * function threw, or the id cannot make a key of this inbox.
+     */
+    default @Nullable String idOf(SqsKeys keys, SqsMessage message) {
+        try {
+            String id = keys.keyOf(message);
+            if (id != null) {
+                validate(id);
+                return id;
+            }
+            System.getLogger(SqsInboxLoop.class.getName())
+                    .log(System.Logger.Level.WARNING, message + " has no dedup key");
+        } catch (RuntimeException invalid) {
+            System.getLogger(SqsInboxLoop.class.getName())
+                    .log(System.Logger.Level.WARNING, message + " has no usable dedup key: " + invalid, invalid);
+        }
+        return null;
+    }
+
+    /** The messages at {@code indexes}, in that order: those of a receive that have a key. */
+    static List<SqsMessage> at(List<SqsMessage> messages, List<Integer> indexes) {
+        List<SqsMessage> of = new ArrayList<>(indexes.size());
+        indexes.forEach(i -> of.add(messages.get(i)));
+        return of;
+    }
+
+    /**
      * Claims the events of a receive (lease mode) or prepares to claim each in its transaction.
      *
      * @param ids the events' dedup ids

@@ -329,7 +329,7 @@ public final class SqsInboxLoop {
             List<Integer> keyed = new ArrayList<>();
             List<String> ids = new ArrayList<>();
             for (int i = 0; i < messages.size(); i++) {
-                String id = keyOf(messages.get(i));
+                String id = processor.idOf(keys, messages.get(i));
                 if (id == null) {
                     deadLetter(i);
                 } else {
@@ -343,7 +343,7 @@ public final class SqsInboxLoop {
             }
             Processor.Batch batch;
             try {
-                batch = processor.claim(ids, keyedMessages(keyed));
+                batch = processor.claim(ids, Processor.at(messages, keyed));
             } catch (InboxStoreException storeDown) {
                 LOG.log(Level.WARNING, "the store could not claim a receive; it is put back", storeDown);
                 storeFailures.add(keyed.size());
@@ -389,12 +389,6 @@ public final class SqsInboxLoop {
             }
         }
 
-        private List<SqsMessage> keyedMessages(List<Integer> keyed) {
-            List<SqsMessage> of = new ArrayList<>(keyed.size());
-            keyed.forEach(i -> of.add(messages.get(i)));
-            return of;
-        }
-
         /** Runs one message; returns how long it is put back for, or null when it is done. */
         private @Nullable Duration run(Processor.Batch batch, int index, int i) {
             dev.inbox.HandleOutcome outcome;
@@ -428,20 +422,6 @@ public final class SqsInboxLoop {
                     return later(i, busyBackoff);
                 }
             }
-        }
-
-        private @Nullable String keyOf(SqsMessage message) {
-            try {
-                String id = keys.keyOf(message);
-                if (id != null) {
-                    processor.validate(id);
-                    return id;
-                }
-                LOG.log(Level.WARNING, message + " has no dedup key");
-            } catch (RuntimeException invalid) {
-                LOG.log(Level.WARNING, message + " has no usable dedup key: " + invalid, invalid);
-            }
-            return null;
         }
 
         private void deadLetter(int i) {

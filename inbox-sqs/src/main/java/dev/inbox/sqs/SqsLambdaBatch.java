@@ -119,7 +119,7 @@ public final class SqsLambdaBatch {
                     && record.getEventSourceArn().endsWith(".fifo");
             SqsMessage message = SqsMessage.of(sdkMessage(record));
             messages.add(message);
-            String id = keyOf(processor, message);
+            String id = processor.idOf(keys, message);
             if (id == null) {
                 failed[i] = true;
             } else {
@@ -150,7 +150,7 @@ public final class SqsLambdaBatch {
             boolean fifo) {
         Processor.Batch batch;
         try {
-            batch = processor.claim(ids, keyedMessages(messages, keyed));
+            batch = processor.claim(ids, Processor.at(messages, keyed));
         } catch (InboxStoreException storeDown) {
             LOG.log(Level.WARNING, "the store could not claim the batch; every record is reported", storeDown);
             keyed.forEach(i -> failed[i] = true);
@@ -185,12 +185,6 @@ public final class SqsLambdaBatch {
         }
     }
 
-    private static List<SqsMessage> keyedMessages(List<SqsMessage> messages, List<Integer> keyed) {
-        List<SqsMessage> of = new ArrayList<>(keyed.size());
-        keyed.forEach(i -> of.add(messages.get(i)));
-        return of;
-    }
-
     private static boolean done(Processor.Batch batch, int index, SqsMessage message) {
         try {
             return batch.run(index, message) != HandleOutcome.BUSY;
@@ -200,20 +194,6 @@ public final class SqsLambdaBatch {
             LOG.log(Level.WARNING, "the work of " + message + " failed; reported", workFailed);
         }
         return false;
-    }
-
-    private String keyOf(Processor processor, SqsMessage message) {
-        try {
-            String id = keys.keyOf(message);
-            if (id != null) {
-                processor.validate(id);
-                return id;
-            }
-            LOG.log(Level.WARNING, message + " has no dedup key; reported, for the redrive policy");
-        } catch (RuntimeException invalid) {
-            LOG.log(Level.WARNING, message + " has no usable dedup key; reported: " + invalid, invalid);
-        }
-        return null;
     }
 
     /** The record as the SDK would have received it, so that keys and handlers see one type. */
