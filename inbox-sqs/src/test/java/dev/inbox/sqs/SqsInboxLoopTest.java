@@ -186,7 +186,9 @@ class SqsInboxLoopTest {
     void workLongerThanTheVisibilityTimeoutAndTheLease_isNeitherHandedOutAgainNorTakenOver() throws Exception {
         String queue = queue("inbox-slow", Map.of(QueueAttributeName.VISIBILITY_TIMEOUT, "2"));
         send(queue, "slow", Map.of("event-id", "slow"), null);
+        java.util.concurrent.CountDownLatch working = new java.util.concurrent.CountDownLatch(1);
         SqsInboxLoop slow = SqsInboxLoop.lease(sqs, queue, inbox, message -> {
+                    working.countDown();
                     Thread.sleep(6_000); // three visibility timeouts, three leases
                     apply(message);
                 })
@@ -200,6 +202,8 @@ class SqsInboxLoopTest {
                 .build();
         Thread slowThread = new Thread(() -> pollUntil(slow, () -> slow.counts().processed() == 1));
         slowThread.start();
+        // The other consumer polls only once the slow one holds the message (else it may receive it first).
+        assertThat(working.await(30, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
         try {
             while (slowThread.isAlive()) {
                 other.pollOnce(); // must receive nothing while the slow one works
