@@ -177,6 +177,11 @@ public final class RedisProcesses implements AutoCloseable {
         return ports.get(0);
     }
 
+    /** The ports of every node this started, primaries and replicas, in start order. */
+    public List<Integer> ports() {
+        return List.copyOf(ports);
+    }
+
     private void launch(int replicas) throws IOException, InterruptedException {
         clustered = true;
         ports.addAll(clusterPorts(3 * (1 + replicas)));
@@ -201,6 +206,27 @@ public final class RedisProcesses implements AutoCloseable {
             if (role.startsWith("slave")) {
                 waitFor(deadline, "master_link_status:up", "-p", Integer.toString(port), "info", "replication");
             }
+        }
+        // A replica is announced by gossip: until every node has heard of each, a node asked which
+        // replica serves a primary (replicaOf) may not know one.
+        for (int port : ports) {
+            awaitReplicasKnown(port, 3 * replicas, deadline);
+        }
+    }
+
+    private static void awaitReplicasKnown(int port, int replicas, long deadline)
+            throws IOException, InterruptedException {
+        List<String> nodes = List.of("redis-cli", "-p", Integer.toString(port), "cluster", "nodes");
+        while (true) {
+            String out = run(deadline, nodes);
+            if (out.lines().filter(line -> line.contains("slave")).count() == replicas) {
+                return;
+            }
+            if (System.currentTimeMillis() > deadline) {
+                throw new IllegalStateException("redis cluster not ready: node " + port + " knows of other than "
+                        + replicas + " replicas:\n" + out);
+            }
+            Thread.sleep(100);
         }
     }
 

@@ -51,4 +51,27 @@ class RedisProcessesTest {
                     .hasMessageContaining("Address already in use");
         }
     }
+
+    /**
+     * Right after start every node already sees every primary's replica: a test asks any live node
+     * ({@link RedisProcesses#replicaOf(int)}, {@link RedisProcesses#primaryOfSlot(int)}), and gossip
+     * that has not reached it yet made {@code replicaOf} answer "no replica".
+     */
+    @Test
+    void aReplicatedCluster_isStartedWithEveryNodeSeeingEveryReplica() throws Exception {
+        try (RedisProcesses cluster = RedisProcesses.replicatedCluster()) {
+            for (int port : cluster.ports()) {
+                String nodes = cluster.cli(port, "cluster", "nodes");
+                assertThat(nodes.lines().filter(line -> line.contains("slave")))
+                        .as("replicas node %s sees:%n%s", port, nodes)
+                        .hasSize(3);
+            }
+            for (int slot : new int[] {0, 8_000, 16_383}) {
+                int primary = cluster.primaryOfSlot(slot);
+                assertThat(cluster.cli(cluster.replicaOf(primary), "role"))
+                        .startsWith("slave")
+                        .contains(Integer.toString(primary));
+            }
+        }
+    }
 }
