@@ -5,8 +5,8 @@ import dev.inbox.tck.adapter.AdapterKit;
 import org.junit.jupiter.api.Tag;
 
 /** The adapter kit on {@link KafkaInboxLoop#transactionalBatch}, one transaction per partition of a poll, through the real broker into PostgreSQL. */
-// About 100 s: the default build runs the kit on InboxConsumer (lease mode) and in the kit's own
-// self-tests; CI (-Pcontainers) and -Pextended run this one too.
+// 15 to 25 s (four tests at once): the default build keeps the kit's own self-tests (a reference adapter on
+// RabbitMQ); CI (-Pcontainers) and -Pextended run the kit on every adapter.
 @Tag("extended")
 class KafkaTransactionalBatchLoopKitTest extends PostgresKafkaKit {
 

@@ -12,7 +12,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 
 /** The adapter kit on {@link InboxConsumer} in transactional mode, through the real RabbitMQ into PostgreSQL. */
-// About 100 s on Kafka, 40 s on RabbitMQ: the default build keeps the kit's own self-tests (a reference
+// 15 to 25 s (four tests at once): the default build keeps the kit's own self-tests (a reference
 // adapter on RabbitMQ); CI (-Pcontainers) and -Pextended run the kit on every adapter.
 @Tag("extended")
 class TransactionalInboxConsumerKitTest extends AdapterContract {

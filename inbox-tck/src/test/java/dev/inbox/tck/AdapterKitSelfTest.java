@@ -18,14 +18,16 @@ import java.util.TreeSet;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.platform.testkit.engine.Events;
 
 /**
  * Tests the adapter kit itself, on the real RabbitMQ: it passes the reference adapter and fails
  * each deliberately broken one on the rule it breaks. The kit subclasses below are static nested
  * classes, which Surefire does not run on its own; only the engine test kit here runs them. The
- * reference run and the meta-tests are in the default build; the nine broken adapters (about 6 s
- * each) are {@code extended}, which CI runs.
+ * reference run and the meta-tests are in the default build; the ten broken adapters (about 6 s
+ * each, four at once) are {@code extended}, which CI runs.
  */
 class AdapterKitSelfTest {
 
@@ -124,6 +126,13 @@ class AdapterKitSelfTest {
         }
     }
 
+    static class RetriesAtOnce extends ReferenceKit {
+        @Override
+        Breakage breakage() {
+            return Breakage.RETRY_AT_ONCE;
+        }
+    }
+
     @Test
     void theReferenceAdapterPassesEveryRule() {
         Events events = KitRun.all(Correct.class);
@@ -135,6 +144,7 @@ class AdapterKitSelfTest {
 
     @Test
     @Tag("extended")
+    @Execution(ExecutionMode.CONCURRENT)
     @DisplayName("A1 catches an adapter that runs the work without the inbox")
     void a1() {
         assertThat(KitRun.failedRules(NoDedup.class, "A1")).contains("A1");
@@ -142,6 +152,7 @@ class AdapterKitSelfTest {
 
     @Test
     @Tag("extended")
+    @Execution(ExecutionMode.CONCURRENT)
     @DisplayName("A2 catches an adapter that acknowledges a message whose work threw")
     void a2() {
         assertThat(KitRun.failedRules(AcksFailedWork.class, "A2")).contains("A2");
@@ -149,6 +160,7 @@ class AdapterKitSelfTest {
 
     @Test
     @Tag("extended")
+    @Execution(ExecutionMode.CONCURRENT)
     @DisplayName("A3 catches an adapter that acknowledges a message whose work threw an Error")
     void a3() {
         assertThat(KitRun.failedRules(AcksErrors.class, "A3")).contains("A3");
@@ -156,6 +168,7 @@ class AdapterKitSelfTest {
 
     @Test
     @Tag("extended")
+    @Execution(ExecutionMode.CONCURRENT)
     @DisplayName("A4 catches an adapter that applies a message without a usable key")
     void a4() {
         assertThat(KitRun.failedRules(AppliesKeyless.class, "A4")).contains("A4");
@@ -163,6 +176,7 @@ class AdapterKitSelfTest {
 
     @Test
     @Tag("extended")
+    @Execution(ExecutionMode.CONCURRENT)
     @DisplayName("A5 catches an adapter that acknowledges a message the store could not claim")
     void a5() {
         assertThat(KitRun.failedRules(AcksStoreFailures.class, "A5")).contains("A5");
@@ -170,6 +184,7 @@ class AdapterKitSelfTest {
 
     @Test
     @Tag("extended")
+    @Execution(ExecutionMode.CONCURRENT)
     @DisplayName("A6 catches an adapter that requeues a message whose completion failed after the work")
     void a6() {
         assertThat(KitRun.failedRules(RequeuesFailedCompletions.class, "A6")).contains("A6");
@@ -177,6 +192,7 @@ class AdapterKitSelfTest {
 
     @Test
     @Tag("extended")
+    @Execution(ExecutionMode.CONCURRENT)
     @DisplayName("A7 catches an adapter that acknowledges before it completes the claim")
     void a7() {
         assertThat(KitRun.failedRules(AcksBeforeCompleting.class, "A7")).contains("A7");
@@ -184,6 +200,7 @@ class AdapterKitSelfTest {
 
     @Test
     @Tag("extended")
+    @Execution(ExecutionMode.CONCURRENT)
     @DisplayName("A8 catches an adapter that acknowledges a BUSY message")
     void a8() {
         assertThat(KitRun.failedRules(AcksBusy.class, "A8")).contains("A8");
@@ -191,9 +208,18 @@ class AdapterKitSelfTest {
 
     @Test
     @Tag("extended")
+    @Execution(ExecutionMode.CONCURRENT)
     @DisplayName("A9 catches an adapter whose stop cuts the connection with a message in hand")
     void a9() {
         assertThat(KitRun.failedRules(StopsAbruptly.class, "A9")).contains("A9");
+    }
+
+    @Test
+    @Tag("extended")
+    @Execution(ExecutionMode.CONCURRENT)
+    @DisplayName("A10 catches an adapter that requeues failed work at once, without the back-off")
+    void a10() {
+        assertThat(KitRun.failedRules(RetriesAtOnce.class, "A10")).contains("A10");
     }
 
     /** Every adapter rule has a test named "<id> catches …" here, and a test in the contract. */

@@ -16,12 +16,21 @@ final class KitRun {
 
     private KitRun() {}
 
+    /**
+     * The Jupiter engine with parallel execution on, as the build configures it for its own tests: a
+     * kit that asks for it (the adapter kit) runs up to four tests at once.
+     */
+    private static EngineTestKit.Builder engine() {
+        return EngineTestKit.engine("junit-jupiter")
+                .configurationParameter("junit.jupiter.execution.parallel.enabled", "true")
+                .configurationParameter("junit.jupiter.execution.parallel.config.strategy", "fixed")
+                .configurationParameter("junit.jupiter.execution.parallel.config.fixed.parallelism", "4")
+                .configurationParameter("junit.jupiter.execution.parallel.config.fixed.max-pool-size", "4");
+    }
+
     /** Every test of {@code kit}. */
     static Events all(Class<?> kit) {
-        return EngineTestKit.engine("junit-jupiter")
-                .selectors(selectClass(kit))
-                .execute()
-                .testEvents();
+        return engine().selectors(selectClass(kit)).execute().testEvents();
     }
 
     /**
@@ -33,11 +42,8 @@ final class KitRun {
                 descriptor.isTest() && !descriptor.getDisplayName().startsWith(rule + " ")
                         ? FilterResult.excluded("not rule " + rule)
                         : FilterResult.included("rule " + rule);
-        Events events = EngineTestKit.engine("junit-jupiter")
-                .selectors(selectClass(kit))
-                .filters(only)
-                .execute()
-                .testEvents();
+        Events events =
+                engine().selectors(selectClass(kit)).filters(only).execute().testEvents();
         assertThat(events.started().count())
                 .as("tests of rule %s in %s", rule, kit.getSimpleName())
                 .isPositive();

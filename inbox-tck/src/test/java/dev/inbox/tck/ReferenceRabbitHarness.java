@@ -53,7 +53,9 @@ final class ReferenceRabbitHarness implements AdapterHarness {
         /** Acknowledges a BUSY message. */
         ACK_BUSY,
         /** Stops by cutting the connection, the message in hand unacknowledged. */
-        STOP_ABRUPTLY
+        STOP_ABRUPTLY,
+        /** Requeues a message whose work threw at once, without the back-off. */
+        RETRY_AT_ONCE
     }
 
     private final AdapterKit kit;
@@ -217,6 +219,8 @@ final class ReferenceRabbitHarness implements AdapterHarness {
             } catch (Exception e) {
                 if (breakage == Breakage.ACK_FAILED_WORK) {
                     getChannel().basicAck(delivery, false);
+                } else if (breakage == Breakage.RETRY_AT_ONCE) {
+                    getChannel().basicNack(delivery, false, true);
                 } else {
                     retryLater(delivery);
                 }

@@ -312,7 +312,11 @@ public class InboxProperties {
          */
         private @Nullable String keyHeader;
 
-        /** The pause before a delivery whose event another delivery holds is tried again. */
+        /**
+         * The pause before a delivery whose event another delivery holds is tried again; on RabbitMQ
+         * also before a message whose listener failed (retries exhausted) or that the store could
+         * not claim is requeued, so that a poison message does not loop at full speed.
+         */
         private Duration busyBackoff = Duration.ofSeconds(1);
 
         /**

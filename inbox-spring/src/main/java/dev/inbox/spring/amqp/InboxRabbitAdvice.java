@@ -6,6 +6,7 @@ import static dev.inbox.spi.InboxArguments.requirePositive;
 import com.rabbitmq.client.Delivery;
 import com.rabbitmq.client.Envelope;
 import dev.inbox.InboxKey;
+import dev.inbox.InboxStoreException;
 import dev.inbox.rabbitmq.MessageKeys;
 import dev.inbox.spring.InboxBusyException;
 import dev.inbox.spring.InboxClaim;
@@ -37,8 +38,13 @@ import org.springframework.amqp.rabbit.support.MessagePropertiesConverter;
  *
  * <ul>
  *   <li>{@code ACQUIRED}: the listener runs; when it returns the claim is completed and the
- *       container acknowledges; when it throws the claim is released and the container rejects
- *       (requeues, or dead-letters) as it is configured to.
+ *       container acknowledges; when it throws the claim is released and, after the back-off, the
+ *       container rejects it (requeues, or dead-letters) as it is configured to. The back-off keeps
+ *       a poison message from looping at full speed; it is skipped for an {@code Error} and for an
+ *       {@link AmqpRejectAndDontRequeueException} (a retry advice's {@code
+ *       RejectAndDontRequeueRecoverer}), which are not requeued.
+ *   <li>the store cannot answer the claim: after the back-off the failure is rethrown and the
+ *       container requeues the message; nothing ran.
  *   <li>{@code DUPLICATE}: the listener does not run and the container acknowledges the message.
  *   <li>{@code BUSY}: another delivery holds the event. After the busy back-off the message is
  *       requeued ({@link ImmediateRequeueAmqpException}, which neither a retry advice nor {@code
@@ -75,7 +81,10 @@ import org.springframework.amqp.rabbit.support.MessagePropertiesConverter;
  */
 public final class InboxRabbitAdvice implements MethodInterceptor {
 
-    /** The default pause before a message whose event another delivery holds is requeued. */
+    /**
+     * The default pause before a message is requeued: its event held by another delivery (busy),
+     * its work failed, or the store could not claim it.
+     */
     public static final Duration DEFAULT_BUSY_BACKOFF = Duration.ofSeconds(1);
 
     private static final MessagePropertiesConverter PROPERTIES = new DefaultMessagePropertiesConverter();
@@ -99,8 +108,9 @@ public final class InboxRabbitAdvice implements MethodInterceptor {
 
     /**
      * Like {@link #InboxRabbitAdvice(SpringInbox, MessageKeys)}, pausing {@code busyBackoff} before a
-     * busy message is requeued (the consumer thread waits, so the same message does not come straight
-     * back).
+     * message is requeued — busy, its work failed, or the store could not claim it — as {@code
+     * InboxConsumer}'s {@code busyRequeueDelay} does (the consumer thread waits, so the same message
+     * does not come straight back).
      *
      * @throws IllegalArgumentException if an argument is null or {@code busyBackoff} not positive
      */
@@ -138,18 +148,20 @@ public final class InboxRabbitAdvice implements MethodInterceptor {
         String queue = message.getMessageProperties().getConsumerQueue();
         SpringInbox target =
                 perQueue && queue != null && !queue.isEmpty() ? scopes.computeIfAbsent(queue, inbox::scoped) : inbox;
-        InboxClaim claim = target.claim(id);
+        InboxClaim claim;
+        try {
+            claim = target.claim(id);
+        } catch (InboxStoreException storeDown) {
+            backOff();
+            throw storeDown;
+        }
         switch (claim.status()) {
             case DUPLICATE:
                 counts.recordDuplicate();
                 return null;
             case BUSY:
                 counts.recordBusy();
-                try {
-                    Thread.sleep(busyBackoff.toMillis());
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt(); // the container is stopping: requeued all the same
-                }
+                backOff();
                 throw new ImmediateRequeueAmqpException(
                         "requeued after " + busyBackoff.toMillis() + " ms", new InboxBusyException(id));
             default:
@@ -160,11 +172,36 @@ public final class InboxRabbitAdvice implements MethodInterceptor {
             result = invocation.proceed();
         } catch (Throwable failure) {
             claim.releaseAfterFailure(failure);
+            if (requeued(failure)) {
+                backOff();
+            }
             throw failure;
         }
         counts.recordProcessed();
         claim.completeAfterWork();
         return result;
+    }
+
+    /** Waits the back-off on the consumer thread, so that what is requeued next does not come straight back. */
+    private void backOff() {
+        try {
+            Thread.sleep(busyBackoff.toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt(); // the container is stopping: requeued all the same
+        }
+    }
+
+    /** Whether the container requeues after {@code failure}: not an Error, nor a reject-and-don't-requeue. */
+    private static boolean requeued(Throwable failure) {
+        if (failure instanceof Error) {
+            return false;
+        }
+        for (Throwable t = failure; t != null; t = t.getCause()) {
+            if (t instanceof AmqpRejectAndDontRequeueException) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private String keyOf(Message message) {

@@ -14,6 +14,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 
 /**
  * The adapter kit: the rules of {@link AdapterRule}, run through a real broker against the kit's
@@ -24,6 +26,10 @@ import org.junit.jupiter.api.Test;
  * consumer dies or stops), waits until every event that must be applied is, then waits a quiet
  * period longer than the lease and the back-offs before it counts: an application that comes late
  * (a redelivery after a lease ran out) is counted too.
+ *
+ * <p>Each rule is {@code @Execution(CONCURRENT)}: with JUnit's parallel execution enabled, the
+ * tests of one kit class run at once (each with its own {@link AdapterKit} and harness, so a harness
+ * must keep nothing static that one test changes); without it they run one after another.
  *
  * <p>If a test fails, check first what its rule's row of the outcome table says the adapter must
  * do, then which message the failure names: "applied 0 times" is a lost event (something
@@ -145,6 +151,7 @@ public abstract class AdapterContract {
     }
 
     @Test
+    @Execution(ExecutionMode.CONCURRENT)
     @DisplayName("A1 duplicate publishes and re-sends: applied once each, every delivery acknowledged")
     void a1_duplicatesAreAppliedOnceAndAcknowledged() throws Exception {
         publish("a", "b", "a", "c", "b", "a");
@@ -167,6 +174,7 @@ public abstract class AdapterContract {
     }
 
     @Test
+    @Execution(ExecutionMode.CONCURRENT)
     @DisplayName("A2 work throwing an Exception or a RuntimeException: retried, applied once, nothing after it lost")
     void a2_failedWorkIsRetried() throws Exception {
         kit.failing(payload("b"), 1, new Exception("adapter kit: planned checked failure"));
@@ -179,6 +187,7 @@ public abstract class AdapterContract {
     }
 
     @Test
+    @Execution(ExecutionMode.CONCURRENT)
     @DisplayName("A3 work throwing an Error: nothing acknowledged past it, claim released, applied once")
     void a3_anErrorLosesNothing() throws Exception {
         kit.failing(payload("c"), 1, new AssertionError("adapter kit: planned Error"));
@@ -190,6 +199,7 @@ public abstract class AdapterContract {
     }
 
     @Test
+    @Execution(ExecutionMode.CONCURRENT)
     @DisplayName("A4 no key, a key function that throws, an id over the limit: dead-lettered, never applied")
     void a4_keylessMessagesAreDeadLettered() throws Exception {
         String overLong = "x".repeat(600);
@@ -216,6 +226,7 @@ public abstract class AdapterContract {
     }
 
     @Test
+    @Execution(ExecutionMode.CONCURRENT)
     @DisplayName("A5 the store down at the claim: nothing applied or acknowledged meanwhile, then applied once")
     void a5_storeDownAtTheClaim() throws Exception {
         kit.failClaims(true);
@@ -234,6 +245,7 @@ public abstract class AdapterContract {
     }
 
     @Test
+    @Execution(ExecutionMode.CONCURRENT)
     @DisplayName("A6 a completion that keeps failing after the work ran: acknowledged, not applied again")
     void a6_failedCompletionIsAcknowledged() throws Exception {
         kit.failCompletionsOf("b");
@@ -246,6 +258,7 @@ public abstract class AdapterContract {
     }
 
     @Test
+    @Execution(ExecutionMode.CONCURRENT)
     @DisplayName("A7 the consumer dies after the work, before its acknowledgement: the redelivery is a DUPLICATE")
     void a7_crashAfterTheWork() throws Exception {
         kit.crashingAfter(payload("b"));
@@ -266,6 +279,7 @@ public abstract class AdapterContract {
     }
 
     @Test
+    @Execution(ExecutionMode.CONCURRENT)
     @DisplayName("A8 BUSY while another delivery holds the event: retried, never acknowledged past, then applied once")
     void a8_busyIsRetriedUntilTheHolderFails() throws Exception {
         publish("a");
@@ -284,6 +298,7 @@ public abstract class AdapterContract {
     }
 
     @Test
+    @Execution(ExecutionMode.CONCURRENT)
     @DisplayName("A9 a graceful stop finishes and acknowledges the message in hand; the rest go to the next consumer")
     void a9_gracefulStop() throws Exception {
         AdapterKit.Hold hold = new AdapterKit.Hold();
@@ -317,5 +332,42 @@ public abstract class AdapterContract {
                                 + " acknowledge or commit it",
                         payload("b"))
                 .isEqualTo(1);
+    }
+
+    @Test
+    @Execution(ExecutionMode.CONCURRENT)
+    @DisplayName("A10 a poison message: retried at the back-off's pace, never acknowledged past, then applied once")
+    void a10_poisonMessageIsRetriedAtTheBackOffsPace() throws Exception {
+        kit.failing(payload("p"), Integer.MAX_VALUE, new IllegalStateException("adapter kit: planned poison"));
+        publish("a", "p", "b");
+        start();
+        await(payload("p") + " delivered", () -> kit.deliveries(payload("p")) > 0);
+        int before = kit.deliveries(payload("p"));
+        Duration window = Duration.ofSeconds(2);
+        pause(window);
+        int attempts = kit.deliveries(payload("p")) - before;
+        long allowed = 2 * (window.toMillis() / backoff().toMillis()) + 5;
+        assertThat(attempts)
+                .as(
+                        "deliveries of %s in %s while its work failed, with a back-off of %s (at most %s):"
+                                + " more means it is retried at full speed",
+                        payload("p"), window, backoff(), allowed)
+                .isLessThanOrEqualTo((int) allowed);
+        assertThat(kit.applied(payload("p")))
+                .as("%s applied while its work failed", payload("p"))
+                .isZero();
+        kit.heal(payload("p"));
+        await(
+                payload("p") + " applied or dead-lettered once its work succeeds",
+                () -> kit.applied(payload("p")) + kit.deadLetters(payload("p")) > 0);
+        awaitApplied("a", "b");
+        quiet();
+        assertThat(kit.applied(payload("p")) + kit.deadLetters(payload("p")))
+                .as(
+                        "%s applied (%s) plus dead-lettered (%s): 0 is a poison message acknowledged past,"
+                                + " 2 one both applied and dead-lettered or applied twice",
+                        payload("p"), kit.applied(payload("p")), kit.deadLetters(payload("p")))
+                .isEqualTo(1);
+        assertAppliedOnce("a", "b");
     }
 }

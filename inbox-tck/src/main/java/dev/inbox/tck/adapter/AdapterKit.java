@@ -198,6 +198,11 @@ public final class AdapterKit implements AutoCloseable {
         plans.put(payload, new Plan(times, failure, false, null));
     }
 
+    /** Ends what was planned for {@code payload}: its work applies it from now on. */
+    void heal(String payload) {
+        plans.remove(payload);
+    }
+
     /** Plans {@code payload}'s work to crash its consumer once, after applying it. */
     void crashingAfter(String payload) {
         plans.put(payload, new Plan(0, null, true, null));

@@ -26,7 +26,10 @@ public enum AdapterRule {
     A8("A message whose event another delivery holds (BUSY) is retried after a back-off and never acknowledged"
             + " past: when the holder fails, the event is applied once."),
     A9("A graceful stop finishes the message in hand and acknowledges it before closing: it is applied once and"
-            + " never delivered again; the messages not yet begun are applied once by the next consumer.");
+            + " never delivered again; the messages not yet begun are applied once by the next consumer."),
+    A10("A poison message, whose work fails on every attempt, is retried no faster than the back-off allows and"
+            + " never acknowledged past: once its work succeeds it is applied once (or, where the adapter gives up"
+            + " after some attempts, dead-lettered once), and the messages beside it are applied once.");
 
     private final String sentence;
 
