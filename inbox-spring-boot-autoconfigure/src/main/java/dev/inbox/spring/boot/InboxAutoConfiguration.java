@@ -68,9 +68,14 @@ public class InboxAutoConfiguration {
                 ? properties.getConsumer()
                 : environment.getProperty("spring.application.name");
         if (consumer == null || consumer.isBlank()) {
-            throw new IllegalStateException(
-                    "inbox: set inbox.consumer (or spring.application.name): the logical consumer whose events"
-                            + " the records scope, the same on every instance of this service");
+            throw new InboxStartupException(
+                    "The inbox has no consumer name: neither inbox.consumer nor spring.application.name is set.",
+                    "Set inbox.consumer (or spring.application.name): the logical consumer whose events the"
+                            + " records scope, the same on every instance of this service.",
+                    null);
+        }
+        if (properties.isCheckStore()) {
+            InboxStoreCheck.verify(store, consumer);
         }
         Inbox.Builder builder = Inbox.builder(store)
                 .consumer(consumer)

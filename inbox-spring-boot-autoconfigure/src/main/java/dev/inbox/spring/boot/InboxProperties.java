@@ -47,6 +47,12 @@ public class InboxProperties {
     /** Create the store's table (SQL, DynamoDB) at startup when it is missing. */
     private boolean createSchema = false;
 
+    /**
+     * Ask the store once at startup and fail the startup, naming the cause, when it does not answer
+     * (a missing table, a server that cannot be reached).
+     */
+    private boolean checkStore = true;
+
     private final Jdbc jdbc = new Jdbc();
     private final Redis redis = new Redis();
     private final Dynamodb dynamodb = new Dynamodb();
@@ -105,6 +111,14 @@ public class InboxProperties {
 
     public void setCreateSchema(boolean createSchema) {
         this.createSchema = createSchema;
+    }
+
+    public boolean isCheckStore() {
+        return checkStore;
+    }
+
+    public void setCheckStore(boolean checkStore) {
+        this.checkStore = checkStore;
     }
 
     public Jdbc getJdbc() {

@@ -1,5 +1,6 @@
 package dev.inbox.spring.boot;
 
+import dev.inbox.InboxStoreException;
 import dev.inbox.caffeine.CaffeineInboxStore;
 import dev.inbox.dynamodb.DynamoDbInboxStore;
 import dev.inbox.jdbc.JdbcStoreBuilder;
@@ -48,13 +49,18 @@ final class InboxStores {
     InboxStore create() {
         StoreKind kind = properties.getStore() == StoreKind.AUTO ? choose() : properties.getStore();
         require(kind);
-        InboxStore store = switch (kind) {
-            case POSTGRES -> Postgres.create(properties, dataSource(kind));
-            case MYSQL -> Mysql.create(properties, dataSource(kind));
-            case REDIS -> Redis.create(properties, beans);
-            case DYNAMODB -> Dynamo.create(properties, beans);
-            default -> Memory.create(properties);
-        };
+        InboxStore store;
+        try {
+            store = switch (kind) {
+                case POSTGRES -> Postgres.create(properties, dataSource(kind));
+                case MYSQL -> Mysql.create(properties, dataSource(kind));
+                case REDIS -> Redis.create(properties, beans);
+                case DYNAMODB -> Dynamo.create(properties, beans);
+                default -> Memory.create(properties);
+            };
+        } catch (InboxStoreException failure) { // a store that asks its server while it is built
+            throw InboxStoreCheck.explain("the " + kind.name().toLowerCase() + " inbox store", failure, false);
+        }
         log.info("inbox: " + store + " (inbox.store="
                 + properties.getStore().name().toLowerCase() + ")");
         return store;

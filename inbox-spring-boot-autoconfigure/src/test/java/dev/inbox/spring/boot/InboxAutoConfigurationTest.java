@@ -244,8 +244,11 @@ class InboxAutoConfigurationTest {
                 .run(context -> assertThat(context).getFailure().hasStackTraceContaining("inbox.store"));
         new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(InboxAutoConfiguration.class))
-                .run(context ->
-                        assertThat(context).getFailure().rootCause().hasMessageContaining("set inbox.consumer"));
+                .run(context -> assertThat(context)
+                        .getFailure()
+                        .rootCause()
+                        .isInstanceOf(InboxStartupException.class)
+                        .hasMessageContaining("Set inbox.consumer"));
     }
 
     @Test
@@ -290,7 +293,7 @@ class InboxAutoConfigurationTest {
         nowhere.setConnectionTimeout(1000);
         {
             runner.withBean(DataSource.class, () -> new HikariDataSource(nowhere))
-                    .withPropertyValues("inbox.store=postgres")
+                    .withPropertyValues("inbox.store=postgres", "inbox.check-store=false")
                     .run(context -> assertThat(context.getBean(InboxHealthIndicator.class)
                                     .health(true)
                                     .getStatus())
