@@ -173,10 +173,11 @@ public final class TransactionalInbox {
     }
 
     /**
-     * Handles a batch of events in <em>one</em> transaction: claims each id in order on one
-     * connection, runs {@code work} for each {@code ACQUIRED} one right after its claim, and commits
-     * once — one commit, and one wait for the database's durable write, for the whole batch. An id
-     * repeated in the batch is applied at its first occurrence and answered {@code DUPLICATE} after.
+     * Handles a batch of events in <em>one</em> transaction: claims the ids on one connection ({@link
+     * TransactionalInboxStore#claimAllInTransaction}: one statement per chunk of ids on PostgreSQL),
+     * runs {@code work} for each {@code ACQUIRED} one in order, and commits once — one commit, and one
+     * wait for the database's durable write, for the whole batch. An id repeated in the batch is
+     * applied at its first occurrence and answered {@code DUPLICATE} after.
      *
      * <p>The batch stops at the first {@code BUSY} id (a lease-mode delivery holds that event): the
      * ids before it commit, it is answered {@code BUSY}, and the ids after it are neither claimed nor
@@ -221,7 +222,50 @@ public final class TransactionalInbox {
         }
     }
 
+    /**
+     * Claims the whole batch in one call ({@link TransactionalInboxStore#claimAllInTransaction}: one
+     * round trip per chunk on stores that can), then runs the work of each ACQUIRED key and commits.
+     * A BUSY key means the batch must stop there, but the keys after it were claimed too: every
+     * claim is rolled back and the batch is handled one key at a time instead (rare: only a
+     * lease-mode delivery holding the event answers BUSY).
+     */
     private <E extends Exception> List<HandleOutcome> allInTransaction(
+            Connection connection, List<InboxKey> keys, TransactionalBatchWork<E> work) throws SQLException {
+        long start = System.nanoTime();
+        List<ClaimResult> claims;
+        try {
+            claims = store.claimAllInTransaction(connection, keys, retention);
+        } catch (RuntimeException e) {
+            if (e instanceof InboxStoreException storeFailure) {
+                metrics.storeError(consumer, "claim", storeFailure);
+            }
+            rollback(connection, e);
+            throw e;
+        }
+        for (ClaimResult claim : claims) {
+            if (claim.status() == ClaimStatus.BUSY) {
+                connection.rollback();
+                return oneByOne(connection, keys, work);
+            }
+        }
+        long each = (System.nanoTime() - start) / keys.size();
+        List<HandleOutcome> outcomes = new ArrayList<>(keys.size());
+        for (int i = 0; i < keys.size(); i++) {
+            ClaimResult claim = claims.get(i);
+            observe(claim, each);
+            if (!claim.isAcquired()) {
+                outcomes.add(HandleOutcome.DUPLICATE);
+                continue;
+            }
+            runOrRollBack(connection, work, i);
+            outcomes.add(HandleOutcome.PROCESSED);
+        }
+        connection.commit();
+        return outcomes;
+    }
+
+    /** The batch claimed and worked key by key, stopping at the first BUSY one. */
+    private <E extends Exception> List<HandleOutcome> oneByOne(
             Connection connection, List<InboxKey> keys, TransactionalBatchWork<E> work) throws SQLException {
         List<HandleOutcome> outcomes = new ArrayList<>(keys.size());
         for (int i = 0; i < keys.size(); i++) {
@@ -234,28 +278,38 @@ public final class TransactionalInbox {
                 outcomes.add(HandleOutcome.DUPLICATE);
                 continue;
             }
-            try {
-                work.run(i, connection);
-            } catch (Throwable failure) {
-                rollback(connection, failure);
-                throw new WorkFailure(failure);
-            }
+            runOrRollBack(connection, work, i);
             outcomes.add(HandleOutcome.PROCESSED);
         }
         connection.commit();
         return outcomes;
     }
 
+    private static <E extends Exception> void runOrRollBack(
+            Connection connection, TransactionalBatchWork<E> work, int index) {
+        try {
+            work.run(index, connection);
+        } catch (Throwable failure) {
+            rollback(connection, failure);
+            throw new WorkFailure(failure);
+        }
+    }
+
     /** One claim inside the caller's transaction, reported; rolls back and rethrows when the store fails. */
+    /** Reports one claim: its meter, and the redelivery lag and retention advice of a duplicate. */
+    private void observe(ClaimResult claim, long nanos) {
+        metrics.claimed(consumer, claim, nanos);
+        Duration lag = advisor.observe(claim);
+        if (lag != null) {
+            metrics.duplicateLag(consumer, lag, claim.pastRetention());
+        }
+    }
+
     private ClaimResult claimIn(Connection connection, InboxKey key, @Nullable String fingerprint) throws SQLException {
         long start = System.nanoTime();
         try {
             ClaimResult claim = store.claimInTransaction(connection, key, retention, fingerprint);
-            metrics.claimed(consumer, claim, System.nanoTime() - start);
-            Duration lag = advisor.observe(claim);
-            if (lag != null) {
-                metrics.duplicateLag(consumer, lag, claim.pastRetention());
-            }
+            observe(claim, System.nanoTime() - start);
             return claim;
         } catch (RuntimeException e) {
             if (e instanceof InboxStoreException storeFailure) {

@@ -8,6 +8,8 @@ import dev.inbox.spi.InboxStore;
 import dev.inbox.spi.OwnerToken;
 import java.sql.Connection;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -42,6 +44,32 @@ public interface TransactionalInboxStore extends InboxStore {
      */
     ClaimResult claimInTransaction(
             Connection connection, InboxKey key, Duration retention, @Nullable String fingerprint);
+
+    /**
+     * Claims each of {@code keys} inside the transaction of {@code connection}, as {@link
+     * #claimInTransaction(Connection, InboxKey, Duration, String)} does without a fingerprint, and
+     * answers in the order of {@code keys}; a key repeated in {@code keys} is answered {@code
+     * DUPLICATE} after its first occurrence. Every key answered {@code ACQUIRED} has its COMPLETED
+     * record written in this transaction: run the work of each before the commit, or roll back. A
+     * {@code BUSY} key does not stop the keys after it from being claimed.
+     *
+     * <p>The default claims one key after the other. A store that can claim many keys in one
+     * statement overrides it: one round trip for a batch instead of one per key.
+     *
+     * @param connection a connection with auto-commit off; the store neither commits nor closes it
+     * @throws IllegalArgumentException as {@link #claimInTransaction(Connection, InboxKey, Duration,
+     *     String)}, or if {@code keys} is null or holds a null
+     * @throws dev.inbox.InboxStoreException if the database could not answer; the transaction must
+     *     then be rolled back
+     */
+    default List<ClaimResult> claimAllInTransaction(Connection connection, List<InboxKey> keys, Duration retention) {
+        List<InboxKey> batch = InboxArguments.requireNoNulls(keys, "keys");
+        List<ClaimResult> results = new ArrayList<>(batch.size());
+        for (InboxKey key : batch) {
+            results.add(claimInTransaction(connection, key, retention, null));
+        }
+        return results;
+    }
 
     /**
      * Keeps {@code result} with the COMPLETED record that {@link #claimInTransaction(Connection,

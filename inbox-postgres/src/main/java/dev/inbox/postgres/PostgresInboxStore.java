@@ -279,11 +279,40 @@ public final class PostgresInboxStore implements TransactionalInboxStore {
         return BatchClaims.claimAll(
                 requests,
                 BATCH_CHUNK,
-                chunk -> jdbc.execute("claimAll of " + chunk.size() + " keys", c -> claimChunk(c, chunk)),
+                chunk -> jdbc.execute("claimAll of " + chunk.size() + " keys", c -> claimChunk(c, chunk, 0)),
                 this::claim);
     }
 
-    private ClaimResult[] claimChunk(Connection connection, List<ClaimRequest> chunk) throws SQLException {
+    /**
+     * One statement per chunk of up to {@value #BATCH_CHUNK} keys, in the caller's transaction and
+     * bounded by the {@linkplain Builder#lockWaitTimeout(Duration) lock wait} like {@link
+     * #claimInTransaction}; keys the statement cannot decide (a record to take over, or one a
+     * concurrent transaction just committed) are claimed alone after it.
+     */
+    @Override
+    public List<ClaimResult> claimAllInTransaction(Connection connection, List<InboxKey> keys, Duration retention) {
+        List<InboxKey> batch = InboxArguments.requireNoNulls(keys, "keys");
+        requirePositive(retention, "retention");
+        List<ClaimRequest> requests = new ArrayList<>(batch.size());
+        for (InboxKey key : batch) {
+            requests.add(TransactionalInboxStore.transactionalRequest(connection, key, retention, null));
+        }
+        long retentionMicros = Micros.of(retention);
+        return BatchClaims.claimAll(
+                requests,
+                BATCH_CHUNK,
+                chunk -> jdbc.executeIn(
+                        connection,
+                        "transactional claimAll of " + chunk.size() + " keys",
+                        c -> claimChunk(c, chunk, 1)),
+                request -> jdbc.executeIn(
+                        connection,
+                        "transactional claim of " + request.key(),
+                        c -> claimOn(c, request, 1, retentionMicros)));
+    }
+
+    /** The batch fast path for {@code chunk}: leases ({@code state} 0) or transactional claims (1). */
+    private ClaimResult[] claimChunk(Connection connection, List<ClaimRequest> chunk, int state) throws SQLException {
         int n = chunk.size();
         String[] consumers = new String[n];
         String[] keys = new String[n];
@@ -305,10 +334,17 @@ public final class PostgresInboxStore implements TransactionalInboxStore {
                 .array("owners", connection.createArrayOf("text", owners))
                 .array("leases_us", connection.createArrayOf("int8", leases))
                 .array("fingerprints", connection.createArrayOf("text", fingerprints))
+                .integer("state", state)
                 .bigint("grace_us", graceMicros);
-        try (PreparedStatement statement = sql.claimBatchIfAbsent().prepare(connection, params)) {
+        // A transactional batch may wait on other open transactions: bound that wait, as a claim's.
+        boolean bounded = state == 1;
+        if (bounded) {
+            params.text("lock_timeout_ms", lockWaitMillis);
+        }
+        try (PreparedStatement statement =
+                (bounded ? sql.boundedClaimBatchIfAbsent() : sql.claimBatchIfAbsent()).prepare(connection, params)) {
             setTimeout(statement);
-            try (ResultSet rows = statement.executeQuery()) {
+            try (ResultSet rows = query(statement, bounded)) {
                 while (rows.next()) {
                     int j = rows.getInt(1) - 1;
                     // null: a key to take over, or one the snapshot cannot see; claimed alone after

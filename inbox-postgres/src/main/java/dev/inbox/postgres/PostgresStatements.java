@@ -45,6 +45,7 @@ final class PostgresStatements {
     private final NamedSql boundedClaimIfAbsent;
     private final NamedSql boundedClaim;
     private final NamedSql claimBatchIfAbsent;
+    private final NamedSql boundedClaimBatchIfAbsent;
     private final NamedSql complete;
     private final NamedSql completeWithResult;
     private final NamedSql keepResult;
@@ -66,6 +67,7 @@ final class PostgresStatements {
         this.boundedClaimIfAbsent = NamedSql.of(lockBounded(claimIfAbsentText()));
         this.boundedClaim = NamedSql.of(lockBounded(claimText()));
         this.claimBatchIfAbsent = NamedSql.of(claimBatchIfAbsentText());
+        this.boundedClaimBatchIfAbsent = NamedSql.of(lockBounded(claimBatchIfAbsentText()));
         this.complete = NamedSql.of(completeText(""));
         this.completeWithResult =
                 NamedSql.of(completeText(" result = CASE WHEN state = 0 THEN :result ELSE result END,"));
@@ -153,14 +155,20 @@ final class PostgresStatements {
     }
 
     /**
-     * The fast path of a batch of lease claims in one round trip, inserting in array order (callers
+     * The fast path of a batch of claims in one round trip, inserting in array order (callers
      * sort it, so that concurrent batches lock rows in one order and cannot deadlock) and reading
-     * back the records of the keys that conflicted. The arrays hold one element per key. Returns
-     * one row per element, in order: ordinal, taken, the record as seen (null when taken, or when
-     * the snapshot cannot see it).
+     * back the records of the keys that conflicted. The arrays hold one element per key; {@code
+     * :state} is 0 for leases, 1 for transactional claims (whose durations are the retention).
+     * Returns one row per element, in order: ordinal, taken, the record as seen (null when taken, or
+     * when the snapshot cannot see it).
      */
     NamedSql claimBatchIfAbsent() {
         return claimBatchIfAbsent;
+    }
+
+    /** {@link #claimBatchIfAbsent()} bounded by {@code :lock_timeout_ms}; see {@link #lockBounded(String)}. */
+    NamedSql boundedClaimBatchIfAbsent() {
+        return boundedClaimBatchIfAbsent;
     }
 
     private String claimBatchIfAbsentText() {
@@ -169,7 +177,7 @@ final class PostgresStatements {
                 + " WITH ORDINALITY AS i(consumer, dedup_key, owner_token, lease_us, fingerprint, ord)),"
                 + " taken AS (INSERT INTO " + inbox
                 + " (consumer, dedup_key, owner_token, state, expires_at, purge_after, fingerprint)"
-                + " SELECT consumer, dedup_key, owner_token, 0,"
+                + " SELECT consumer, dedup_key, owner_token, :state,"
                 + " clock_timestamp() + lease_us * interval '1 microsecond',"
                 + " clock_timestamp() + (lease_us + :grace_us) * interval '1 microsecond', fingerprint"
                 + " FROM input ORDER BY ord"

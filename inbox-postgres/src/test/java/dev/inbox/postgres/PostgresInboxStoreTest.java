@@ -430,6 +430,102 @@ class PostgresInboxStoreTest {
         assertThat(inbox.handle("pay-2", connection -> {}).outcome()).isEqualTo(HandleOutcome.PROCESSED);
     }
 
+    /**
+     * {@code claimAllInTransaction} answers each key as {@code claimInTransaction} would — new,
+     * repeated, committed before, held by a live lease, an expired lease to take over — and sends
+     * one statement for a batch of new keys, not one per key.
+     */
+    @Test
+    void transactionalClaimAll_answersAsOneClaimPerKey_inOneStatement() throws SQLException {
+        PostgresInboxStore store = store(auto, Duration.ofHours(1));
+        Duration retention = Duration.ofHours(1);
+        assertThat(store.claim(ClaimRequest.of(key("held"), OwnerToken.random(), Duration.ofMinutes(1)))
+                        .isAcquired())
+                .isTrue();
+        assertThat(store.claim(ClaimRequest.of(key("expired"), OwnerToken.random(), Duration.ofMillis(1)))
+                        .isAcquired())
+                .isTrue();
+        try (Connection c = manual.getConnection()) {
+            assertThat(store.claimInTransaction(c, key("done"), retention, null))
+                    .isEqualTo(ClaimResult.acquired());
+            c.commit();
+        }
+        List<InboxKey> keys = new ArrayList<>();
+        for (String id : List.of("new", "done", "new", "held", "expired")) {
+            keys.add(key(id));
+        }
+        try (Connection c = manual.getConnection()) {
+            List<ClaimResult> answers = store.claimAllInTransaction(c, keys, retention);
+            assertThat(answers)
+                    .extracting(ClaimResult::status)
+                    .map(Enum::name)
+                    .containsExactly("ACQUIRED", "DUPLICATE", "DUPLICATE", "BUSY", "ACQUIRED");
+            c.rollback();
+        }
+        try (Connection c = manual.getConnection()) {
+            assertThat(store.claimInTransaction(c, key("new"), retention, null))
+                    .as("rolled back with its transaction")
+                    .isEqualTo(ClaimResult.acquired());
+            c.rollback();
+        }
+        List<InboxKey> fresh = new ArrayList<>();
+        for (int i = 0; i < 50; i++) {
+            fresh.add(key("fresh-" + i));
+        }
+        int[] statements = {0};
+        try (Connection c = manual.getConnection()) {
+            Connection counting = (Connection) java.lang.reflect.Proxy.newProxyInstance(
+                    Connection.class.getClassLoader(), new Class<?>[] {Connection.class}, (proxy, method, args) -> {
+                        if (method.getName().startsWith("prepare")
+                                || method.getName().equals("createStatement")) {
+                            statements[0]++;
+                        }
+                        try {
+                            return method.invoke(c, args);
+                        } catch (java.lang.reflect.InvocationTargetException e) {
+                            throw e.getCause();
+                        }
+                    });
+            assertThat(store.claimAllInTransaction(counting, fresh, retention))
+                    .hasSize(50)
+                    .allMatch(ClaimResult::isAcquired);
+            c.commit();
+        }
+        assertThat(statements[0]).as("statements for 50 new keys").isEqualTo(1);
+        try (Connection c = manual.getConnection()) {
+            assertThat(store.claimAllInTransaction(c, fresh, retention))
+                    .as("committed")
+                    .noneMatch(ClaimResult::isAcquired);
+            c.rollback();
+        }
+    }
+
+    /** A key another open transaction inserted makes the batch wait at most the lock wait bound. */
+    @Test
+    void transactionalClaimAll_waitsForAnOpenTransactionNoLongerThanTheBound() throws SQLException {
+        PostgresInboxStore store = PostgresInboxStore.builder(auto)
+                .table(TABLE)
+                .sequenceTable(SEQUENCES)
+                .lockWaitTimeout(Duration.ofMillis(300))
+                .build();
+        try (Connection holder = manual.getConnection();
+                Connection batch = manual.getConnection()) {
+            assertThat(store.claimInTransaction(holder, key("in-flight"), Duration.ofHours(1), null))
+                    .isEqualTo(ClaimResult.acquired());
+            assertThatThrownBy(() -> store.claimAllInTransaction(
+                            batch, List.of(key("other"), key("in-flight")), Duration.ofHours(1)))
+                    .isInstanceOf(InboxStoreException.class)
+                    .matches(e -> ((InboxStoreException) e).isRetryable());
+            batch.rollback();
+            holder.rollback();
+        }
+        try (Connection autoCommit = auto.getConnection()) {
+            assertThatThrownBy(() -> store.claimAllInTransaction(autoCommit, List.of(key("x")), Duration.ofHours(1)))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("auto-commit");
+        }
+    }
+
     @Test
     void transactionalInbox_handleAll_appliesABatchInOneTransaction_andStopsAtTheFirstBusyEvent() throws Exception {
         PostgresInboxStore store = store(auto, Duration.ofHours(1));
