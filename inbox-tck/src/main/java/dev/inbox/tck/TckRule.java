@@ -47,6 +47,8 @@ public enum TckRule {
     T2("Two concurrent transactions on one key: exactly one wins; the other sees DUPLICATE after commit or"
             + " ACQUIRED after rollback."),
     T3("The transactional claim and the business write commit or roll back together; the transaction stays usable."),
+    T4("A batch of transactional claims answers each key as one transactional claim would (new, repeated, committed,"
+            + " held by a live lease), inside the caller's transaction: rolled back, it leaves none of its claims."),
     O1("The sequence guard answers APPLIED, STALE or GAP, and a race on one sequence number has exactly one APPLIED."),
     E1("Bad input fails with IllegalArgumentException before any I/O."),
     E2("An unreachable or silent store fails with InboxStoreException, never a made-up answer."),

@@ -245,6 +245,46 @@ public abstract class TransactionalStoreContract {
     }
 
     @Test
+    @DisplayName("T4 a batch of transactional claims answers as one claim per key, inside the caller's transaction")
+    void t4_batchAnswersAsOneClaimPerKey() throws Exception {
+        assertThat(store.claim(ClaimRequest.of(key("t4-lease"), OwnerToken.random(), long_())))
+                .isEqualTo(ClaimResult.acquired());
+        try (Connection c = transaction()) {
+            assertThat(store.claimInTransaction(c, key("t4-done"), long_(), null))
+                    .isEqualTo(ClaimResult.acquired());
+            c.commit();
+        }
+        List<InboxKey> batch = List.of(key("t4-new"), key("t4-done"), key("t4-new"), key("t4-lease"), key("t4-other"));
+        try (Connection c = transaction()) {
+            assertThat(store.claimAllInTransaction(c, batch, long_()))
+                    .extracting(ClaimResult::status)
+                    .as("new, committed, repeated, held by a lease, new")
+                    .containsExactly(
+                            ClaimStatus.ACQUIRED,
+                            ClaimStatus.DUPLICATE,
+                            ClaimStatus.DUPLICATE,
+                            ClaimStatus.BUSY,
+                            ClaimStatus.ACQUIRED);
+            assertThat(store.claimAllInTransaction(c, List.of(), long_())).isEmpty();
+            c.rollback();
+        }
+        List<InboxKey> rolledBack = List.of(key("t4-other"), key("t4-new"));
+        try (Connection c = transaction()) {
+            assertThat(store.claimAllInTransaction(c, rolledBack, long_()))
+                    .as("claims of a rolled-back batch: gone")
+                    .allMatch(ClaimResult::isAcquired);
+            c.commit();
+        }
+        try (Connection c = transaction()) {
+            assertThat(store.claimAllInTransaction(c, rolledBack, long_()))
+                    .extracting(ClaimResult::status)
+                    .as("claims of a committed batch")
+                    .containsOnly(ClaimStatus.DUPLICATE);
+            c.rollback();
+        }
+    }
+
+    @Test
     @DisplayName("E1 the transactional claim rejects bad input and auto-commit connections")
     void e1_transactionalBadInput() throws Exception {
         try (Connection c = transaction()) {

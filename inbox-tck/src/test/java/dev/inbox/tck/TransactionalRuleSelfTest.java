@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.platform.testkit.engine.Events;
 
 /**
- * The transactional rules (T1–T3) against a transactional store on an embedded H2 database
+ * The transactional rules (T1–T4) against a transactional store on an embedded H2 database
  * ({@link H2TransactionalStore}): the correct store passes them, and each broken one fails its
  * rule.
  */
@@ -143,8 +143,28 @@ class TransactionalRuleSelfTest {
         }
     }
 
+    /** Answers a batch from each key's first claim in it: a repeated key is ACQUIRED twice. */
+    static class BatchForgetsRepeatsKit extends H2Kit {
+        @Override
+        protected TransactionalInboxStore createStore(Duration grace) throws SQLException {
+            return new H2TransactionalStore(dataSource(), grace) {
+                @Override
+                public java.util.List<ClaimResult> claimAllInTransaction(
+                        Connection connection, java.util.List<InboxKey> keys, Duration retention) {
+                    java.util.Map<InboxKey, ClaimResult> first = new java.util.HashMap<>();
+                    java.util.List<ClaimResult> answers = new java.util.ArrayList<>();
+                    for (InboxKey key : keys) {
+                        answers.add(
+                                first.computeIfAbsent(key, k -> claimInTransaction(connection, k, retention, null)));
+                    }
+                    return answers;
+                }
+            };
+        }
+    }
+
     @Test
-    void correctTransactionalStore_passesT1ToT3AndE6() {
+    void correctTransactionalStore_passesT1ToT4AndE6() {
         Events events = KitRun.all(CorrectKit.class);
         assertThat(events.failed().list()).as("failures of the correct store").isEmpty();
         assertThat(events.succeeded().count()).isPositive();
@@ -172,6 +192,12 @@ class TransactionalRuleSelfTest {
     @DisplayName("E6 catches a store that answers ACQUIRED when its lock wait times out")
     void e6_timeoutIsAcquired() {
         assertThat(KitRun.failedRules(LockTimeoutIsAcquiredKit.class, "E6")).contains("E6");
+    }
+
+    @Test
+    @DisplayName("T4 catches a batch claim that answers a repeated key as its first occurrence")
+    void t4() {
+        assertThat(KitRun.failedRules(BatchForgetsRepeatsKit.class, "T4")).contains("T4");
     }
 
     @Test

@@ -65,6 +65,8 @@ import org.apache.kafka.clients.producer.ProducerRecord;
  * java -cp benchmarks/target/benchmarks.jar dev.inbox.benchmarks.adapters.AdapterThroughput \
  *     [--messages 200000] [--kafka-bootstrap HOST:PORT] [--amqp-uri URI] [--jdbc-url URL] > adapters.json
  * }</pre>
+ *
+ * <p>{@code --only transactional} runs the four Kafka-into-PostgreSQL variants alone.
  */
 public final class AdapterThroughput {
 
@@ -84,6 +86,7 @@ public final class AdapterThroughput {
     private final int messages;
     private final String amqpUri;
     private final String jdbcUrl;
+    private final boolean transactionalOnly;
     private String bootstrap;
 
     private AdapterThroughput(Map<String, String> args) {
@@ -91,6 +94,11 @@ public final class AdapterThroughput {
         this.amqpUri = args.getOrDefault("amqp-uri", "amqp://guest:guest@127.0.0.1:5672");
         this.jdbcUrl = args.getOrDefault("jdbc-url", "jdbc:postgresql://127.0.0.1:5432/test?user=postgres");
         this.bootstrap = args.getOrDefault("kafka-bootstrap", "");
+        String only = args.getOrDefault("only", "all");
+        if (!only.equals("all") && !only.equals("transactional")) {
+            throw new IllegalArgumentException("--only takes all or transactional, not " + only);
+        }
+        this.transactionalOnly = only.equals("transactional");
     }
 
     public static void main(String[] argv) throws Exception {
@@ -109,7 +117,8 @@ public final class AdapterThroughput {
             for (int round = 0; round < 2; round++) {
                 rows.clear();
                 for (int consumers : new int[] {1, 4}) {
-                    for (String variant : new String[] {"bare", "caffeine", "postgres"}) {
+                    for (String variant :
+                            run.transactionalOnly ? new String[0] : new String[] {"bare", "caffeine", "postgres"}) {
                         rows.add(run.kafka(variant, consumers));
                         rows.add(run.rabbit(variant, consumers));
                     }
