@@ -249,27 +249,36 @@ public final class TransactionalInbox {
             }
         }
         long each = (System.nanoTime() - start) / keys.size();
-        List<HandleOutcome> outcomes = new ArrayList<>(keys.size());
-        for (int i = 0; i < keys.size(); i++) {
-            ClaimResult claim = claims.get(i);
-            observe(claim, each);
-            if (!claim.isAcquired()) {
-                outcomes.add(HandleOutcome.DUPLICATE);
-                continue;
-            }
-            runOrRollBack(connection, work, i);
-            outcomes.add(HandleOutcome.PROCESSED);
-        }
-        connection.commit();
-        return outcomes;
+        return apply(
+                connection,
+                keys.size(),
+                i -> {
+                    observe(claims.get(i), each);
+                    return claims.get(i);
+                },
+                work);
     }
 
     /** The batch claimed and worked key by key, stopping at the first BUSY one. */
     private <E extends Exception> List<HandleOutcome> oneByOne(
             Connection connection, List<InboxKey> keys, TransactionalBatchWork<E> work) throws SQLException {
-        List<HandleOutcome> outcomes = new ArrayList<>(keys.size());
-        for (int i = 0; i < keys.size(); i++) {
-            ClaimResult claim = claimIn(connection, keys.get(i), null);
+        return apply(connection, keys.size(), i -> claimIn(connection, keys.get(i), null), work);
+    }
+
+    /** The claim of a batch's {@code index}th key. */
+    private interface BatchClaim {
+        ClaimResult at(int index) throws SQLException;
+    }
+
+    /**
+     * Runs the work of each of {@code size} keys whose claim is ACQUIRED, in order, stopping at the
+     * first BUSY one, then commits.
+     */
+    private <E extends Exception> List<HandleOutcome> apply(
+            Connection connection, int size, BatchClaim claims, TransactionalBatchWork<E> work) throws SQLException {
+        List<HandleOutcome> outcomes = new ArrayList<>(size);
+        for (int i = 0; i < size; i++) {
+            ClaimResult claim = claims.at(i);
             if (claim.status() == ClaimStatus.BUSY) {
                 outcomes.add(HandleOutcome.BUSY);
                 break;

@@ -157,15 +157,19 @@ class InboxAutoConfigurationTest {
         }
     }
 
+    /** A client of {@code dynalite}, with the test credentials it accepts. */
+    static DynamoDbClient client(Dynalite dynalite) {
+        return DynamoDbClient.builder()
+                .endpointOverride(URI.create(dynalite.endpoint()))
+                .region(Region.US_EAST_1)
+                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("test", "test")))
+                .build();
+    }
+
     @Test
     void aDynamoDbClient_choosesDynamoDb() throws Exception {
         try (Dynalite dynalite = Dynalite.forTests();
-                DynamoDbClient client = DynamoDbClient.builder()
-                        .endpointOverride(URI.create(dynalite.endpoint()))
-                        .region(Region.US_EAST_1)
-                        .credentialsProvider(
-                                StaticCredentialsProvider.create(AwsBasicCredentials.create("test", "test")))
-                        .build()) {
+                DynamoDbClient client = client(dynalite)) {
             runner.withBean(DynamoDbClient.class, () -> client)
                     .withPropertyValues("inbox.create-schema=true", "inbox.dynamodb.table=inbox_boot")
                     .run(context -> {

@@ -7,7 +7,7 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.inbox.testing.Dynalite;
 import dev.inbox.testing.TestServers;
-import java.net.URI;
+import java.util.List;
 import java.util.UUID;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
@@ -23,9 +23,6 @@ import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
-import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
-import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
-import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 
 /**
@@ -59,45 +56,28 @@ class InboxStartupFailureTest {
     }
 
     @Test
-    void aMissingPostgresTable_failsTheStartup_sayingHowToCreateIt() {
-        String table = "inbox_missing_" + UUID.randomUUID().toString().substring(0, 8);
-        runner.withBean(DataSource.class, () -> pool(TestServers.postgres()))
-                .withPropertyValues("inbox.jdbc.table=" + table)
-                .run(context -> {
-                    FailureAnalysis analysis = analysis(context);
-                    assertThat(analysis.getDescription())
-                            .contains("does not exist")
-                            .contains(table);
-                    assertThat(analysis.getAction()).contains("inbox.create-schema=true");
-                });
-        runner.withBean(DataSource.class, () -> pool(TestServers.postgres()))
-                .withPropertyValues("inbox.jdbc.table=" + table, "inbox.create-schema=true")
-                .run(context -> assertThat(context).hasNotFailed());
-    }
-
-    @Test
-    void aMissingMariadbTable_failsTheStartup_sayingHowToCreateIt() {
-        String table = "inbox_missing_" + UUID.randomUUID().toString().substring(0, 8);
-        runner.withBean(DataSource.class, () -> pool(TestServers.mysql()))
-                .withPropertyValues("inbox.jdbc.table=" + table)
-                .run(context -> {
-                    FailureAnalysis analysis = analysis(context);
-                    assertThat(analysis.getDescription())
-                            .contains("does not exist")
-                            .contains(table);
-                    assertThat(analysis.getAction()).contains("inbox.create-schema=true");
-                });
+    void aMissingSqlTable_failsTheStartup_sayingHowToCreateIt() {
+        for (String url : List.of(TestServers.postgres(), TestServers.mysql())) {
+            String table = "inbox_missing_" + UUID.randomUUID().toString().substring(0, 8);
+            runner.withBean(DataSource.class, () -> pool(url))
+                    .withPropertyValues("inbox.jdbc.table=" + table)
+                    .run(context -> {
+                        FailureAnalysis analysis = analysis(context);
+                        assertThat(analysis.getDescription())
+                                .contains("does not exist")
+                                .contains(table);
+                        assertThat(analysis.getAction()).contains("inbox.create-schema=true");
+                    });
+            runner.withBean(DataSource.class, () -> pool(url))
+                    .withPropertyValues("inbox.jdbc.table=" + table, "inbox.create-schema=true")
+                    .run(context -> assertThat(context).as("created at startup").hasNotFailed());
+        }
     }
 
     @Test
     void aMissingDynamoDbTable_failsTheStartup_sayingHowToCreateIt() throws Exception {
         try (Dynalite dynalite = Dynalite.forTests();
-                DynamoDbClient client = DynamoDbClient.builder()
-                        .endpointOverride(URI.create(dynalite.endpoint()))
-                        .region(Region.US_EAST_1)
-                        .credentialsProvider(
-                                StaticCredentialsProvider.create(AwsBasicCredentials.create("test", "test")))
-                        .build()) {
+                DynamoDbClient client = InboxAutoConfigurationTest.client(dynalite)) {
             runner.withBean(DynamoDbClient.class, () -> client)
                     .withPropertyValues("inbox.dynamodb.table=inbox_missing")
                     .run(context -> {
