@@ -51,11 +51,16 @@ class InboxAutoConfigurationTest {
             .withConfiguration(AutoConfigurations.of(InboxAutoConfiguration.class))
             .withPropertyValues("spring.application.name=orders");
 
-    /** A pool for one context, which closes it. */
-    private static HikariDataSource pool(String url) {
+    /**
+     * A pool for one context, which closes it; built even when the server cannot be reached (the
+     * inbox's startup check is then what fails).
+     */
+    static HikariDataSource pool(String url) {
         HikariConfig config = new HikariConfig();
         config.setJdbcUrl(url);
         config.setMaximumPoolSize(4);
+        config.setInitializationFailTimeout(-1);
+        config.setConnectionTimeout(5_000);
         return new HikariDataSource(config);
     }
 

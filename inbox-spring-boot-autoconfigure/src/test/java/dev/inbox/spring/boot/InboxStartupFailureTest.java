@@ -3,7 +3,6 @@ package dev.inbox.spring.boot;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.inbox.testing.Dynalite;
 import dev.inbox.testing.TestServers;
@@ -37,15 +36,6 @@ class InboxStartupFailureTest {
             .withConfiguration(AutoConfigurations.of(InboxAutoConfiguration.class))
             .withPropertyValues("spring.application.name=orders");
 
-    private static HikariDataSource pool(String url) {
-        HikariConfig config = new HikariConfig();
-        config.setJdbcUrl(url);
-        config.setMaximumPoolSize(2);
-        config.setInitializationFailTimeout(-1);
-        config.setConnectionTimeout(2_000);
-        return new HikariDataSource(config);
-    }
-
     private static FailureAnalysis analysis(AssertableApplicationContext context) {
         assertThat(context).hasFailed();
         FailureAnalysis analysis = new InboxFailureAnalyzer().analyze(context.getStartupFailure());
@@ -59,7 +49,7 @@ class InboxStartupFailureTest {
     void aMissingSqlTable_failsTheStartup_sayingHowToCreateIt() {
         for (String url : List.of(TestServers.postgres(), TestServers.mysql())) {
             String table = "inbox_missing_" + UUID.randomUUID().toString().substring(0, 8);
-            runner.withBean(DataSource.class, () -> pool(url))
+            runner.withBean(DataSource.class, () -> InboxAutoConfigurationTest.pool(url))
                     .withPropertyValues("inbox.jdbc.table=" + table)
                     .run(context -> {
                         FailureAnalysis analysis = analysis(context);
@@ -68,7 +58,7 @@ class InboxStartupFailureTest {
                                 .contains(table);
                         assertThat(analysis.getAction()).contains("inbox.create-schema=true");
                     });
-            runner.withBean(DataSource.class, () -> pool(url))
+            runner.withBean(DataSource.class, () -> InboxAutoConfigurationTest.pool(url))
                     .withPropertyValues("inbox.jdbc.table=" + table, "inbox.create-schema=true")
                     .run(context -> assertThat(context).as("created at startup").hasNotFailed());
         }
@@ -91,7 +81,7 @@ class InboxStartupFailureTest {
     @Test
     void anUnreachableServer_failsTheStartup_namingTheRealCause_unlessTheCheckIsOff() {
         String nowhere = "jdbc:postgresql://127.0.0.1:1/test?connectTimeout=1";
-        runner.withBean(DataSource.class, () -> pool(nowhere))
+        runner.withBean(DataSource.class, () -> InboxAutoConfigurationTest.pool(nowhere))
                 .withPropertyValues("inbox.store=postgres")
                 .run(context -> {
                     FailureAnalysis analysis = analysis(context);
@@ -100,7 +90,7 @@ class InboxStartupFailureTest {
                             .contains("ConnectException");
                     assertThat(analysis.getAction()).contains("inbox.check-store=false");
                 });
-        runner.withBean(DataSource.class, () -> pool(nowhere))
+        runner.withBean(DataSource.class, () -> InboxAutoConfigurationTest.pool(nowhere))
                 .withPropertyValues("inbox.store=postgres", "inbox.check-store=false")
                 .run(context -> assertThat(context).hasNotFailed());
         runner.withPropertyValues("inbox.redis.url=redis://127.0.0.1:1")
@@ -141,7 +131,7 @@ class InboxStartupFailureTest {
     static class MissingTableApp {
         @Bean(destroyMethod = "close")
         HikariDataSource dataSource() {
-            return pool(TestServers.postgres());
+            return InboxAutoConfigurationTest.pool(TestServers.postgres());
         }
     }
 }
