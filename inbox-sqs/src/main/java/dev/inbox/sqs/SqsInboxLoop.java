@@ -65,9 +65,12 @@ import software.amazon.awssdk.services.sqs.model.SendMessageRequest;
  *       visibility timeout: never processed without deduplication</td></tr>
  * </table>
  *
- * <p><b>Leases and visibility.</b> The inbox's lease must not be longer than the visibility
- * timeout (the {@linkplain Builder#visibilityTimeout one given}, else the queue's): otherwise SQS
- * hands a message out again while its claim is still held. While a receive's messages are worked
+ * <p><b>Leases and visibility.</b> A message must stay invisible at least as long as its claim's
+ * lease, or SQS hands it out again while the claim is held. Receives ask for the {@linkplain
+ * Builder#visibilityTimeout visibility timeout given}, which may not be shorter than the lease; with
+ * none given, for the queue's own, or for the lease (rounded up to a second) when the queue's is
+ * shorter — so the inbox's default lease of a minute works on a new queue's default 30 s, and
+ * {@link #visibilityTimeout()} says which. While a receive's messages are worked
  * on, a renewal every third of the shorter of the two extends both, the claims ({@link
  * dev.inbox.Claim#renew()}) and the messages' visibility ({@code ChangeMessageVisibilityBatch}), so
  * work longer than either is neither taken over nor handed out again.
@@ -110,6 +113,9 @@ public final class SqsInboxLoop {
     private final int maxMessages;
     private final Duration waitTime;
     private final @Nullable Duration visibilityOverride;
+    /** What receives ask for, once {@link #queue()} read the queue's own. */
+    private volatile Duration receiveVisibility = Duration.ZERO;
+
     private final Duration busyBackoff;
     private final Duration failureBackoff;
     private final @Nullable String deadLetterQueue;
@@ -181,8 +187,6 @@ public final class SqsInboxLoop {
      * The queue's attributes, read at the first call (one {@code GetQueueAttributes}, and a {@code
      * GetQueueUrl} for the redrive policy's dead-letter queue).
      *
-     * @throws IllegalStateException if the inbox's lease is longer than the queue's visibility
-     *     timeout (and none was given to the builder)
      * @throws SdkException if SQS could not answer
      */
     public QueueSettings queue() {
@@ -191,23 +195,41 @@ public final class SqsInboxLoop {
             return read;
         }
         read = QueueSettings.read(sqs, queueUrl);
-        Duration visibility = visibilityOverride != null ? visibilityOverride : read.visibilityTimeout();
-        if (processor.lease().compareTo(visibility) > 0) {
-            throw new IllegalStateException("the inbox's lease (" + processor.lease() + ") is longer than the"
-                    + " visibility timeout of " + queueUrl + " (" + visibility + "): SQS would hand a message"
-                    + " out again while its claim is held; shorten the lease or raise the visibility timeout");
+        Duration visibility = visibilityOverride;
+        if (visibility == null) {
+            Duration lease = Duration.ofSeconds(seconds(processor.lease()));
+            visibility = lease.compareTo(read.visibilityTimeout()) > 0 ? lease : read.visibilityTimeout();
         }
-        Duration required = read.requiredRetention();
+        receiveVisibility = visibility;
+        Duration required = new QueueSettings(
+                        visibility,
+                        read.messageRetention(),
+                        read.maxReceiveCount(),
+                        read.deadLetterQueueUrl(),
+                        read.fifo())
+                .requiredRetention();
         if (processor.retention().compareTo(required) < 0 && WARNED.add(queueUrl)) {
             LOG.log(
                     Level.WARNING,
                     "the inbox retention (" + processor.retention() + ") is shorter than " + queueUrl + " needs ("
                             + required + ": maxReceiveCount " + read.maxReceiveCount() + " x visibility timeout "
-                            + read.visibilityTimeout() + ", message retention " + read.messageRetention()
+                            + visibility + ", message retention " + read.messageRetention()
                             + "): a redelivery after it would be applied again");
         }
         queue = read;
         return read;
+    }
+
+    /**
+     * The visibility timeout each receive asks for: the one given to the builder, else the queue's
+     * own, or the inbox's lease (in whole seconds) when the queue's is shorter. Reads the queue's
+     * attributes first if no poll has.
+     *
+     * @throws SdkException if SQS could not answer
+     */
+    public Duration visibilityTimeout() {
+        queue();
+        return receiveVisibility;
     }
 
     /**
@@ -232,8 +254,8 @@ public final class SqsInboxLoop {
                 .messageSystemAttributeNames(
                         MessageSystemAttributeName.MESSAGE_GROUP_ID,
                         MessageSystemAttributeName.APPROXIMATE_RECEIVE_COUNT);
-        if (visibilityOverride != null) {
-            request.visibilityTimeout(seconds(visibilityOverride));
+        if (!receiveVisibility.equals(settings.visibilityTimeout())) {
+            request.visibilityTimeout(seconds(receiveVisibility));
         }
         List<Message> received = sqs.receiveMessage(request.build()).messages();
         if (!received.isEmpty()) {
@@ -469,7 +491,7 @@ public final class SqsInboxLoop {
 
         /** Renews the claims and the visibility of what is still held, every third of the shorter. */
         private ScheduledFuture<?> renewals(Processor.Batch batch, List<Integer> keyed) {
-            Duration visibility = visibilityOverride != null ? visibilityOverride : settings.visibilityTimeout();
+            Duration visibility = receiveVisibility;
             Duration shorter = processor.lease().isZero() || processor.lease().compareTo(visibility) > 0
                     ? visibility
                     : processor.lease();

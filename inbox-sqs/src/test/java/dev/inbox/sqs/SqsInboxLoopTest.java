@@ -279,7 +279,7 @@ class SqsInboxLoopTest {
     }
 
     @Test
-    void queue_readsTheAttributes_andRefusesALeaseLongerThanTheVisibilityTimeout() {
+    void queue_readsTheAttributes_andReceivesAskForTheLeaseWhenTheQueuesVisibilityIsShorter() {
         String dead = queue("inbox-attrs-dead", Map.of());
         String queue = queue(
                 "inbox-attrs",
@@ -305,12 +305,21 @@ class SqsInboxLoopTest {
                 .as("without a redrive policy, the message retention bounds it")
                 .isEqualTo(Duration.ofSeconds(600));
 
+        // A queue whose visibility timeout is shorter than the lease: receives ask for the lease.
         String quick = queue("inbox-quick", Map.of(QueueAttributeName.VISIBILITY_TIMEOUT, "1"));
-        SqsInboxLoop tooLong =
-                SqsInboxLoop.lease(sqs, quick, inbox, this::apply).build();
-        assertThatThrownBy(tooLong::queue)
-                .isInstanceOf(IllegalStateException.class)
-                .hasMessageContaining("lease (PT2S) is longer than the visibility timeout");
+        SqsInboxLoop longerLease = SqsInboxLoop.lease(sqs, quick, inbox, this::apply)
+                .keys(SqsKeys.attribute("event-id"))
+                .build();
+        assertThat(longerLease.visibilityTimeout()).isEqualTo(Duration.ofSeconds(2));
+        assertThat(longerLease.queue().visibilityTimeout())
+                .as("the queue's own")
+                .isEqualTo(Duration.ofSeconds(1));
+        send(quick, "quick-1", Map.of("event-id", "e-quick"), null);
+        pollUntil(longerLease, () -> applied("quick-1") == 1);
+        assertThat(visibleAndHidden(quick)).as("deleted").isZero();
+        assertThat(SqsInboxLoop.lease(sqs, queue, inbox, this::apply).build().visibilityTimeout())
+                .as("a queue whose own is longer keeps it")
+                .isEqualTo(Duration.ofSeconds(20_000));
         assertThatThrownBy(() ->
                         SqsInboxLoop.lease(sqs, quick, inbox, this::apply).visibilityTimeout(Duration.ofSeconds(1)))
                 .isInstanceOf(IllegalArgumentException.class)

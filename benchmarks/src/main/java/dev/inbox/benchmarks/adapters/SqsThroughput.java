@@ -59,7 +59,7 @@ public final class SqsThroughput {
     private static final String BUSINESS = "adapters_sqs_business";
     private static final String HANDWRITTEN = "adapters_sqs_handwritten_inbox";
     private static final LongAdder SINK = new LongAdder();
-    /** Within the queues' default visibility timeout (30 s), as SqsInboxLoop requires. */
+    /** Within the queues' default visibility timeout (30 s): receives keep the queue's own. */
     private static final Duration LEASE = Duration.ofSeconds(20);
 
     private final int messages;
