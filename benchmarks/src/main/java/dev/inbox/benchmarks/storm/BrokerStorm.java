@@ -111,7 +111,7 @@ final class BrokerStorm {
     private static BrokerDriver.Applier applier(Storm storm, StormTarget target) {
         Storm.Counters counters = storm.counters();
         return (event, connection) -> {
-            Fault fault = storm.drawFault();
+            Fault fault = storm.drawFault(event);
             if (fault == Fault.CRASH_BEFORE_WORK) {
                 counters.crashesBeforeWork.increment();
                 throw new BrokerDriver.ConsumerCrash();

@@ -63,6 +63,8 @@ record StormConfig(
             "or lost lease of that same event: the lease-mode window); 1 when an effect was lost or applied again",
             "without such a cause of its own; 2 on a usage error; 3 when the store cannot be",
             "reached at the start (the endpoint is named; connections time out after a few seconds).",
+            "The producer's re-sends and every fault come from --seed (default 42): the n-th attempt at an event",
+            "draws the same fault in every run with that seed, whatever the threads' timing.",
             "",
             "--store postgres uses --jdbc-url (default " + DEFAULT_JDBC_URL + ");",
             "--store mysql uses --jdbc-url (default " + DEFAULT_MYSQL_URL + ");",
