@@ -3,12 +3,17 @@ package dev.inbox;
 import dev.inbox.spi.ClaimResult;
 import dev.inbox.spi.ClaimStatus;
 import dev.inbox.spi.OwnerToken;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One event's claim from {@link Inbox#claimAll(java.util.List)}, for consumers that claim a whole
  * poll at once and run the work themselves (the Kafka adapter). An {@code ACQUIRED} claim must end
  * in {@link #complete()} after the work or {@link #release()} instead of it; a {@code DUPLICATE} or
  * {@code BUSY} one needs nothing.
+ *
+ * <p>Work that may outlast the lease — a long handler, or the last records of a big poll whose work
+ * starts late — calls {@link #keepRenewed()} right after the claim: the lease is then renewed in the
+ * background until the claim is completed or released.
  */
 public final class Claim {
 
@@ -16,12 +21,16 @@ public final class Claim {
     private final InboxKey key;
     private final OwnerToken owner;
     private final ClaimResult result;
+    private final long claimedAtNanos;
+    private @Nullable Lease renewed;
+    private boolean ended;
 
-    Claim(Inbox inbox, InboxKey key, OwnerToken owner, ClaimResult result) {
+    Claim(Inbox inbox, InboxKey key, OwnerToken owner, ClaimResult result, long claimedAtNanos) {
         this.inbox = inbox;
         this.key = key;
         this.owner = owner;
         this.result = result;
+        this.claimedAtNanos = claimedAtNanos;
     }
 
     Inbox inbox() {
@@ -67,6 +76,7 @@ public final class Claim {
      */
     public boolean complete() {
         requireAcquired("complete");
+        stopRenewing();
         return inbox.completeClaim(key, owner);
     }
 
@@ -85,6 +95,41 @@ public final class Claim {
     }
 
     /**
+     * Keeps this claim's lease renewed in the background, as {@link Inbox#handleRenewing} does for
+     * its work, until {@link #complete()} or {@link #release()}: every {@link
+     * Inbox.Builder#renewEvery(java.time.Duration) renewEvery} (a third of the lease by default) on
+     * the inbox's renewal scheduler. A renewal the store refuses (the event was taken over after a
+     * stall longer than the lease) ends the renewals and is counted ({@link
+     * InboxMetrics#leaseRenewalFailed}); the work should then stop before a side effect that must not
+     * happen twice, and {@link #complete()} will return false. Calling it again returns the same lease.
+     *
+     * <p>A claim that is neither completed nor released keeps being renewed: end every claim.
+     *
+     * @return the lease: check {@link Lease#isHeld()} before such a side effect
+     * @throws IllegalStateException if this claim was not {@code ACQUIRED}, or was already completed or
+     *     released
+     */
+    public synchronized Lease keepRenewed() {
+        requireAcquired("renew");
+        if (ended) {
+            throw new IllegalStateException("cannot renew a claim that was completed or released: " + key);
+        }
+        Lease lease = renewed;
+        if (lease == null) {
+            lease = inbox.renewing(key, owner, claimedAtNanos);
+            renewed = lease;
+        }
+        return lease;
+    }
+
+    private synchronized void stopRenewing() {
+        ended = true;
+        if (renewed != null) {
+            renewed.finish();
+        }
+    }
+
+    /**
      * Gives the event back without doing its work, so that the next delivery claims it at once
      * instead of waiting for the lease to end.
      *
@@ -94,6 +139,7 @@ public final class Claim {
      */
     public boolean release() {
         requireAcquired("release");
+        stopRenewing();
         return inbox.releaseClaim(key, owner);
     }
 

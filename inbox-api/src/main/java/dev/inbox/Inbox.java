@@ -15,7 +15,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
@@ -248,25 +247,29 @@ public final class Inbox {
             default:
                 break;
         }
-        Lease held = new Lease(id, lease, claimedAt);
-        long every = (renewEvery != null ? renewEvery : lease.dividedBy(3)).toNanos();
-        ScheduledFuture<?> renewing = (renewals != null ? renewals : Renewals.SHARED)
-                .scheduleWithFixedDelay(() -> renew(key, owner, held), every, every, TimeUnit.NANOSECONDS);
+        Lease held = renewing(key, owner, claimedAt);
         try {
             work.run(held);
         } catch (Throwable failure) {
-            stop(renewing, held);
+            held.finish();
             release(key, owner, failure);
             throw Inbox.<E>rethrow(failure);
         }
-        stop(renewing, held);
+        held.finish();
         boolean completed = completeClaim(key, owner);
         return new HandleResult(HandleOutcome.PROCESSED, claim, !completed || held.isLost());
     }
 
-    private static void stop(ScheduledFuture<?> renewing, Lease held) {
-        held.finish();
-        renewing.cancel(false);
+    /**
+     * The lease of the claim {@code key} / {@code owner} made at {@code claimedAt}, renewed every
+     * {@code renewEvery} until {@link Lease#finish()} or until the store refuses a renewal.
+     */
+    Lease renewing(InboxKey key, OwnerToken owner, long claimedAt) {
+        Lease held = new Lease(key.id(), lease, claimedAt);
+        long every = (renewEvery != null ? renewEvery : lease.dividedBy(3)).toNanos();
+        held.renewals((renewals != null ? renewals : Renewals.SHARED)
+                .scheduleWithFixedDelay(() -> renew(key, owner, held), every, every, TimeUnit.NANOSECONDS));
+        return held;
     }
 
     /** One renewal tick; a refusal ends the renewals (by throwing out of the scheduled task). */
@@ -330,7 +333,8 @@ public final class Inbox {
      */
     public Claim claim(String id) {
         ClaimRequest request = ClaimRequest.of(InboxKey.of(consumer, id), OwnerToken.random(), lease);
-        return new Claim(this, request.key(), request.owner(), claim(request));
+        long claimedAt = System.nanoTime();
+        return new Claim(this, request.key(), request.owner(), claim(request), claimedAt);
     }
 
     /**
@@ -364,7 +368,7 @@ public final class Inbox {
                 for (int i = 0; i < requests.size(); i++) {
                     ClaimRequest request = requests.get(i);
                     observe(results.get(i), each);
-                    claims.add(new Claim(this, request.key(), request.owner(), results.get(i)));
+                    claims.add(new Claim(this, request.key(), request.owner(), results.get(i), start));
                 }
                 return claims;
             } catch (InboxStoreException e) {

@@ -1,10 +1,12 @@
 package dev.inbox;
 
 import java.time.Duration;
+import java.util.concurrent.Future;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The claim a running {@link LeasedWork} holds, renewed in the background by {@link
- * Inbox#handleRenewing}. Check {@link #isHeld()} before a side effect that must not happen twice
+ * Inbox#handleRenewing} (or by {@link Claim#keepRenewed()} until the claim ends). Check {@link #isHeld()} before a side effect that must not happen twice
  * (a payment, an e-mail): once it is false another delivery may have taken the event over.
  */
 public final class Lease {
@@ -14,6 +16,7 @@ public final class Lease {
     private volatile long heldUntilNanos;
     private volatile boolean lost;
     private volatile boolean finished;
+    private volatile @Nullable Future<?> renewals;
 
     Lease(String id, Duration length, long claimedAtNanos) {
         this.id = id;
@@ -56,9 +59,21 @@ public final class Lease {
         return true;
     }
 
-    /** The work ended: a renewal that answers from now on changes nothing here. */
+    /** The renewals scheduled for this lease, cancelled by {@link #finish()}. */
+    void renewals(Future<?> renewals) {
+        this.renewals = renewals;
+        if (finished) {
+            renewals.cancel(false);
+        }
+    }
+
+    /** The work ended: no more renewals, and one that answers from now on changes nothing here. */
     void finish() {
         finished = true;
+        Future<?> scheduled = renewals;
+        if (scheduled != null) {
+            scheduled.cancel(false);
+        }
     }
 
     boolean isFinished() {

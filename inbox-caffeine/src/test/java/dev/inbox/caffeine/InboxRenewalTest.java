@@ -122,6 +122,68 @@ class InboxRenewalTest {
     }
 
     @Test
+    void keepRenewed_holdsEveryClaimOfABatch_untilEachIsCompletedOrReleased() throws Exception {
+        Inbox inbox =
+                inbox().renewals(scheduler).renewEvery(Duration.ofMillis(100)).build();
+        List<Claim> batch = inbox.claimAll(List.of("b1", "b2", "b3"));
+        List<dev.inbox.Lease> leases = new ArrayList<>();
+        batch.forEach(claim -> leases.add(claim.keepRenewed()));
+        assertThat(batch.get(0).keepRenewed()).as("asked again: the same lease").isSameAs(leases.get(0));
+        Thread.sleep(900); // three leases: the last claim of a poll whose work starts late
+        for (String id : List.of("b1", "b2", "b3")) {
+            assertThat(inbox.claim(id).status())
+                    .as("another delivery of %s", id)
+                    .isEqualTo(ClaimStatus.BUSY);
+        }
+        assertThat(leases).allMatch(dev.inbox.Lease::isHeld);
+        assertThat(batch.get(0).complete()).isTrue();
+        assertThat(batch.get(1).release()).isTrue();
+        assertThat(batch.get(2).complete()).isTrue();
+        Thread.sleep(200);
+        assertThat(scheduler.getQueue()).as("no renewal left scheduled").isEmpty();
+        assertThat(inbox.claim("b2").status()).as("released").isEqualTo(ClaimStatus.ACQUIRED);
+        assertThatThrownBy(() -> batch.get(0).keepRenewed())
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("completed or released");
+        assertThatThrownBy(() -> inbox.claim("b1").keepRenewed())
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("DUPLICATE");
+        assertThat(registry.get("inbox.lease.renewal.failed").counter().count()).isZero();
+    }
+
+    @Test
+    void keepRenewed_aClaimTakenOverAfterAStall_isLost_andItsCompletionRefused() throws Exception {
+        ScheduledThreadPoolExecutor stalled = new ScheduledThreadPoolExecutor(1);
+        try {
+            Inbox inbox = inbox().renewals(stalled).build();
+            Claim claim = inbox.claim("s1");
+            CountDownLatch stall = new CountDownLatch(1);
+            stalled.execute(() -> {
+                try {
+                    stall.await(); // the renewal thread stalls past the lease, as in a long GC pause
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            });
+            dev.inbox.Lease lease = claim.keepRenewed();
+            Thread.sleep(450);
+            assertThat(inbox.claim("s1").status())
+                    .as("another delivery, after the lease")
+                    .isEqualTo(ClaimStatus.ACQUIRED);
+            stall.countDown();
+            Thread.sleep(200);
+            assertThat(lease.isLost()).isTrue();
+            assertThat(claim.complete())
+                    .as("the completion of a claim taken over")
+                    .isFalse();
+            assertThat(registry.get("inbox.lease.renewal.failed").counter().count())
+                    .isEqualTo(1);
+        } finally {
+            stalled.shutdownNow();
+        }
+    }
+
+    @Test
     void claimRenew_extendsTheLease_andBadSettingsFailAtBuild() throws Exception {
         Inbox inbox = inbox().build();
         Claim claim = inbox.claim("r2");
