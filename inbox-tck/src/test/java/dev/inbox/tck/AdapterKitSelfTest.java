@@ -133,6 +133,13 @@ class AdapterKitSelfTest {
         }
     }
 
+    static class NoRenewal extends ReferenceKit {
+        @Override
+        Breakage breakage() {
+            return Breakage.NO_RENEWAL;
+        }
+    }
+
     @Test
     void theReferenceAdapterPassesEveryRule() {
         Events events = KitRun.all(Correct.class);
@@ -220,6 +227,14 @@ class AdapterKitSelfTest {
     @DisplayName("A10 catches an adapter that requeues failed work at once, without the back-off")
     void a10() {
         assertThat(KitRun.failedRules(RetriesAtOnce.class, "A10")).contains("A10");
+    }
+
+    @Test
+    @Tag("extended")
+    @Execution(ExecutionMode.CONCURRENT)
+    @DisplayName("A11 catches an adapter whose lease ends while its work runs")
+    void a11() {
+        assertThat(KitRun.failedRules(NoRenewal.class, "A11")).contains("A11");
     }
 
     /** Every adapter rule has a test named "<id> catches …" here, and a test in the contract. */

@@ -55,7 +55,9 @@ final class ReferenceRabbitHarness implements AdapterHarness {
         /** Stops by cutting the connection, the message in hand unacknowledged. */
         STOP_ABRUPTLY,
         /** Requeues a message whose work threw at once, without the back-off. */
-        RETRY_AT_ONCE
+        RETRY_AT_ONCE,
+        /** Does not renew the lease of work that runs longer than it. */
+        NO_RENEWAL
     }
 
     private final AdapterKit kit;
@@ -201,7 +203,10 @@ final class ReferenceRabbitHarness implements AdapterHarness {
             }
             HandleOutcome outcome;
             try {
-                outcome = inbox.handle(id, () -> kit.apply(payload, null)).outcome();
+                outcome = breakage == Breakage.NO_RENEWAL
+                        ? inbox.handle(id, () -> kit.apply(payload, null)).outcome()
+                        : inbox.handleRenewing(id, lease -> kit.apply(payload, null))
+                                .outcome();
             } catch (CompletionFailedException e) {
                 if (breakage == Breakage.REQUEUE_FAILED_COMPLETION) {
                     retryLater(delivery);

@@ -2,9 +2,12 @@ package dev.inbox.tck.adapter;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.inbox.spi.ClaimStatus;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.IntSupplier;
@@ -369,5 +372,44 @@ public abstract class AdapterContract {
                         payload("p"), kit.applied(payload("p")), kit.deadLetters(payload("p")))
                 .isEqualTo(1);
         assertAppliedOnce("a", "b");
+    }
+
+    @Test
+    @Execution(ExecutionMode.CONCURRENT)
+    @DisplayName("A11 work longer than the lease keeps the event: another delivery meanwhile is BUSY, applied once")
+    void a11_workLongerThanTheLease() throws Exception {
+        AdapterKit.Hold hold = new AdapterKit.Hold();
+        kit.holding(payload("s"), hold);
+        publish("a", "s", "b");
+        start();
+        assertThat(hold.started.await(patience().toMillis(), TimeUnit.MILLISECONDS))
+                .as("%s reached the handler", payload("s"))
+                .isTrue();
+        pause(lease().multipliedBy(5).dividedBy(2));
+        Map<String, ClaimStatus> elsewhere = new LinkedHashMap<>();
+        if (harness.mode() == AdapterHarness.Mode.LEASE) {
+            // Another consumer's delivery of s (in its work) and of b (claimed with s by a consumer
+            // that claims a whole poll, its work not begun): where the adapter's lease ended, that
+            // delivery takes the event and applies it.
+            for (String id : List.of("s", "b")) {
+                elsewhere.put(id, kit.deliverElsewhere(id, payload(id)));
+            }
+        }
+        hold.released.countDown();
+        awaitApplied("a", "s", "b");
+        quiet();
+        for (String id : List.of("s", "b")) {
+            assertThat(kit.applied(payload(id)))
+                    .as(
+                            "%s applied (times), after %s of work on %s and another delivery finding it %s:"
+                                    + " twice means the adapter's lease ended while the event was in hand (renew"
+                                    + " it: Claim.keepRenewed, Inbox.handleRenewing)",
+                            payload(id), lease().multipliedBy(5).dividedBy(2), payload("s"), elsewhere.get(id))
+                    .isEqualTo(1);
+        }
+        assertAppliedOnce("a");
+        assertThat(elsewhere.get("s"))
+                .as("another delivery of %s while its work ran past the lease", payload("s"))
+                .isIn(null, ClaimStatus.BUSY);
     }
 }

@@ -4,6 +4,7 @@ import dev.inbox.InboxKey;
 import dev.inbox.jdbc.TransactionalInboxStore;
 import dev.inbox.spi.ClaimRequest;
 import dev.inbox.spi.ClaimResult;
+import dev.inbox.spi.ClaimStatus;
 import dev.inbox.spi.InboxStore;
 import dev.inbox.spi.OwnerToken;
 import java.sql.Connection;
@@ -229,6 +230,28 @@ public final class AdapterKit implements AutoCloseable {
             throw new IllegalStateException("adapter kit: could not hold " + key + ": " + claimed);
         }
         return () -> real.release(key, owner);
+    }
+
+    /**
+     * Delivers {@code id} as another consumer would, now: claims it with a lease of a minute and, when
+     * the claim is acquired (the adapter's lease on it ended), applies {@code payload} and completes
+     * the claim. Lease mode only (a transactional claim would wait on the adapter's transaction).
+     *
+     * @return the other delivery's claim status
+     */
+    ClaimStatus deliverElsewhere(String id, String payload) {
+        InboxStore real = store;
+        if (real == null) {
+            throw new IllegalStateException("adapter kit: the harness built no store through store(...) yet");
+        }
+        InboxKey key = InboxKey.of(consumer, id);
+        OwnerToken owner = OwnerToken.random();
+        ClaimResult claimed = real.claim(ClaimRequest.of(key, owner, Duration.ofMinutes(1)));
+        if (claimed.isAcquired()) {
+            count(applied, payload);
+            real.complete(key, owner, Duration.ofHours(1));
+        }
+        return claimed.status();
     }
 
     @Override

@@ -29,7 +29,10 @@ public enum AdapterRule {
             + " never delivered again; the messages not yet begun are applied once by the next consumer."),
     A10("A poison message, whose work fails on every attempt, is retried no faster than the back-off allows and"
             + " never acknowledged past: once its work succeeds it is applied once (or, where the adapter gives up"
-            + " after some attempts, dead-lettered once), and the messages beside it are applied once.");
+            + " after some attempts, dead-lettered once), and the messages beside it are applied once."),
+    A11("Work longer than the lease keeps the event: another delivery while it runs, of it or of a message claimed"
+            + " with it whose work has not begun, finds the event held (BUSY) or already applied, never free; every"
+            + " event is applied once.");
 
     private final String sentence;
 
