@@ -118,7 +118,9 @@ public final class KafkaInboxLoop<K, V> {
 
     /**
      * A loop in lease mode: the records of a poll are claimed in one {@link Inbox#claimAll} and
-     * {@code handler} runs for the acquired ones.
+     * {@code handler} runs for the acquired ones. Each claim is kept renewed ({@link
+     * Claim#keepRenewed()}) until its record is done, so a slow handler, or a big poll whose last
+     * records start late, never lets its lease end with the record in hand.
      *
      * @throws IllegalArgumentException if an argument is null
      */
@@ -662,7 +664,15 @@ public final class KafkaInboxLoop<K, V> {
             List<Claim> claimed = inbox.claimAll(ids);
             Claim[] claims = new Claim[items.size()];
             for (int j = 0; j < claimed.size(); j++) {
-                claims[positions.get(j)] = claimed.get(j);
+                Claim claim = claimed.get(j);
+                if (claim.isAcquired()) {
+                    // Held until its work ends, however long the records before it take: the last
+                    // record of a big poll begins its work late, and a lease that ended meanwhile would
+                    // let another delivery apply it too. Renewing costs nothing until a third of the
+                    // lease has passed.
+                    claim.keepRenewed();
+                }
+                claims[positions.get(j)] = claim;
             }
             return new Batch<>() {
                 @Override

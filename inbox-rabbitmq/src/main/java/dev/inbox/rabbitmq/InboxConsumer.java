@@ -102,7 +102,8 @@ public final class InboxConsumer extends DefaultConsumer {
 
     /**
      * Starts configuring a consumer on {@code channel} that runs {@code handler} through {@code
-     * inbox}.
+     * inbox} in lease mode ({@link Inbox#handleRenewing}): the claim is renewed while the handler
+     * runs, so work longer than the lease keeps its event.
      *
      * @throws IllegalArgumentException if an argument is null
      */
@@ -111,7 +112,9 @@ public final class InboxConsumer extends DefaultConsumer {
             throw new IllegalArgumentException("channel, inbox and handler must not be null");
         }
         return new Builder(
-                channel, inbox.consumer(), (key, delivery) -> inbox.handle(key, () -> handler.handle(delivery)));
+                channel,
+                inbox.consumer(),
+                (key, delivery) -> inbox.handleRenewing(key, lease -> handler.handle(delivery)));
     }
 
     /**

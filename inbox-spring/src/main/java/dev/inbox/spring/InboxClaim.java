@@ -32,7 +32,15 @@ public final class InboxClaim {
         this.lease = lease;
     }
 
+    /**
+     * A lease-mode claim, kept renewed until it is completed or released ({@link
+     * Claim#keepRenewed()}): the listener runs between two callbacks of its container, as long as it
+     * takes, and must not lose the event to another delivery meanwhile.
+     */
     static InboxClaim lease(Claim claim) {
+        if (claim.isAcquired()) {
+            claim.keepRenewed();
+        }
         return new InboxClaim(claim.id(), claim.result(), claim);
     }
 
