@@ -13,6 +13,13 @@ import io.awspring.cloud.sqs.listener.Visibility;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 import org.springframework.messaging.Message;
 
 /**
@@ -24,6 +31,11 @@ import org.springframework.messaging.Message;
  * dead-letters after {@code maxReceiveCount}); its success completes the claim. A listener that
  * returns a {@code CompletableFuture} is completed or released when that future ends.
  *
+ * <p>While the listener runs, the claim's lease is renewed and the message's visibility timeout is
+ * set to the lease (rounded up to a second) every third of the lease, so work longer than either
+ * is neither taken over by another delivery nor handed out again by the queue. Keep the queue's
+ * visibility timeout at least a third of the inbox's lease (the defaults, 30 s and one minute, do).
+ *
  * <p>A message without a usable dedup key fails without running the listener, so it is never
  * processed without deduplication; the queue's redrive policy moves it to the dead-letter queue.
  * Works with the {@code ON_SUCCESS} acknowledgement mode (the default) and single-message
@@ -32,6 +44,8 @@ import org.springframework.messaging.Message;
  * @param <T> the payload type
  */
 public final class InboxSqsListener<T> implements AsyncMessageListener<T> {
+
+    private static final Log log = LogFactory.getLog(InboxSqsListener.class);
 
     private final SpringInbox inbox;
     private final SqsKeys keys;
@@ -78,14 +92,17 @@ public final class InboxSqsListener<T> implements AsyncMessageListener<T> {
             default:
                 break;
         }
+        ScheduledFuture<?> invisible = keepInvisible(message, id);
         CompletableFuture<Void> work;
         try {
             work = listener.onMessage(message);
         } catch (RuntimeException | Error failure) {
+            stop(invisible);
             claim.releaseAfterFailure(failure);
             throw failure;
         }
         return work.whenComplete((done, failure) -> {
+            stop(invisible);
             if (failure != null) {
                 claim.releaseAfterFailure(failure);
             } else {
@@ -130,6 +147,52 @@ public final class InboxSqsListener<T> implements AsyncMessageListener<T> {
                     + " not processed, left to the queue's redrive policy");
         }
         return id;
+    }
+
+    /**
+     * Sets the message's visibility timeout to the lease every third of the lease while its work runs;
+     * null when the container gave the message no {@link Visibility}.
+     */
+    private @Nullable ScheduledFuture<?> keepInvisible(Message<T> message, String id) {
+        if (!(message.getHeaders().get(SqsHeaders.SQS_VISIBILITY_TIMEOUT_HEADER) instanceof Visibility visibility)) {
+            return null;
+        }
+        Duration lease = inbox.inbox().lease();
+        int timeout = seconds(lease);
+        long every = Math.max(1, lease.toMillis() / 3);
+        return Extensions.SHARED.scheduleWithFixedDelay(
+                () -> visibility.changeToAsync(timeout).exceptionally(failure -> {
+                    log.warn(
+                            "could not extend the visibility of the message of " + id + " while its work runs;"
+                                    + " the queue may hand it out again (the inbox then answers BUSY)",
+                            failure);
+                    return null;
+                }),
+                every,
+                every,
+                TimeUnit.MILLISECONDS);
+    }
+
+    private static void stop(@Nullable ScheduledFuture<?> invisible) {
+        if (invisible != null) {
+            invisible.cancel(false);
+        }
+    }
+
+    /** The scheduler of visibility extensions: one daemon thread per JVM. */
+    private static final class Extensions {
+
+        static final ScheduledExecutorService SHARED = create();
+
+        private static ScheduledExecutorService create() {
+            ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, task -> {
+                Thread thread = new Thread(task, "inbox-sqs-visibility");
+                thread.setDaemon(true);
+                return thread;
+            });
+            executor.setRemoveOnCancelPolicy(true);
+            return executor;
+        }
     }
 
     private static int seconds(Duration duration) {

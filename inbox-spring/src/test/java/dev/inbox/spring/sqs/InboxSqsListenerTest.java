@@ -43,6 +43,7 @@ class InboxSqsListenerTest {
 
     static final Map<String, AtomicInteger> APPLIED = new ConcurrentHashMap<>();
     static final Map<String, AtomicInteger> ATTEMPTS = new ConcurrentHashMap<>();
+    static final java.util.concurrent.CountDownLatch SLOW_STARTED = new java.util.concurrent.CountDownLatch(1);
     static final CaffeineInboxStore STORE = CaffeineInboxStore.builder().build();
 
     private final SqsClient sqs = SqsQueues.client();
@@ -129,6 +130,26 @@ class InboxSqsListenerTest {
     }
 
     @Test
+    void workLongerThanTheVisibilityTimeoutAndTheLease_keepsTheMessageInvisible_andIsAppliedOnce() throws Exception {
+        context = new AnnotationConfigApplicationContext(Application.class, Orders.class);
+        InboxSqsListeners listeners = context.getBean(InboxSqsListeners.class);
+        send("slow", "slow"); // its work takes 5 s; the queue's visibility timeout and the lease are 2 s
+        await("the slow message's work started", () -> SLOW_STARTED.getCount() == 0);
+        Thread.sleep(3_000);
+        assertThat(sqs.receiveMessage(r -> r.queueUrl(queue).waitTimeSeconds(1)).messages())
+                .as("what another consumer receives 3 s into the work (a visibility timeout that ran out)")
+                .isEmpty();
+        await("the slow message applied", () -> applied("slow") == 1);
+        await("and deleted", () -> onTheQueue() == 0);
+        Thread.sleep(2_500);
+        assertThat(listeners.counts("orders").busy())
+                .as("deliveries of the slow message while its work ran (its visibility ran out)")
+                .isZero();
+        assertThat(ATTEMPTS.get("slow")).hasValue(1);
+        assertThat(applied("slow")).isEqualTo(1);
+    }
+
+    @Test
     void aListenerThatAcknowledgesAlways_isRefusedAtStartup() {
         assertThatThrownBy(() -> context = new AnnotationConfigApplicationContext(Application.class, Always.class))
                 .isInstanceOf(IllegalStateException.class)
@@ -175,6 +196,15 @@ class InboxSqsListenerTest {
             if (body.equals("fails-once")
                     && ATTEMPTS.computeIfAbsent(body, b -> new AtomicInteger()).incrementAndGet() == 1) {
                 throw new IllegalStateException("planned failure of " + body);
+            }
+            if (body.equals("slow")) {
+                SLOW_STARTED.countDown();
+                try {
+                    Thread.sleep(5_000);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new IllegalStateException(e);
+                }
             }
             ATTEMPTS.computeIfAbsent(body, b -> new AtomicInteger()).incrementAndGet();
             APPLIED.computeIfAbsent(body, b -> new AtomicInteger()).incrementAndGet();
