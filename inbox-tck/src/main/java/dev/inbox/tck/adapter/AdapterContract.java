@@ -262,12 +262,14 @@ public abstract class AdapterContract {
 
     @Test
     @Execution(ExecutionMode.CONCURRENT)
-    @DisplayName("A7 the consumer dies after the work, before its acknowledgement: the redelivery is a DUPLICATE")
+    @DisplayName("A7 the consumer dies after the work, before its acknowledgement: every event applied once")
     void a7_crashAfterTheWork() throws Exception {
         kit.crashingAfter(payload("b"));
         publish("a", "b", "c", "d");
         kit.crashTarget(start());
-        awaitApplied("b");
+        // In lease mode the work counts when it returns; in transactional mode only if its transaction
+        // committed, which an adapter that commits after its acknowledgement does not reach.
+        await(payload("b") + "'s work ran and its consumer crashed", () -> kit.crashedAfter(payload("b")));
         start();
         awaitApplied("a", "b", "c", "d");
         await(
@@ -290,7 +292,9 @@ public abstract class AdapterContract {
         awaitApplied("a");
         Runnable holder = kit.holdElsewhere("b");
         publish("b", "c");
-        await(payload("b") + " delivered twice (retried while BUSY)", () -> kit.deliveries(payload("b")) > 1);
+        await(
+                payload("b") + " claimed again after a BUSY answer (retried, by a redelivery or in place)",
+                () -> kit.claims("b") > 1);
         assertThat(kit.applied(payload("b")))
                 .as("%s applied while another delivery held it", payload("b"))
                 .isZero();

@@ -140,6 +140,7 @@ public final class AdapterKit implements AutoCloseable {
         if (plan != null && plan.crashAfter && plan.crashes.getAndIncrement() == 0) {
             // The consumer may reach this before start() returned it to the test: wait for it.
             crashTarget.get(60, TimeUnit.SECONDS).crash();
+            plan.crashed = true;
         }
     }
 
@@ -177,8 +178,13 @@ public final class AdapterKit implements AutoCloseable {
         return get(deadLetters, payload);
     }
 
+    /** How often the adapter claimed {@code id}, in any form (a retried claim counts again). */
+    int claims(String id) {
+        return get(faults.claims, id);
+    }
+
     void failClaims(boolean failing) {
-        faults.claims = failing;
+        faults.claimsFail = failing;
     }
 
     void failCompletionsOf(String id) {
@@ -186,7 +192,7 @@ public final class AdapterKit implements AutoCloseable {
     }
 
     void clearFaults() {
-        faults.claims = false;
+        faults.claimsFail = false;
         faults.completionsOf.clear();
     }
 
@@ -207,6 +213,12 @@ public final class AdapterKit implements AutoCloseable {
     /** Plans {@code payload}'s work to crash its consumer once, after applying it. */
     void crashingAfter(String payload) {
         plans.put(payload, new Plan(0, null, true, null));
+    }
+
+    /** True once {@code payload}'s work ran and crashed its consumer, as {@link #crashingAfter} planned. */
+    boolean crashedAfter(String payload) {
+        Plan plan = plans.get(payload);
+        return plan != null && plan.crashed;
     }
 
     /** Plans {@code payload}'s work to wait for {@code hold} before applying it. */
@@ -289,6 +301,7 @@ public final class AdapterKit implements AutoCloseable {
         final @Nullable Throwable failure;
         final boolean crashAfter;
         final AtomicInteger crashes = new AtomicInteger();
+        volatile boolean crashed;
         final @Nullable Hold hold;
 
         Plan(int failures, @Nullable Throwable failure, boolean crashAfter, @Nullable Hold hold) {

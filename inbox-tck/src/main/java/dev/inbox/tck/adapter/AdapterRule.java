@@ -21,8 +21,9 @@ public enum AdapterRule {
             + " claim); once it is back every event is applied once."),
     A6("A completion that keeps failing after the work ran is retried a bounded number of times and the message"
             + " is then acknowledged: the work is not applied again."),
-    A7("A consumer that dies after the work but before its acknowledgement or commit: the redelivery is a"
-            + " DUPLICATE, and every event is applied once."),
+    A7("A consumer that dies after the work but before its acknowledgement or commit: every event is applied"
+            + " once; the redelivery is a DUPLICATE of work that was recorded, or applies again work whose transaction"
+            + " the crash rolled back."),
     A8("A message whose event another delivery holds (BUSY) is retried after a back-off and never acknowledged"
             + " past: when the holder fails, the event is applied once."),
     A9("A graceful stop finishes the message in hand and acknowledges it before closing: it is applied once and"

@@ -11,8 +11,10 @@ import dev.inbox.spi.OwnerToken;
 import java.sql.Connection;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -24,8 +26,14 @@ final class FaultyStore implements TransactionalInboxStore {
 
     /** The failures switched on; one set per kit, shared by every consumer's store. */
     static final class Faults {
-        volatile boolean claims;
+        volatile boolean claimsFail;
         final Set<String> completionsOf = ConcurrentHashMap.newKeySet();
+        /** How often each id was claimed, in any form: an adapter that retries a BUSY claim claims again. */
+        final Map<String, AtomicInteger> claims = new ConcurrentHashMap<>();
+
+        void claimed(InboxKey key) {
+            claims.computeIfAbsent(key.id(), id -> new AtomicInteger()).incrementAndGet();
+        }
     }
 
     private final InboxStore store;
@@ -37,7 +45,7 @@ final class FaultyStore implements TransactionalInboxStore {
     }
 
     private void claimFault() {
-        if (faults.claims) {
+        if (faults.claimsFail) {
             throw new InboxStoreException("adapter kit: the store is down at the claim", null, true);
         }
     }
@@ -45,12 +53,14 @@ final class FaultyStore implements TransactionalInboxStore {
     @Override
     public ClaimResult claim(ClaimRequest request) {
         claimFault();
+        faults.claimed(request.key());
         return store.claim(request);
     }
 
     @Override
     public List<ClaimResult> claimAll(List<ClaimRequest> requests) {
         claimFault();
+        requests.forEach(request -> faults.claimed(request.key()));
         return store.claimAll(requests);
     }
 
@@ -58,7 +68,16 @@ final class FaultyStore implements TransactionalInboxStore {
     public ClaimResult claimInTransaction(
             Connection connection, InboxKey key, Duration retention, @Nullable String fingerprint) {
         claimFault();
+        faults.claimed(key);
         return transactional().claimInTransaction(connection, key, retention, fingerprint);
+    }
+
+    /** The real store's batch form, so an adapter that claims a batch in one statement is tried on it. */
+    @Override
+    public List<ClaimResult> claimAllInTransaction(Connection connection, List<InboxKey> keys, Duration retention) {
+        claimFault();
+        keys.forEach(faults::claimed);
+        return transactional().claimAllInTransaction(connection, keys, retention);
     }
 
     @Override
