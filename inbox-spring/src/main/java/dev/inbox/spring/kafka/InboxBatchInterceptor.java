@@ -22,6 +22,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.jspecify.annotations.Nullable;
 import org.springframework.kafka.listener.BatchInterceptor;
 import org.springframework.kafka.listener.BatchListenerFailedException;
+import org.springframework.kafka.listener.ConsumerRecordRecoverer;
 
 /**
  * Deduplicates the batches of a Spring Kafka batch listener: the listener receives only the
@@ -40,6 +41,20 @@ import org.springframework.kafka.listener.BatchListenerFailedException;
  * BatchListenerFailedException} naming a record completes the claims of the records before it,
  * which the error handler commits, and releases the rest.
  *
+ * <p>Name the failing record: a failure that is not a {@link BatchListenerFailedException} (an
+ * {@code Error} included — wrap it) releases every claim of the batch, so in lease mode the records
+ * the listener had already applied are applied again when the batch is redelivered. Each claim is
+ * renewed until the batch ends ({@link dev.inbox.Claim#keepRenewed()}).
+ *
+ * <p>A record without a usable dedup key goes to the missing-key recoverer when one is given (see
+ * {@link #InboxBatchInterceptor(SpringInbox, RecordKeys, Duration, ConsumerRecordRecoverer)}).
+ * Without one, the batch fails before any work: with a {@link BatchListenerFailedException} naming
+ * the record when it is the first of the batch (the error handler recovers it alone, or {@link
+ * InboxKafka#errorHandler} stops the container), else with {@link MissingKeyException}, which
+ * {@link InboxKafka#errorHandler} answers by stopping the container and which a {@code
+ * DefaultErrorHandler} of your own answers by recovering every record of the batch — give such a
+ * container a missing-key recoverer.
+ *
  * <p>In transactional mode (see {@link InboxRecordInterceptor}) the claims are written in the
  * listener's transaction, one statement per record.
  */
@@ -48,6 +63,7 @@ public final class InboxBatchInterceptor<K, V> implements BatchInterceptor<K, V>
     private final SpringInbox inbox;
     private final RecordKeys keys;
     private final Duration busyBackoff;
+    private final @Nullable ConsumerRecordRecoverer missingKeys;
     private final ThreadLocal<@Nullable Map<ConsumerRecord<K, V>, InboxClaim>> current = new ThreadLocal<>();
     private final ListenerCounts counts = new ListenerCounts();
 
@@ -61,6 +77,25 @@ public final class InboxBatchInterceptor<K, V> implements BatchInterceptor<K, V>
         this.inbox = requireNonNull(inbox, "inbox");
         this.keys = requireNonNull(keys, "keys");
         this.busyBackoff = requirePositive(busyBackoff, "busyBackoff");
+        this.missingKeys = null;
+    }
+
+    /**
+     * Like {@link #InboxBatchInterceptor(SpringInbox, RecordKeys, Duration)}, and hands each record
+     * without a usable dedup key to {@code missingKeys} (a {@code DeadLetterPublishingRecoverer},
+     * say) with its {@link MissingKeyException}, then leaves it out of the batch: it is committed with
+     * the batch, never applied. Spring Kafka commits every record of a poll once the batch listener
+     * returns, whatever an interceptor leaves out, so a batch interceptor can skip such a record
+     * safely only by handing it somewhere first.
+     *
+     * @throws IllegalArgumentException if an argument is null or {@code busyBackoff} not positive
+     */
+    public InboxBatchInterceptor(
+            SpringInbox inbox, RecordKeys keys, Duration busyBackoff, ConsumerRecordRecoverer missingKeys) {
+        this.inbox = requireNonNull(inbox, "inbox");
+        this.keys = requireNonNull(keys, "keys");
+        this.busyBackoff = requirePositive(busyBackoff, "busyBackoff");
+        this.missingKeys = requireNonNull(missingKeys, "missingKeys");
     }
 
     @Override
@@ -68,10 +103,29 @@ public final class InboxBatchInterceptor<K, V> implements BatchInterceptor<K, V>
         releaseAll(take(), null);
         List<ConsumerRecord<K, V>> all = new ArrayList<>(records.count());
         List<String> ids = new ArrayList<>(records.count());
+        boolean first = true;
         for (ConsumerRecord<K, V> record : records) {
-            String id = MissingKeyException.keyOf(keys, record, inbox.inbox().consumer());
+            String id;
+            try {
+                id = MissingKeyException.keyOf(keys, record, inbox.inbox().consumer());
+            } catch (MissingKeyException missing) {
+                if (missingKeys != null) {
+                    missingKeys.accept(record, missing);
+                    continue;
+                }
+                if (first) {
+                    // Named, so the error handler recovers this record alone (or stops the container)
+                    // and commits nothing: no record before it in this batch.
+                    throw new BatchListenerFailedException(missing.getMessage(), missing, record);
+                }
+                throw missing;
+            }
+            first = false;
             all.add(record);
             ids.add(id);
+        }
+        if (all.isEmpty()) {
+            return null; // every record was handed to the missing-key recoverer
         }
         Map<ConsumerRecord<K, V>, InboxClaim> held = new IdentityHashMap<>();
         try {

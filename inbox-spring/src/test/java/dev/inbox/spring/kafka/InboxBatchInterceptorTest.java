@@ -80,6 +80,39 @@ class InboxBatchInterceptorTest {
         assertThat(applied).containsExactly("b1", "b2");
     }
 
+    /**
+     * Spring Kafka commits every record of a poll once the batch listener returns, so a keyless record
+     * can be left out only once it was handed to the missing-key recoverer.
+     */
+    @Test
+    void aKeylessRecordInTheMiddle_goesToTheMissingKeyRecoverer_andTheOthersAreApplied() throws Exception {
+        SpringInbox inbox = Database.memoryInbox();
+        List<String> recovered = new CopyOnWriteArrayList<>();
+        InboxBatchInterceptor<String, String> interceptor = new InboxBatchInterceptor<>(
+                inbox,
+                RecordKeys.cloudEvents(),
+                BUSY_BACKOFF,
+                (record, missing) ->
+                        recovered.add(record.value() + ": " + missing.getClass().getSimpleName()));
+        List<String> applied = new CopyOnWriteArrayList<>();
+        try (SpringKafka kafka = new SpringKafka()) {
+            kafka.send("k1");
+            kafka.sendKeyless("no-key");
+            kafka.send("k2");
+            KafkaMessageListenerContainer<String, String> container =
+                    kafka.batchContainer(batch -> batch.forEach(r -> applied.add(r.value())));
+            InboxKafka.configure(container, interceptor, BUSY_BACKOFF);
+            container.start();
+            try {
+                await("every offset committed", 60, () -> kafka.committed() == 3);
+            } finally {
+                container.stop();
+            }
+        }
+        assertThat(applied).containsExactly("k1", "k2");
+        assertThat(recovered).containsExactly("no-key: MissingKeyException");
+    }
+
     /** The error handler commits the records before the failed one: their claims must be completed, the rest released. */
     @Test
     void aBatchListenerFailedException_completesTheRecordsBeforeIt_andReleasesTheRest() throws Exception {

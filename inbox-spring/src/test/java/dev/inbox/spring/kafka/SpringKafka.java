@@ -89,6 +89,11 @@ final class SpringKafka implements AutoCloseable {
         }
     }
 
+    /** Sends a record with value {@code value} and no CloudEvent id: it has no dedup key. */
+    void sendKeyless(String value) throws Exception {
+        template.send(new ProducerRecord<>(topic, value)).get(30, TimeUnit.SECONDS);
+    }
+
     /** A container on the topic, not started, with {@code listener}. */
     KafkaMessageListenerContainer<String, String> container(MessageListener<String, String> listener) {
         return containerOf(listener);

@@ -1,6 +1,7 @@
 package dev.inbox.spring.kafka;
 
 import dev.inbox.caffeine.CaffeineInboxStore;
+import dev.inbox.kafka.RecordKeys;
 import dev.inbox.spring.Database;
 import dev.inbox.spring.SpringInbox;
 import dev.inbox.tck.adapter.AdapterHarness;
@@ -14,6 +15,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.header.Header;
 import org.jspecify.annotations.Nullable;
@@ -22,6 +24,9 @@ import org.springframework.kafka.core.DefaultKafkaConsumerFactory;
 import org.springframework.kafka.core.DefaultKafkaProducerFactory;
 import org.springframework.kafka.core.KafkaAdmin;
 import org.springframework.kafka.core.KafkaTemplate;
+import org.springframework.kafka.listener.BatchInterceptor;
+import org.springframework.kafka.listener.BatchListenerFailedException;
+import org.springframework.kafka.listener.BatchMessageListener;
 import org.springframework.kafka.listener.ContainerProperties;
 import org.springframework.kafka.listener.DefaultAfterRollbackProcessor;
 import org.springframework.kafka.listener.DefaultErrorHandler;
@@ -41,6 +46,7 @@ final class SpringKafkaHarness implements AdapterHarness {
 
     private final AdapterKit kit;
     private final @Nullable Database db;
+    private final boolean batch;
     private final @Nullable CaffeineInboxStore caffeine;
     private final SpringInbox inbox;
     private final String topic = "inbox-spring-kit-" + UUID.randomUUID();
@@ -52,8 +58,18 @@ final class SpringKafkaHarness implements AdapterHarness {
 
     /** Lease mode on the in-memory store, or ({@code db} given) transactional mode on its PostgreSQL. */
     SpringKafkaHarness(AdapterKit kit, @Nullable Database db) {
+        this(kit, db, false);
+    }
+
+    /**
+     * As {@link #SpringKafkaHarness(AdapterKit, Database)}; with {@code batch}, a batch listener
+     * behind {@link InboxBatchInterceptor} that names a failing record with a {@link
+     * BatchListenerFailedException}, as Spring Kafka asks of batch listeners.
+     */
+    SpringKafkaHarness(AdapterKit kit, @Nullable Database db, boolean batch) {
         this.kit = kit;
         this.db = db;
+        this.batch = batch;
         this.caffeine = db == null ? CaffeineInboxStore.builder().build() : null;
         this.inbox = Database.kitInbox(kit, db, caffeine);
         new KafkaAdmin(Map.of("bootstrap.servers", KafkaBroker.bootstrap()))
@@ -136,15 +152,19 @@ final class SpringKafkaHarness implements AdapterHarness {
             }
             KafkaMessageListenerContainer<String, String> created =
                     new KafkaMessageListenerContainer<>(consumers, properties);
-            created.setupMessageListener((MessageListener<String, String>) record -> {
-                try {
-                    kit.apply(record.value(), db == null ? null : DataSourceUtils.getConnection(db.pool));
-                } catch (RuntimeException | Error e) {
-                    throw e;
-                } catch (Exception e) {
-                    throw new IllegalStateException(e);
-                }
-            });
+            if (batch) {
+                created.setupMessageListener((BatchMessageListener<String, String>) records -> {
+                    for (ConsumerRecord<String, String> record : records) {
+                        try {
+                            apply(record);
+                        } catch (RuntimeException | Error e) { // named, as a batch listener must
+                            throw new BatchListenerFailedException("adapter kit: the work failed", e, record);
+                        }
+                    }
+                });
+            } else {
+                created.setupMessageListener((MessageListener<String, String>) this::apply);
+            }
             FixedBackOff backOff = new FixedBackOff(kit.backoff().toMillis(), 9);
             if (db == null) {
                 created.setCommonErrorHandler(new DefaultErrorHandler(
@@ -153,21 +173,48 @@ final class SpringKafkaHarness implements AdapterHarness {
                 created.setAfterRollbackProcessor(new DefaultAfterRollbackProcessor<>(
                         (record, failure) -> kit.deadLettered((String) record.value()), backOff));
             }
-            created.setRecordInterceptor(new RecordInterceptor<>() {
-                @Override
-                public ConsumerRecord<String, String> intercept(
-                        ConsumerRecord<String, String> record, Consumer<String, String> polling) {
-                    consumer = polling;
-                    consumerThread = Thread.currentThread();
-                    return record;
-                }
-            });
-            InboxKafka.configure(
-                    created,
-                    new InboxRecordInterceptor<String, String>(
-                            inbox, record -> kit.keyOf(header(record), (String) record.value())),
-                    kit.backoff());
+            RecordKeys keys = record -> kit.keyOf(header(record), (String) record.value());
+            if (batch) {
+                created.setBatchInterceptor(new BatchInterceptor<>() {
+                    @Override
+                    public ConsumerRecords<String, String> intercept(
+                            ConsumerRecords<String, String> records, Consumer<String, String> polling) {
+                        consumer = polling;
+                        consumerThread = Thread.currentThread();
+                        return records;
+                    }
+                });
+                InboxKafka.configure(
+                        created,
+                        new InboxBatchInterceptor<String, String>(
+                                inbox,
+                                keys,
+                                kit.backoff(),
+                                (record, missing) -> kit.deadLettered((String) record.value())),
+                        kit.backoff());
+            } else {
+                created.setRecordInterceptor(new RecordInterceptor<>() {
+                    @Override
+                    public ConsumerRecord<String, String> intercept(
+                            ConsumerRecord<String, String> record, Consumer<String, String> polling) {
+                        consumer = polling;
+                        consumerThread = Thread.currentThread();
+                        return record;
+                    }
+                });
+                InboxKafka.configure(created, new InboxRecordInterceptor<String, String>(inbox, keys), kit.backoff());
+            }
             return created;
+        }
+
+        private void apply(ConsumerRecord<String, String> record) {
+            try {
+                kit.apply(record.value(), db == null ? null : DataSourceUtils.getConnection(db.pool));
+            } catch (RuntimeException | Error e) {
+                throw e;
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
         }
 
         @Override
