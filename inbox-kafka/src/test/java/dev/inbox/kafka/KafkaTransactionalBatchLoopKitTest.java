@@ -12,6 +12,6 @@ class KafkaTransactionalBatchLoopKitTest extends PostgresKafkaKit {
 
     @Override
     protected AdapterHarness createHarness(AdapterKit kit) throws Exception {
-        return new KafkaLoopHarness(kit, pool, true);
+        return new KafkaLoopHarness(kit, db.pool(), true);
     }
 }

@@ -12,6 +12,6 @@ class KafkaTransactionalLoopKitTest extends PostgresKafkaKit {
 
     @Override
     protected AdapterHarness createHarness(AdapterKit kit) throws Exception {
-        return new KafkaLoopHarness(kit, pool, false);
+        return new KafkaLoopHarness(kit, db.pool(), false);
     }
 }

@@ -1,33 +1,18 @@
 package dev.inbox.kafka;
 
-import com.zaxxer.hikari.HikariConfig;
-import com.zaxxer.hikari.HikariDataSource;
 import dev.inbox.tck.adapter.AdapterContract;
-import dev.inbox.testing.TestServers;
+import dev.inbox.testing.PostgresPool;
 import javax.sql.DataSource;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The adapter kit on a transactional Kafka loop into the real PostgreSQL: the pool the ledger shares. */
 abstract class PostgresKafkaKit extends AdapterContract {
 
-    static HikariDataSource pool;
-
-    @BeforeAll
-    static void database() {
-        HikariConfig config = new HikariConfig();
-        config.setJdbcUrl(TestServers.postgres());
-        config.setMaximumPoolSize(6);
-        pool = new HikariDataSource(config);
-    }
-
-    @AfterAll
-    static void closeDatabase() {
-        pool.close();
-    }
+    @RegisterExtension
+    static final PostgresPool db = new PostgresPool(6);
 
     @Override
     protected DataSource ledgerDataSource() {
-        return pool;
+        return db.pool();
     }
 }

@@ -11,6 +11,6 @@ class TransactionalBatchSqsInboxLoopKitTest extends PostgresSqsKit {
 
     @Override
     protected AdapterHarness createHarness(AdapterKit kit) {
-        return new SqsHarness(kit, pool, true);
+        return new SqsHarness(kit, db.pool(), true);
     }
 }

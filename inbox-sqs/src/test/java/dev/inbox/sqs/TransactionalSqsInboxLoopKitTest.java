@@ -11,6 +11,6 @@ class TransactionalSqsInboxLoopKitTest extends PostgresSqsKit {
 
     @Override
     protected AdapterHarness createHarness(AdapterKit kit) {
-        return new SqsHarness(kit, pool, false);
+        return new SqsHarness(kit, db.pool(), false);
     }
 }
