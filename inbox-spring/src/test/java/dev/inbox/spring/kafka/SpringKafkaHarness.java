@@ -179,8 +179,7 @@ final class SpringKafkaHarness implements AdapterHarness {
                     @Override
                     public ConsumerRecords<String, String> intercept(
                             ConsumerRecords<String, String> records, Consumer<String, String> polling) {
-                        consumer = polling;
-                        consumerThread = Thread.currentThread();
+                        polled(polling);
                         return records;
                     }
                 });
@@ -197,14 +196,19 @@ final class SpringKafkaHarness implements AdapterHarness {
                     @Override
                     public ConsumerRecord<String, String> intercept(
                             ConsumerRecord<String, String> record, Consumer<String, String> polling) {
-                        consumer = polling;
-                        consumerThread = Thread.currentThread();
+                        polled(polling);
                         return record;
                     }
                 });
                 InboxKafka.configure(created, new InboxRecordInterceptor<String, String>(inbox, keys), kit.backoff());
             }
             return created;
+        }
+
+        /** Remembers the consumer this member polls with, and its thread, for crash(). */
+        private void polled(Consumer<?, ?> polling) {
+            consumer = polling;
+            consumerThread = Thread.currentThread();
         }
 
         private void apply(ConsumerRecord<String, String> record) {

@@ -231,17 +231,11 @@ public final class AdapterKit implements AutoCloseable {
      * Runnable#run()} of the result releases it, as that delivery failing would.
      */
     Runnable holdElsewhere(String id) {
-        InboxStore real = store;
-        if (real == null) {
-            throw new IllegalStateException("adapter kit: the harness built no store through store(...) yet");
+        Elsewhere other = claimElsewhere(id);
+        if (!other.claimed().isAcquired()) {
+            throw new IllegalStateException("adapter kit: could not hold " + other.key() + ": " + other.claimed());
         }
-        InboxKey key = InboxKey.of(consumer, id);
-        OwnerToken owner = OwnerToken.random();
-        ClaimResult claimed = real.claim(ClaimRequest.of(key, owner, Duration.ofMinutes(1)));
-        if (!claimed.isAcquired()) {
-            throw new IllegalStateException("adapter kit: could not hold " + key + ": " + claimed);
-        }
-        return () -> real.release(key, owner);
+        return () -> other.store().release(other.key(), other.owner());
     }
 
     /**
@@ -252,18 +246,26 @@ public final class AdapterKit implements AutoCloseable {
      * @return the other delivery's claim status
      */
     ClaimStatus deliverElsewhere(String id, String payload) {
+        Elsewhere other = claimElsewhere(id);
+        if (other.claimed().isAcquired()) {
+            count(applied, payload);
+            other.store().complete(other.key(), other.owner(), Duration.ofHours(1));
+        }
+        return other.claimed().status();
+    }
+
+    /** A claim of {@code id} by another delivery, on the real store (past the kit's faults). */
+    private record Elsewhere(InboxStore store, InboxKey key, OwnerToken owner, ClaimResult claimed) {}
+
+    /** Claims {@code id} on the real store as another delivery would, with a lease of a minute. */
+    private Elsewhere claimElsewhere(String id) {
         InboxStore real = store;
         if (real == null) {
             throw new IllegalStateException("adapter kit: the harness built no store through store(...) yet");
         }
         InboxKey key = InboxKey.of(consumer, id);
         OwnerToken owner = OwnerToken.random();
-        ClaimResult claimed = real.claim(ClaimRequest.of(key, owner, Duration.ofMinutes(1)));
-        if (claimed.isAcquired()) {
-            count(applied, payload);
-            real.complete(key, owner, Duration.ofHours(1));
-        }
-        return claimed.status();
+        return new Elsewhere(real, key, owner, real.claim(ClaimRequest.of(key, owner, Duration.ofMinutes(1))));
     }
 
     @Override
