@@ -88,8 +88,11 @@ final class KafkaDriver implements BrokerDriver {
     public Member join(Applier applier) {
         KafkaConsumer<String, String> consumer = KafkaClients.consumer(bootstrap, group, 100);
         KafkaInboxLoop.Builder<String, String> builder = target instanceof TransactionalTarget transactional
-                ? KafkaInboxLoop.transactional(
-                        consumer, transactional.inbox(), (record, c) -> applier.apply(event(record), c))
+                ? (transactional.batches()
+                        ? KafkaInboxLoop.transactionalBatch(
+                                consumer, transactional.inbox(), (record, c) -> applier.apply(event(record), c))
+                        : KafkaInboxLoop.transactional(
+                                consumer, transactional.inbox(), (record, c) -> applier.apply(event(record), c)))
                 : KafkaInboxLoop.lease(
                         consumer, ((LeaseTarget) target).inbox(), record -> applier.apply(event(record), null));
         KafkaInboxLoop<String, String> loop = builder.keys(RecordKeys.cloudEvents())

@@ -129,11 +129,17 @@ final class SqsDriver implements BrokerDriver {
             }
         };
         SqsInboxLoop.Builder builder = target instanceof TransactionalTarget transactional
-                ? SqsInboxLoop.transactional(
-                        client,
-                        queue,
-                        transactional.inbox(),
-                        (message, c) -> crashing.apply(Integer.parseInt(message.body()), c))
+                ? (transactional.batches()
+                        ? SqsInboxLoop.transactionalBatch(
+                                client,
+                                queue,
+                                transactional.inbox(),
+                                (message, c) -> crashing.apply(Integer.parseInt(message.body()), c))
+                        : SqsInboxLoop.transactional(
+                                client,
+                                queue,
+                                transactional.inbox(),
+                                (message, c) -> crashing.apply(Integer.parseInt(message.body()), c)))
                 : SqsInboxLoop.lease(
                         client,
                         queue,

@@ -37,6 +37,9 @@ record StormConfig(
         String amqpUri,
         String sqsEndpoint) {
 
+    /** {@code --mode transactional-batch}: one transaction per poll or receive (Kafka, SQS). */
+    static final String TRANSACTIONAL_BATCH = "transactional-batch";
+
     static final String DEFAULT_JDBC_URL = "jdbc:postgresql://127.0.0.1:5432/test?user=postgres";
 
     static final String DEFAULT_MYSQL_URL =
@@ -46,7 +49,7 @@ record StormConfig(
 
     static final String USAGE = String.join(
             "\n",
-            "usage: storm [--store caffeine|postgres|mysql|redis|redis-cluster|dynamodb] [--redis-url URL] [--dynamodb-url URL] [--mode lease|transactional] [--jdbc-url URL]",
+            "usage: storm [--store caffeine|postgres|mysql|redis|redis-cluster|dynamodb] [--redis-url URL] [--dynamodb-url URL] [--mode lease|transactional|transactional-batch] [--jdbc-url URL]",
             "             [--events N] [--partitions N] [--consumers N]",
             "             [--max-redeliveries N] [--max-redelivery-delay-ms N] [--fail-rate R]",
             "             [--crash-before-work-rate R] [--crash-after-work-rate R]",
@@ -73,6 +76,8 @@ record StormConfig(
             "a local dynalite), or the AWS default region and credentials when it is not given.",
             "--mode transactional writes the ledger in the claim's transaction (SQL stores), where no crash",
             "may double an effect.",
+            "--mode transactional-batch (with --broker kafka, sqs or sqs-fifo) applies each poll or receive in one",
+            "transaction: KafkaInboxLoop.transactionalBatch, SqsInboxLoop.transactionalBatch.",
             "",
             "For a soak: --event-rate N releases N events per second (0, the default, releases all at once),",
             "so deliveries are generated as the run goes and memory stays flat; --purge-every-ms N purges",
@@ -87,6 +92,11 @@ record StormConfig(
             "kafka_2.13 on the class path, as this build has); RabbitMQ uses --amqp-uri (default",
             DEFAULT_AMQP_URI + "); SQS uses --sqs-endpoint, or starts an ElasticMQ of its own (on the class",
             "path of this build); sqs-fifo uses a FIFO queue with --partitions message groups.");
+
+    /** Transactional mode, one transaction per record or per poll: the ledger row commits with the claim. */
+    boolean transactional() {
+        return mode.equals("transactional") || mode.equals(TRANSACTIONAL_BATCH);
+    }
 
     static StormConfig defaults() {
         return new StormConfig(
@@ -203,8 +213,14 @@ record StormConfig(
                 values.getOrDefault("kafka-bootstrap", d.kafkaBootstrap()),
                 values.getOrDefault("amqp-uri", d.amqpUri()),
                 values.getOrDefault("sqs-endpoint", d.sqsEndpoint()));
-        if (!c.mode().equals("lease") && !c.mode().equals("transactional")) {
-            throw new IllegalArgumentException("--mode is lease or transactional, not " + c.mode());
+        if (!List.of("lease", "transactional", TRANSACTIONAL_BATCH).contains(c.mode())) {
+            throw new IllegalArgumentException(
+                    "--mode is lease, transactional or transactional-batch, not " + c.mode());
+        }
+        if (c.mode().equals(TRANSACTIONAL_BATCH)
+                && !List.of("kafka", "sqs", "sqs-fifo").contains(c.broker())) {
+            throw new IllegalArgumentException("--mode transactional-batch needs --broker kafka, sqs or sqs-fifo: their"
+                    + " loops apply a poll or a receive in one transaction");
         }
         if (!c.broker().isEmpty()
                 && !List.of("kafka", "rabbitmq", "sqs", "sqs-fifo").contains(c.broker())) {

@@ -116,7 +116,7 @@ public final class StormRunner {
         {
             switch (config.store()) {
                 case "caffeine" -> {
-                    if (config.mode().equals("transactional")) {
+                    if (config.transactional()) {
                         throw new IllegalArgumentException("the caffeine store has no transactional mode");
                     }
                     CaffeineInboxStore store = caffeine(config);
@@ -140,7 +140,7 @@ public final class StormRunner {
                     target = sqlTarget("mysql", store, store.tableName(), pool, consumer, config, storm.metrics());
                 }
                 case "redis", "redis-cluster" -> {
-                    if (config.mode().equals("transactional")) {
+                    if (config.transactional()) {
                         throw new IllegalArgumentException("Redis has no transactional mode");
                     }
                     RedisInboxStore store = config.store().equals("redis")
@@ -154,7 +154,7 @@ public final class StormRunner {
                     target = new LeaseTarget(config.store(), store, consumer, config, storm.metrics(), records);
                 }
                 case "dynamodb" -> {
-                    if (config.mode().equals("transactional")) {
+                    if (config.transactional()) {
                         throw new IllegalArgumentException("DynamoDB has no transactional mode");
                     }
                     target = new LeaseTarget(
@@ -241,7 +241,7 @@ public final class StormRunner {
             StormConfig config,
             InboxMetrics metrics)
             throws java.sql.SQLException {
-        return config.mode().equals("transactional")
+        return config.transactional()
                 ? new TransactionalTarget(name, store, table, pool, consumer, config, metrics)
                 : new LeaseTarget(
                         name, store, consumer, config, metrics, () -> SqlRecords.count(pool, table, consumer));

@@ -30,6 +30,7 @@ final class TransactionalTarget implements StormTarget {
     private final Duration retention;
     private final InboxMetrics metrics;
     private final TransactionalInbox inbox;
+    private final boolean batches;
 
     TransactionalTarget(
             String name,
@@ -47,6 +48,7 @@ final class TransactionalTarget implements StormTarget {
         this.consumer = consumer;
         this.retention = config.retention();
         this.metrics = metrics;
+        this.batches = config.mode().equals(StormConfig.TRANSACTIONAL_BATCH);
         this.inbox = TransactionalInbox.builder(store, dataSource)
                 .consumer(consumer)
                 .retention(config.retention())
@@ -63,7 +65,13 @@ final class TransactionalTarget implements StormTarget {
 
     @Override
     public String describe() {
-        return name + " (transactional mode)";
+        return name
+                + (batches ? " (transactional mode, one transaction per poll or receive)" : " (transactional mode)");
+    }
+
+    /** True for --mode transactional-batch: the broker's loop applies a poll or a receive in one transaction. */
+    boolean batches() {
+        return batches;
     }
 
     @Override

@@ -6,6 +6,7 @@ import dev.inbox.testing.Dynalite;
 import dev.inbox.testing.KafkaBroker;
 import dev.inbox.testing.SqsServer;
 import dev.inbox.testing.TestServers;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -68,6 +69,20 @@ class BrokerStormTest {
                 "300",
                 "--crash-after-work-rate",
                 "0.03")));
+    }
+
+    /** One transaction per poll (per partition of it): a crash or a failure mid-poll rolls the whole of it back. */
+    @Test
+    @Tag("extended")
+    void kafka_transactionalBatch_withCrashesResendsAndARebalance_isExactlyOnce() throws Exception {
+        assertExactlyOnce(run(storm("kafka", "transactional-batch", "--kafka-bootstrap", KafkaBroker.bootstrap())));
+        assertThat(runner.out()).contains("one transaction per poll");
+    }
+
+    @Test
+    @Tag("extended")
+    void sqs_transactionalBatch_withCrashesResendsAndAMemberLeaving_isExactlyOnce() throws Exception {
+        assertExactlyOnce(run(storm("sqs", "transactional-batch", "--sqs-endpoint", SqsServer.endpoint())));
     }
 
     @Test
