@@ -262,13 +262,15 @@ public final class Inbox {
 
     /**
      * The lease of the claim {@code key} / {@code owner} made at {@code claimedAt}, renewed every
-     * {@code renewEvery} until {@link Lease#finish()} or until the store refuses a renewal.
+     * {@code renewEvery} from the claim (at once when that is already past) until {@link
+     * Lease#finish()} or until the store refuses a renewal.
      */
     Lease renewing(InboxKey key, OwnerToken owner, long claimedAt) {
         Lease held = new Lease(key.id(), lease, claimedAt);
         long every = (renewEvery != null ? renewEvery : lease.dividedBy(3)).toNanos();
+        long first = Math.max(0, claimedAt + every - System.nanoTime());
         held.renewals((renewals != null ? renewals : Renewals.SHARED)
-                .scheduleWithFixedDelay(() -> renew(key, owner, held), every, every, TimeUnit.NANOSECONDS));
+                .scheduleWithFixedDelay(() -> renew(key, owner, held), first, every, TimeUnit.NANOSECONDS));
         return held;
     }
 

@@ -152,6 +152,24 @@ class InboxRenewalTest {
     }
 
     @Test
+    void keepRenewed_calledLate_renewsAtOnce_beforeTheLeaseEnds() throws Exception {
+        Inbox inbox = Inbox.builder(store)
+                .consumer("reports")
+                .lease(Duration.ofSeconds(3))
+                .renewEvery(Duration.ofSeconds(1))
+                .renewals(scheduler)
+                .build();
+        Claim claim = inbox.claimAll(List.of("late")).get(0);
+        Thread.sleep(2_500); // the claim waited behind a poll's earlier records: its first renewal is past due
+        claim.keepRenewed();
+        Thread.sleep(700); // past the claim's first lease, before a renewal a full renewEvery from now
+        assertThat(inbox.claim("late").status())
+                .as("another delivery after the first lease ended")
+                .isEqualTo(ClaimStatus.BUSY);
+        assertThat(claim.complete()).isTrue();
+    }
+
+    @Test
     void keepRenewed_aClaimTakenOverAfterAStall_isLost_andItsCompletionRefused() throws Exception {
         ScheduledThreadPoolExecutor stalled = new ScheduledThreadPoolExecutor(1);
         try {
