@@ -5,11 +5,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -19,34 +23,74 @@ import javax.tools.JavaCompiler;
 import javax.tools.JavaFileObject;
 import javax.tools.SimpleJavaFileObject;
 import javax.tools.ToolProvider;
+import org.junit.jupiter.api.DynamicContainer;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.TestFactory;
 
 /**
- * Every Java snippet in the README compiles as written, with the imports it shows, against the
+ * Every Java snippet in every Markdown file of the repository (the README, the pages under
+ * {@code docs/}, the modules' READMEs) compiles as written, with the imports it shows, against the
  * published modules (and kafka-clients, which the examples use). A snippet's surroundings — the
  * variables it takes from the reader's code, such as {@code dataSource} or {@code record} — are
  * declared in an HTML comment just before it, {@code <!-- compile: DataSource dataSource; -->},
  * which Markdown does not show. The snippet's import lines become the compilation unit's imports;
- * the rest becomes the body of a method that may throw anything.
+ * the rest becomes the body of a method that may throw anything (a class a snippet declares is a
+ * local class there).
  */
 class ReadmeSnippetsTest {
+
+    private static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
+
+    private static final Set<String> NOT_OURS = Set.of("target", "node_modules", ".git", ".mvn");
 
     private static final Pattern SNIPPET =
             Pattern.compile("(?:<!-- compile:(.*?)-->\\s*\\n)?```java\\n(.*?)```", Pattern.DOTALL);
 
     @TestFactory
-    Stream<DynamicTest> everyJavaSnippetInTheReadmeCompiles() throws IOException {
-        return snippets(Path.of("../README.md"));
+    Stream<DynamicContainer> everyJavaSnippetInEveryMarkdownFileCompiles() throws IOException {
+        List<Path> pages = markdownFiles();
+        assertThat(pages).as("Markdown files under %s", ROOT).contains(ROOT.resolve("README.md"));
+        List<DynamicContainer> containers = new ArrayList<>();
+        for (Path page : pages) {
+            List<DynamicTest> tests = snippets(page);
+            if (!tests.isEmpty()) {
+                containers.add(
+                        DynamicContainer.dynamicContainer(ROOT.relativize(page).toString(), tests.stream()));
+            }
+        }
+        assertThat(containers)
+                .as("pages with Java snippets")
+                .extracting(DynamicContainer::getDisplayName)
+                .contains("README.md", "inbox-tck/README.md", "inbox-sqs/README.md");
+        return containers.stream();
     }
 
-    @TestFactory
-    Stream<DynamicTest> everyJavaSnippetInTheSqsReadmeCompiles() throws IOException {
-        return snippets(Path.of("../inbox-sqs/README.md"));
+    /** The repository's Markdown files, build output and installed packages left out. */
+    private static List<Path> markdownFiles() throws IOException {
+        List<Path> pages = new ArrayList<>();
+        Files.walkFileTree(ROOT, new SimpleFileVisitor<>() {
+            @Override
+            public FileVisitResult preVisitDirectory(Path dir, BasicFileAttributes attrs) {
+                return NOT_OURS.contains(dir.getFileName().toString())
+                        ? FileVisitResult.SKIP_SUBTREE
+                        : FileVisitResult.CONTINUE;
+            }
+
+            @Override
+            public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) {
+                if (file.getFileName().toString().endsWith(".md")) {
+                    pages.add(file);
+                }
+                return FileVisitResult.CONTINUE;
+            }
+        });
+        pages.sort(null);
+        return pages;
     }
 
-    private static Stream<DynamicTest> snippets(Path readme) throws IOException {
-        String text = Files.readString(readme, StandardCharsets.UTF_8);
+    private static List<DynamicTest> snippets(Path page) throws IOException {
+        String readme = ROOT.relativize(page).toString();
+        String text = Files.readString(page, StandardCharsets.UTF_8);
         List<DynamicTest> tests = new ArrayList<>();
         Matcher m = SNIPPET.matcher(text);
         while (m.find()) {
@@ -56,8 +100,7 @@ class ReadmeSnippetsTest {
             tests.add(DynamicTest.dynamicTest(
                     readme + " line " + line, () -> assertCompiles(readme + ":" + line, snippet, context)));
         }
-        assertThat(tests).as("Java snippets in %s", readme).isNotEmpty();
-        return tests.stream();
+        return tests;
     }
 
     private static void assertCompiles(String where, String snippet, String context) {
