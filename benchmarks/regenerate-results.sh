@@ -61,7 +61,7 @@ $BROKER --broker rabbitmq > $R/storm-rabbitmq-postgres-transactional.json
 # The adapters against the bare client loops doing the same work.
 java -Xmx512m -cp benchmarks/target/benchmarks.jar dev.inbox.benchmarks.adapters.AdapterThroughput > $R/adapters.json
 
-# The in-memory store's footprint (README.md's bytes per key).
+# The in-memory store's footprint (docs/using-the-inbox.md's bytes per key).
 java -cp benchmarks/target/benchmarks.jar dev.inbox.benchmarks.memory.CaffeineFootprint 1000000 > $R/caffeine-footprint.txt
 
 ./mvnw -q -B -pl benchmarks -am compile exec:java -Dexec.mainClass=dev.inbox.benchmarks.report.ResultsReport

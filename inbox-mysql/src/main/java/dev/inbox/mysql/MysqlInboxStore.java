@@ -146,7 +146,7 @@ public final class MysqlInboxStore implements TransactionalInboxStore {
     /**
      * Creates the database (when a schema is configured), the inbox table with its purge index and
      * the sequence table, unless they exist, and upgrades an older inbox table in place (version 1
-     * or 2: see the README). Idempotent.
+     * or 2: see docs/mysql.md and docs/postgresql.md). Idempotent.
      *
      * @throws InboxStoreException if the DDL failed
      */

@@ -141,7 +141,7 @@ public final class PostgresInboxStore implements TransactionalInboxStore {
     /**
      * Creates the schema (when one is configured), the inbox table, its purge index and the
      * sequence table, unless they exist, and upgrades an older inbox table in place (version 1 or 2:
-     * see the README). Safe to call from every instance at start-up: concurrent
+     * see docs/postgresql.md). Safe to call from every instance at start-up: concurrent
      * calls are serialised by an advisory lock.
      *
      * @throws InboxStoreException if the DDL failed (for example for lack of privileges)

@@ -77,8 +77,8 @@ import org.jspecify.annotations.Nullable;
  * (replication is asynchronous), and so is everything on a server without persistence that
  * restarts: a redelivery then runs the work again. {@link Builder#waitForReplicas(int, Duration)}
  * makes the store answer only once replicas acknowledged its writes; {@link
- * #checkPersistence(Duration)} warns about a server that keeps nothing across a restart. See the
- * README.
+ * #checkPersistence(Duration)} warns about a server that keeps nothing across a restart. See
+ * {@code docs/redis.md}.
  */
 public final class RedisInboxStore implements InboxStore {
 
@@ -652,7 +652,7 @@ public final class RedisInboxStore implements InboxStore {
          * InboxStoreException} instead of answering, so a consumer never applies an event on a claim
          * that a failover can still lose. Default: off — Redis replicates asynchronously, and a
          * primary that dies before a replica received a claim it acknowledged lets a redelivery
-         * through after the failover (see the README).
+         * through after the failover (see {@code docs/redis.md}).
          *
          * <p>Costs a round trip per write (WAIT answers once a replica acknowledged, about one
          * round trip more) and blocks the store's connection meanwhile; with a replica down or

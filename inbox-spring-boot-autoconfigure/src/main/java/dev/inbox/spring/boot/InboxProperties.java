@@ -206,7 +206,7 @@ public class InboxProperties {
 
         /**
          * How many replicas must acknowledge each claim and completion (Redis WAIT) before the store
-         * answers; 0, the default, waits for none. See the README's Redis section.
+         * answers; 0, the default, waits for none. See {@code docs/redis.md}.
          */
         private int waitForReplicas;
 
@@ -216,8 +216,8 @@ public class InboxProperties {
         /**
          * How record keys are named: {@code spread} (the default: a hash tag per key, so a Redis
          * Cluster spreads each consumer over all its primaries) or {@code consumer-slot} (the layout
-         * of inbox 0.1: a consumer's records in one slot). See the README before changing it on a
-         * running system.
+         * of inbox 0.1: a consumer's records in one slot). See {@code docs/redis.md} before changing it
+         * on a running system.
          */
         private @Nullable String keyLayout;
 
