@@ -21,7 +21,10 @@ import org.jspecify.annotations.Nullable;
 /**
  * A real single-node Kafka broker (KRaft, broker and controller in one process) in a JVM of its
  * own, on free loopback ports, in a temporary directory — started from {@code kafka.Kafka} on the
- * test class path, so the test's build needs {@code org.apache.kafka:kafka_2.13} in test scope.
+ * test class path, so the test's build needs {@code org.apache.kafka:kafka_2.13} in test scope —
+ * or from the class path in the file {@code INBOX_TEST_KAFKA_BROKER_CLASSPATH} (or {@code
+ * -Dinbox.test.kafka.broker-classpath}) names, for tests whose own class path holds another
+ * kafka-clients than the broker's (an application on Spring Boot's managed versions).
  * Ready in a few seconds; {@link #crash()} kills it ({@code SIGKILL}) and {@link #restart()}
  * starts it again on the same files and ports, offsets and all.
  *
@@ -35,6 +38,8 @@ import org.jspecify.annotations.Nullable;
 public final class KafkaBroker implements AutoCloseable {
 
     private static final String MAIN = "kafka.Kafka";
+    private static final String BROKER_CLASSPATH_PROPERTY = "inbox.test.kafka.broker-classpath";
+    private static final String BROKER_CLASSPATH_VARIABLE = "INBOX_TEST_KAFKA_BROKER_CLASSPATH";
     private static final long START_TIMEOUT_MS = 90_000;
     private static @Nullable String shared;
 
@@ -92,11 +97,14 @@ public final class KafkaBroker implements AutoCloseable {
      *     did not answer within 90 s (its log is in the message)
      */
     public static KafkaBroker start() throws IOException, InterruptedException {
-        try {
-            Class.forName(MAIN, false, KafkaBroker.class.getClassLoader());
-        } catch (ClassNotFoundException e) {
-            throw new IllegalStateException(MAIN + " is not on the test class path: add org.apache.kafka:kafka_2.13"
-                    + " (test scope), or point INBOX_TEST_KAFKA_BOOTSTRAP at a broker");
+        if (brokerClassPathFile() == null) {
+            try {
+                Class.forName(MAIN, false, KafkaBroker.class.getClassLoader());
+            } catch (ClassNotFoundException e) {
+                throw new IllegalStateException(MAIN + " is not on the test class path: add org.apache.kafka:kafka_2.13"
+                        + " (test scope), name a file holding the broker's class path in "
+                        + BROKER_CLASSPATH_VARIABLE + ", or point INBOX_TEST_KAFKA_BOOTSTRAP at a broker");
+            }
         }
         KafkaBroker broker = new KafkaBroker();
         try {
@@ -230,12 +238,27 @@ public final class KafkaBroker implements AutoCloseable {
         return command;
     }
 
+    private static @Nullable String brokerClassPathFile() {
+        return Settings.get(BROKER_CLASSPATH_PROPERTY, BROKER_CLASSPATH_VARIABLE);
+    }
+
     /**
      * The class path {@code kafka.Kafka} was found on: the JVM's, and before it the entries of the
      * URL class loaders this class was loaded through (as {@code exec:java} and other in-process
      * launchers load the application, leaving {@code java.class.path} to the launcher).
      */
     private static String classPath() {
+        String file = brokerClassPathFile();
+        if (file != null) {
+            try {
+                return Files.readString(Path.of(file)).strip();
+            } catch (IOException e) {
+                throw new IllegalStateException(
+                        BROKER_CLASSPATH_VARIABLE + " names " + file
+                                + ", which cannot be read (build the module that writes it first): " + e,
+                        e);
+            }
+        }
         List<String> entries = new ArrayList<>();
         for (ClassLoader loader = KafkaBroker.class.getClassLoader(); loader != null; loader = loader.getParent()) {
             if (loader instanceof URLClassLoader urls) {
