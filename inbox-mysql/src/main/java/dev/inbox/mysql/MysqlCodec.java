@@ -1,13 +1,15 @@
 package dev.inbox.mysql;
 
-import com.mysql.cj.jdbc.StatementImpl;
 import dev.inbox.InboxKey;
+import dev.inbox.jdbc.NamedSql;
 import dev.inbox.jdbc.SqlParams;
 import dev.inbox.spi.ClaimResult;
 import dev.inbox.spi.FingerprintCheck;
 import dev.inbox.spi.OwnerToken;
 import dev.inbox.spi.StoredRecord;
 import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -46,14 +48,66 @@ final class MysqlCodec {
     }
 
     /**
-     * The value the last statement reported through {@code LAST_INSERT_ID(expr)}, from its OK
-     * packet. Not {@code getGeneratedKeys()}: Connector/J sizes the generated keys by the update
-     * count, which is 0 for an unchanged row under {@code useAffectedRows=true} (a setting of the
-     * caller's data source) and would hide the code; and a {@code SELECT LAST_INSERT_ID()} would
-     * cost a second round trip per claim.
+     * Prepares {@code sql} with its parameters bound, so that {@link #lastInsertId(Statement)} can
+     * read what it reports: with {@link Statement#RETURN_GENERATED_KEYS}, without which MariaDB
+     * Connector/J keeps no insert id (MySQL Connector/J keeps it anyway).
+     */
+    static PreparedStatement prepareReporting(NamedSql sql, Connection connection, SqlParams params)
+            throws SQLException {
+        PreparedStatement statement = connection.prepareStatement(sql.sql(), Statement.RETURN_GENERATED_KEYS);
+        try {
+            sql.bind(statement, params);
+            return statement;
+        } catch (SQLException | RuntimeException e) {
+            statement.close();
+            throw e;
+        }
+    }
+
+    /**
+     * The value the last statement (prepared by {@link #prepareReporting}) reported through {@code
+     * LAST_INSERT_ID(expr)}, from its OK packet: 0 when it set none. On MySQL Connector/J it is read
+     * from the driver's statement — not through {@code getGeneratedKeys()}, which Connector/J sizes
+     * by the update count, 0 for an unchanged row under {@code useAffectedRows=true} (a setting of
+     * the caller's data source), and would hide the code. On any other driver (MariaDB Connector/J)
+     * it is the first generated key, which that driver takes from the OK packet. Never a {@code
+     * SELECT LAST_INSERT_ID()}: that would cost a second round trip per claim.
      */
     static long lastInsertId(Statement statement) throws SQLException {
-        return statement.unwrap(StatementImpl.class).getLastInsertID();
+        if (ConnectorJ.PRESENT && ConnectorJ.drives(statement)) {
+            return ConnectorJ.lastInsertId(statement);
+        }
+        try (ResultSet keys = statement.getGeneratedKeys()) {
+            return keys.next() ? keys.getLong(1) : 0;
+        }
+    }
+
+    /**
+     * MySQL Connector/J's own statement, touched only when that driver is on the class path: a
+     * MariaDB user may leave it out.
+     */
+    private static final class ConnectorJ {
+
+        static final boolean PRESENT = present();
+
+        private ConnectorJ() {}
+
+        private static boolean present() {
+            try {
+                Class.forName("com.mysql.cj.jdbc.StatementImpl", false, MysqlCodec.class.getClassLoader());
+                return true;
+            } catch (ClassNotFoundException e) {
+                return false;
+            }
+        }
+
+        static boolean drives(Statement statement) throws SQLException {
+            return statement.isWrapperFor(com.mysql.cj.jdbc.StatementImpl.class);
+        }
+
+        static long lastInsertId(Statement statement) throws SQLException {
+            return statement.unwrap(com.mysql.cj.jdbc.StatementImpl.class).getLastInsertID();
+        }
     }
 
     /**

@@ -289,7 +289,7 @@ public final class MysqlInboxStore implements TransactionalInboxStore {
         bindRow(params, 0, request, state, durationMicros);
         for (int attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
             long code;
-            try (PreparedStatement statement = claim.prepare(connection, params)) {
+            try (PreparedStatement statement = MysqlCodec.prepareReporting(claim, connection, params)) {
                 statement.executeUpdate();
                 code = MysqlCodec.lastInsertId(statement);
             }
@@ -354,7 +354,7 @@ public final class MysqlInboxStore implements TransactionalInboxStore {
             bindRow(params, i, chunk.get(i), 0, Micros.of(chunk.get(i).lease()));
         }
         long conflicts;
-        try (PreparedStatement statement = sql.claim(chunk.size()).prepare(connection, params)) {
+        try (PreparedStatement statement = MysqlCodec.prepareReporting(sql.claim(chunk.size()), connection, params)) {
             statement.executeUpdate();
             conflicts = chunk.size() == 1 ? -1 : MysqlCodec.lastInsertId(statement);
         }

@@ -60,7 +60,7 @@ public final class MysqlSequenceGuard implements SequenceGuard {
                 .bytes("entity", entity.idBytes())
                 .bigint("seq", seq);
         if (seq == FIRST_SEQUENCE) {
-            try (PreparedStatement statement = sql.advanceFirst().prepare(connection, params)) {
+            try (PreparedStatement statement = MysqlCodec.prepareReporting(sql.advanceFirst(), connection, params)) {
                 statement.executeUpdate();
                 long expected = MysqlCodec.lastInsertId(statement);
                 return expected == 0
