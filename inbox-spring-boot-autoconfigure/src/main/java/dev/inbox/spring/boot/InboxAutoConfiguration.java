@@ -30,6 +30,7 @@ import org.springframework.core.io.ResourceLoader;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.kafka.config.KafkaListenerConfigUtils;
 import org.springframework.kafka.config.KafkaListenerEndpointRegistry;
+import org.springframework.kafka.listener.AfterRollbackProcessor;
 import org.springframework.transaction.PlatformTransactionManager;
 
 /**
@@ -192,7 +193,8 @@ public class InboxAutoConfiguration {
                     settings,
                     settings.isTransactional()
                             ? transactionManager(inbox, transactions, "inbox.kafka.transactional")
-                            : null);
+                            : null,
+                    beans.getBeanNamesForType(AfterRollbackProcessor.class).length > 0);
         }
     }
 

@@ -32,7 +32,9 @@ import org.springframework.transaction.PlatformTransactionManager;
  * listeners with different groups that receive the same event each apply it once; listeners of
  * one group share its claims, as they share its partitions. With {@code
  * inbox.kafka.transactional=true} each container also runs its listener in a transaction of the
- * DataSource's transaction manager, which the claim joins.
+ * DataSource's transaction manager, which the claim joins. A failing listener is retried every busy back-off and
+ * never committed past, unless the application defines its own error handler (a {@code
+ * CommonErrorHandler} bean) or, in transactional mode, its own {@code AfterRollbackProcessor} bean.
  */
 public final class InboxKafkaListeners implements SmartLifecycle {
 
@@ -42,6 +44,7 @@ public final class InboxKafkaListeners implements SmartLifecycle {
     private final List<String> listenerIds;
     private final Duration busyBackoff;
     private final @Nullable PlatformTransactionManager transactions;
+    private final boolean ownRollbackProcessor;
     private final Map<String, InboxRecordInterceptor<Object, Object>> records = new ConcurrentHashMap<>();
     private final Map<String, InboxBatchInterceptor<Object, Object>> batches = new ConcurrentHashMap<>();
     private volatile boolean running;
@@ -50,7 +53,8 @@ public final class InboxKafkaListeners implements SmartLifecycle {
             KafkaListenerEndpointRegistry registry,
             SpringInbox inbox,
             InboxProperties.KafkaListeners properties,
-            @Nullable PlatformTransactionManager transactions) {
+            @Nullable PlatformTransactionManager transactions,
+            boolean ownRollbackProcessor) {
         this.registry = registry;
         this.inbox = inbox;
         String header = properties.getKeyHeader();
@@ -58,6 +62,7 @@ public final class InboxKafkaListeners implements SmartLifecycle {
         this.listenerIds = List.copyOf(properties.getListenerIds());
         this.busyBackoff = properties.getBusyBackoff();
         this.transactions = transactions;
+        this.ownRollbackProcessor = ownRollbackProcessor;
     }
 
     /** Records whose listener ran, over every container. */
@@ -118,6 +123,10 @@ public final class InboxKafkaListeners implements SmartLifecycle {
                     + " or set inbox.kafka.transactional=false");
         }
         container.getContainerProperties().setTransactionManager(transactions);
+        if (!ownRollbackProcessor) {
+            // Spring Kafka's default processor would skip a record after ten failed attempts.
+            container.setAfterRollbackProcessor(InboxKafka.afterRollbackProcessor(busyBackoff));
+        }
     }
 
     @Override

@@ -2,7 +2,10 @@ package dev.inbox.spring.boot;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
 import dev.inbox.testing.KafkaBroker;
+import dev.inbox.testing.TestServers;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -12,7 +15,9 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BooleanSupplier;
+import javax.sql.DataSource;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
@@ -20,6 +25,7 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
 import org.springframework.boot.kafka.autoconfigure.KafkaAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
@@ -117,6 +123,90 @@ class InboxKafkaStarterEdgesTest {
                     await("the three events applied", () -> listener.applied.size() == 3);
                     assertThat(listener.applied).containsExactly("e1", "e2", "e3");
                 });
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class PoisonListener extends Topic {
+        final List<String> applied = new CopyOnWriteArrayList<>();
+        final List<Long> attempts = new CopyOnWriteArrayList<>();
+        final AtomicBoolean poisoned = new AtomicBoolean(true);
+
+        @KafkaListener(id = "poison-kafka", topics = "${test.topic}")
+        void onEvent(String event) {
+            if (event.equals("p1")) {
+                attempts.add(System.nanoTime());
+                if (poisoned.get()) {
+                    throw new IllegalStateException("poison: p1 fails on every attempt");
+                }
+            }
+            applied.add(event);
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class PostgresDataSource {
+        @Bean
+        DataSource dataSource() {
+            HikariConfig config = new HikariConfig();
+            config.setJdbcUrl(TestServers.postgres());
+            config.setMaximumPoolSize(4);
+            return new HikariDataSource(config);
+        }
+    }
+
+    /**
+     * Adapter kit rule A10 with the starter's defaults (no error handler of the application's own): a
+     * poison record is retried every busy back-off, holds its partition and is never committed past
+     * — Spring Kafka's own defaults try ten times, then log and commit past it, an event skipped
+     * without being applied or dead-lettered. Once its work succeeds, both records are applied once.
+     */
+    @Test
+    void aPoisonRecord_isRetriedAtTheBackoff_neverCommittedPast() throws Exception {
+        poisonRecord(runner.withPropertyValues("inbox.kafka.key-header=event-id"));
+    }
+
+    /** The same in transactional mode, where Spring Kafka's default after-rollback processor skips it. */
+    @Test
+    void aPoisonRecord_inTransactionalMode_isRetriedAtTheBackoff_neverCommittedPast() throws Exception {
+        poisonRecord(runner.withUserConfiguration(PostgresDataSource.class)
+                .withConfiguration(AutoConfigurations.of(DataSourceTransactionManagerAutoConfiguration.class))
+                .withPropertyValues(
+                        "inbox.kafka.key-header=event-id",
+                        "inbox.store=postgres",
+                        "inbox.create-schema=true",
+                        "inbox.jdbc.table=inbox_boot_poison",
+                        "inbox.kafka.transactional=true"));
+    }
+
+    @SuppressWarnings("unchecked")
+    private void poisonRecord(ApplicationContextRunner configured) throws Exception {
+        configured.withUserConfiguration(PoisonListener.class).run(context -> {
+            assertThat(context).hasNotFailed();
+            PoisonListener listener = context.getBean(PoisonListener.class);
+            KafkaTemplate<Object, Object> kafka = context.getBean(KafkaTemplate.class);
+            String topic = context.getEnvironment().getRequiredProperty("test.topic");
+            for (String event : List.of("p1", "n1")) {
+                ProducerRecord<Object, Object> record = new ProducerRecord<>(topic, event);
+                record.headers().add("event-id", event.getBytes(StandardCharsets.UTF_8));
+                kafka.send(record).get(30, TimeUnit.SECONDS);
+            }
+            await("more attempts than Spring Kafka's default ten", () -> listener.attempts.size() >= 15);
+            List<Long> attempts = List.copyOf(listener.attempts);
+            long span = attempts.get(attempts.size() - 1) - attempts.get(0);
+            assertThat(attempts.size() - 1)
+                    .as("retries over %d ms, one busy back-off (100 ms) apart at the most", span / 1_000_000)
+                    .isLessThanOrEqualTo((int) (span / Duration.ofMillis(100).toNanos()) + 1);
+            assertThat(committed(context.getBean(ConsumerFactory.class), topic))
+                    .as("nothing committed past the poison record")
+                    .isNull();
+            assertThat(listener.applied)
+                    .as("the record behind it waits on its partition")
+                    .isEmpty();
+            listener.poisoned.set(false);
+            await("both applied once the poison record's work succeeds", () -> listener.applied.size() == 2);
+            Thread.sleep(300); // a second application would show
+            assertThat(listener.applied).containsExactly("p1", "n1");
+        });
     }
 
     private static OffsetAndMetadata committed(ConsumerFactory<Object, Object> consumers, String topic) {

@@ -17,6 +17,7 @@ import org.springframework.kafka.listener.CommonDelegatingErrorHandler;
 import org.springframework.kafka.listener.CommonErrorHandler;
 import org.springframework.kafka.listener.CompositeBatchInterceptor;
 import org.springframework.kafka.listener.CompositeRecordInterceptor;
+import org.springframework.kafka.listener.DefaultAfterRollbackProcessor;
 import org.springframework.kafka.listener.DefaultErrorHandler;
 import org.springframework.kafka.listener.FailedRecordProcessor;
 import org.springframework.kafka.listener.RecordInterceptor;
@@ -73,7 +74,9 @@ public final class InboxKafka {
      *       #errorHandler(Duration)}; one with a {@link DefaultErrorHandler} gets {@link
      *       #backOffFunction(Duration)}, which <em>replaces</em> a back-off function of its own;
      *   <li>with a transaction manager, failures are handled after the rollback: a {@code
-     *       DefaultAfterRollbackProcessor} gets {@link #backOffFunction(Duration)}. Give such a
+     *       DefaultAfterRollbackProcessor} gets {@link #backOffFunction(Duration)}. Spring Kafka's default processor
+     *       skips a record after ten attempts: give the container {@link
+     *       #afterRollbackProcessor(Duration)}, or one with a dead-letter recoverer. Give such a
      *       container no common error handler: Spring Kafka would run it inside the transaction
      *       and commit the claim of a record the handler recovered.
      * </ul>
@@ -170,9 +173,13 @@ public final class InboxKafka {
     }
 
     /**
-     * The error handler {@link #configure} installs in a container that has none: Spring Kafka's
-     * {@link DefaultErrorHandler} (ten attempts, then log and commit past the record) for failing
-     * listeners, with {@link #backOffFunction(Duration)} for the inbox's own failures; and for a
+     * The error handler {@link #configure} installs in a container that has none: a {@link
+     * DefaultErrorHandler} that retries a failing listener every {@code busyBackoff} without limit
+     * (adapter kit rule A10: a poison record holds its partition and is never committed past —
+     * Spring Kafka's own default tries ten times at once, then logs and commits past it, which skips
+     * the event without applying or dead-lettering it; to move poison records aside, give the
+     * container a {@code DefaultErrorHandler} with a {@code DeadLetterPublishingRecoverer}), with
+     * {@link #backOffFunction(Duration)} for the inbox's own failures; and for a
      * record without a dedup key ({@link MissingKeyException}) a {@link
      * CommonContainerStoppingErrorHandler}: the container stops with the record's headers in the
      * log, rather than skip it — set a key header, or give the container an error handler whose
@@ -181,12 +188,32 @@ public final class InboxKafka {
      * @throws IllegalArgumentException if {@code busyBackoff} is null or not positive
      */
     public static CommonErrorHandler errorHandler(Duration busyBackoff) {
-        DefaultErrorHandler handler = new DefaultErrorHandler();
+        DefaultErrorHandler handler = new DefaultErrorHandler(new FixedBackOff(
+                requirePositive(busyBackoff, "busyBackoff").toMillis(), FixedBackOff.UNLIMITED_ATTEMPTS));
         adapt(handler, busyBackoff);
         CommonDelegatingErrorHandler delegating = new CommonDelegatingErrorHandler(handler);
         delegating.setCauseChainTraversing(true);
         delegating.addDelegate(MissingKeyException.class, new CommonContainerStoppingErrorHandler());
         return delegating;
+    }
+
+    /**
+     * The after-rollback processor for a container whose listener runs in a transaction (Spring Kafka
+     * hands failures to it instead of an error handler): a {@link DefaultAfterRollbackProcessor} that
+     * retries a failing listener every {@code busyBackoff} without limit, and the inbox's own
+     * failures as {@link #backOffFunction(Duration)} says — where Spring Kafka's default processor
+     * tries ten times at once and then skips the record, an event neither applied nor dead-lettered
+     * (adapter kit rule A10). The Boot starter installs it in the containers it makes transactional
+     * when the application defines no {@code AfterRollbackProcessor}; to move poison records aside,
+     * give the container a processor with a {@code DeadLetterPublishingRecoverer} instead.
+     *
+     * @throws IllegalArgumentException if {@code busyBackoff} is null or not positive
+     */
+    public static <K, V> DefaultAfterRollbackProcessor<K, V> afterRollbackProcessor(Duration busyBackoff) {
+        DefaultAfterRollbackProcessor<K, V> processor = new DefaultAfterRollbackProcessor<>(new FixedBackOff(
+                requirePositive(busyBackoff, "busyBackoff").toMillis(), FixedBackOff.UNLIMITED_ATTEMPTS));
+        adapt(processor, busyBackoff);
+        return processor;
     }
 
     /**

@@ -11,6 +11,7 @@ import dev.inbox.spring.SpringInbox;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -207,5 +208,55 @@ class InboxRecordInterceptorTest {
                 .containsOnlyKeys("c1", "c2", "c3")
                 .allSatisfy((event, times) -> assertThat(times).as(event).isEqualTo(1L));
         assertThat(commits).hasValue(2);
+    }
+
+    /**
+     * Adapter kit rule A10 under the error handler {@link InboxKafka#configure} installs when the
+     * container has none (the Boot starter's default): a record whose listener fails on every
+     * attempt is retried every busy back-off — not ten times at once and then committed past, as
+     * Spring Kafka's default would, which would skip the event without applying or dead-lettering it.
+     */
+    @Test
+    void aPoisonRecord_underTheDefaultErrorHandler_isRetriedAtTheBackoff_andNeverCommittedPast() throws Exception {
+        SpringInbox inbox = Database.memoryInbox();
+        InboxRecordInterceptor<String, String> interceptor =
+                new InboxRecordInterceptor<>(inbox, RecordKeys.cloudEvents());
+        List<String> applied = new CopyOnWriteArrayList<>();
+        List<Long> attempts = new CopyOnWriteArrayList<>();
+        AtomicBoolean poisoned = new AtomicBoolean(true);
+        try (SpringKafka kafka = new SpringKafka()) {
+            KafkaMessageListenerContainer<String, String> container = kafka.container(r -> {
+                if (r.value().equals("p1")) {
+                    attempts.add(System.nanoTime());
+                    if (poisoned.get()) {
+                        throw new IllegalStateException("poison: p1 fails on every attempt");
+                    }
+                }
+                applied.add(r.value());
+            });
+            InboxKafka.configure(container, interceptor, BUSY_BACKOFF);
+            kafka.send("p1", "n1");
+            container.start();
+            try {
+                await("more attempts than Spring Kafka's default ten", 60, () -> attempts.size() >= 15);
+                long span = attempts.get(attempts.size() - 1) - attempts.get(0);
+                assertThat(attempts.size() - 1)
+                        .as(
+                                "retries over %d ms, one busy back-off (%s) apart at the most",
+                                span / 1_000_000, BUSY_BACKOFF)
+                        .isLessThanOrEqualTo((int) (span / BUSY_BACKOFF.toNanos()) + 1);
+                assertThat(kafka.committed())
+                        .as("nothing committed past the poison record")
+                        .isLessThan(1);
+                assertThat(applied)
+                        .as("the record behind it waits on its partition")
+                        .isEmpty();
+                poisoned.set(false);
+                await("both committed once the poison record's work succeeds", 60, () -> kafka.committed() == 2);
+            } finally {
+                container.stop();
+            }
+        }
+        assertThat(applied).containsExactly("p1", "n1");
     }
 }
