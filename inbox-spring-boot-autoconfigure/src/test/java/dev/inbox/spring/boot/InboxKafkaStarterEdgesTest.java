@@ -96,9 +96,30 @@ class InboxKafkaStarterEdgesTest {
      * property, and commits nothing past it; started again with the property, every event is applied.
      */
     @Test
-    @SuppressWarnings("unchecked")
     void aKeyTheStarterDoesNotRead_stopsTheContainer_andLosesNothing() throws Exception {
-        runner.withUserConfiguration(PlainListener.class).run(context -> {
+        keyTheStarterDoesNotRead(runner);
+    }
+
+    /** The same in transactional mode, where failures go to the after-rollback processor. */
+    @Test
+    void aKeyTheStarterDoesNotRead_inTransactionalMode_stopsTheContainer_andLosesNothing() throws Exception {
+        keyTheStarterDoesNotRead(transactional(runner));
+    }
+
+    private ApplicationContextRunner transactional(ApplicationContextRunner configured) {
+        return configured
+                .withUserConfiguration(PostgresDataSource.class)
+                .withConfiguration(AutoConfigurations.of(DataSourceTransactionManagerAutoConfiguration.class))
+                .withPropertyValues(
+                        "inbox.store=postgres",
+                        "inbox.create-schema=true",
+                        "inbox.jdbc.table=inbox_boot_edges",
+                        "inbox.kafka.transactional=true");
+    }
+
+    @SuppressWarnings("unchecked")
+    private void keyTheStarterDoesNotRead(ApplicationContextRunner configured) throws Exception {
+        configured.withUserConfiguration(PlainListener.class).run(context -> {
             assertThat(context).hasNotFailed();
             KafkaTemplate<Object, Object> kafka = context.getBean(KafkaTemplate.class);
             String topic = context.getEnvironment().getRequiredProperty("test.topic");
@@ -116,7 +137,8 @@ class InboxKafkaStarterEdgesTest {
                     .as("nothing committed past the records without a readable key")
                     .isNull();
         });
-        runner.withUserConfiguration(PlainListener.class)
+        configured
+                .withUserConfiguration(PlainListener.class)
                 .withPropertyValues("inbox.kafka.key-header=event-id")
                 .run(context -> {
                     PlainListener listener = context.getBean(PlainListener.class);
@@ -168,14 +190,7 @@ class InboxKafkaStarterEdgesTest {
     /** The same in transactional mode, where Spring Kafka's default after-rollback processor skips it. */
     @Test
     void aPoisonRecord_inTransactionalMode_isRetriedAtTheBackoff_neverCommittedPast() throws Exception {
-        poisonRecord(runner.withUserConfiguration(PostgresDataSource.class)
-                .withConfiguration(AutoConfigurations.of(DataSourceTransactionManagerAutoConfiguration.class))
-                .withPropertyValues(
-                        "inbox.kafka.key-header=event-id",
-                        "inbox.store=postgres",
-                        "inbox.create-schema=true",
-                        "inbox.jdbc.table=inbox_boot_poison",
-                        "inbox.kafka.transactional=true"));
+        poisonRecord(transactional(runner).withPropertyValues("inbox.kafka.key-header=event-id"));
     }
 
     @SuppressWarnings("unchecked")

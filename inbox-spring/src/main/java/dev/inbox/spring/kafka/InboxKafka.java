@@ -6,8 +6,14 @@ import static dev.inbox.spi.InboxArguments.requirePositive;
 import dev.inbox.InboxStoreException;
 import dev.inbox.spring.InboxBusyException;
 import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.function.BiFunction;
+import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.common.TopicPartition;
 import org.jspecify.annotations.Nullable;
 import org.springframework.kafka.config.ContainerCustomizer;
 import org.springframework.kafka.listener.AbstractMessageListenerContainer;
@@ -17,9 +23,12 @@ import org.springframework.kafka.listener.CommonDelegatingErrorHandler;
 import org.springframework.kafka.listener.CommonErrorHandler;
 import org.springframework.kafka.listener.CompositeBatchInterceptor;
 import org.springframework.kafka.listener.CompositeRecordInterceptor;
+import org.springframework.kafka.listener.ContainerProperties;
 import org.springframework.kafka.listener.DefaultAfterRollbackProcessor;
 import org.springframework.kafka.listener.DefaultErrorHandler;
 import org.springframework.kafka.listener.FailedRecordProcessor;
+import org.springframework.kafka.listener.ListenerUtils;
+import org.springframework.kafka.listener.MessageListenerContainer;
 import org.springframework.kafka.listener.RecordInterceptor;
 import org.springframework.kafka.listener.adapter.AsyncRepliesAware;
 import org.springframework.util.backoff.BackOff;
@@ -210,10 +219,84 @@ public final class InboxKafka {
      * @throws IllegalArgumentException if {@code busyBackoff} is null or not positive
      */
     public static <K, V> DefaultAfterRollbackProcessor<K, V> afterRollbackProcessor(Duration busyBackoff) {
-        DefaultAfterRollbackProcessor<K, V> processor = new DefaultAfterRollbackProcessor<>(new FixedBackOff(
+        DefaultAfterRollbackProcessor<K, V> processor = new StoppingOnMissingKey<>(new FixedBackOff(
                 requirePositive(busyBackoff, "busyBackoff").toMillis(), FixedBackOff.UNLIMITED_ATTEMPTS));
         adapt(processor, busyBackoff);
         return processor;
+    }
+
+    /**
+     * A record without a dedup key stops the container, as {@link #errorHandler(Duration)} does
+     * outside transactions: the records in hand are sought back first, so nothing past it is
+     * committed, and it is never skipped.
+     */
+    private static final class StoppingOnMissingKey<K, V> extends DefaultAfterRollbackProcessor<K, V> {
+
+        StoppingOnMissingKey(FixedBackOff backOff) {
+            super(backOff);
+        }
+
+        @Override
+        public void process(
+                List<ConsumerRecord<K, V>> records,
+                Consumer<K, V> consumer,
+                MessageListenerContainer container,
+                Exception exception,
+                boolean recoverable,
+                ContainerProperties.EOSMode eosMode) {
+            if (!stopOnMissingKey(records, consumer, container, exception)) {
+                super.process(records, consumer, container, exception, recoverable, eosMode);
+            }
+        }
+
+        @Override
+        public void processBatch(
+                ConsumerRecords<K, V> records,
+                List<ConsumerRecord<K, V>> recordList,
+                Consumer<K, V> consumer,
+                MessageListenerContainer container,
+                Exception exception,
+                boolean recoverable,
+                ContainerProperties.EOSMode eosMode) {
+            if (!stopOnMissingKey(recordList, consumer, container, exception)) {
+                super.processBatch(records, recordList, consumer, container, exception, recoverable, eosMode);
+            }
+        }
+
+        private boolean stopOnMissingKey(
+                List<ConsumerRecord<K, V>> records,
+                Consumer<K, V> consumer,
+                MessageListenerContainer container,
+                Exception exception) {
+            if (!isCausedBy(exception, MissingKeyException.class)) {
+                return false;
+            }
+            Map<TopicPartition, Long> firsts = new LinkedHashMap<>();
+            for (ConsumerRecord<K, V> record : records) {
+                firsts.putIfAbsent(new TopicPartition(record.topic(), record.partition()), record.offset());
+            }
+            firsts.forEach(consumer::seek);
+            // Stopped from another thread, as CommonContainerStoppingErrorHandler does: the consumer
+            // thread waits here until the container has stopped.
+            Thread stopper = new Thread(container::stop, "inbox-stop-" + container.getListenerId());
+            stopper.setDaemon(true);
+            stopper.start();
+            try {
+                ListenerUtils.stoppableSleep(container, 10_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            return true;
+        }
+    }
+
+    private static boolean isCausedBy(@Nullable Throwable failure, Class<? extends Throwable> type) {
+        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (type.isInstance(t)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**
@@ -232,11 +315,6 @@ public final class InboxKafka {
     }
 
     private static boolean isInboxFailure(@Nullable Throwable failure) {
-        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
-            if (t instanceof InboxBusyException || t instanceof InboxStoreException) {
-                return true;
-            }
-        }
-        return false;
+        return isCausedBy(failure, InboxBusyException.class) || isCausedBy(failure, InboxStoreException.class);
     }
 }
