@@ -204,7 +204,7 @@ public final class ResultsReport {
 
     static String table(List<Row> rows) {
         StringBuilder out = new StringBuilder();
-        out.append("| benchmark | operation | threads | store | raw driver | store / raw"
+        out.append("| benchmark | operation | threads | store | raw driver | speed, store / raw"
                 + " | store p50 / p99 | raw p50 / p99 |\n");
         out.append("|---|---|---|---|---|---|---|---|\n");
         for (Row row : rows) {
