@@ -2,10 +2,7 @@ package dev.inbox.spring.boot;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.zaxxer.hikari.HikariConfig;
-import com.zaxxer.hikari.HikariDataSource;
 import dev.inbox.testing.KafkaBroker;
-import dev.inbox.testing.TestServers;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -17,7 +14,6 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BooleanSupplier;
-import javax.sql.DataSource;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
@@ -108,7 +104,7 @@ class InboxKafkaStarterEdgesTest {
 
     private ApplicationContextRunner transactional(ApplicationContextRunner configured) {
         return configured
-                .withUserConfiguration(PostgresDataSource.class)
+                .withUserConfiguration(PostgresDataSourceConfiguration.class)
                 .withConfiguration(AutoConfigurations.of(DataSourceTransactionManagerAutoConfiguration.class))
                 .withPropertyValues(
                         "inbox.store=postgres",
@@ -162,17 +158,6 @@ class InboxKafkaStarterEdgesTest {
                 }
             }
             applied.add(event);
-        }
-    }
-
-    @Configuration(proxyBeanMethods = false)
-    static class PostgresDataSource {
-        @Bean
-        DataSource dataSource() {
-            HikariConfig config = new HikariConfig();
-            config.setJdbcUrl(TestServers.postgres());
-            config.setMaximumPoolSize(4);
-            return new HikariDataSource(config);
         }
     }
 

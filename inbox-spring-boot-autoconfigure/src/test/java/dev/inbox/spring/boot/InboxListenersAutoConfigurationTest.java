@@ -2,8 +2,6 @@ package dev.inbox.spring.boot;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.zaxxer.hikari.HikariConfig;
-import com.zaxxer.hikari.HikariDataSource;
 import dev.inbox.testing.KafkaBroker;
 import dev.inbox.testing.TestServers;
 import java.nio.charset.StandardCharsets;
@@ -14,7 +12,6 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.stream.Collectors;
-import javax.sql.DataSource;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.junit.jupiter.api.Test;
@@ -34,6 +31,7 @@ import org.springframework.boot.kafka.autoconfigure.KafkaAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.kafka.annotation.KafkaListener;
 import org.springframework.kafka.core.KafkaTemplate;
@@ -100,15 +98,8 @@ class InboxListenersAutoConfigurationTest {
 
     /** The same application writing to PostgreSQL, in the listener's transaction when transactional. */
     @Configuration(proxyBeanMethods = false)
+    @Import(PostgresDataSourceConfiguration.class)
     static class WritingListeners {
-
-        @Bean
-        DataSource dataSource() {
-            HikariConfig config = new HikariConfig();
-            config.setJdbcUrl(TestServers.postgres());
-            config.setMaximumPoolSize(4);
-            return new HikariDataSource(config);
-        }
 
         @Bean
         NewTopic topic(org.springframework.core.env.Environment environment) {
