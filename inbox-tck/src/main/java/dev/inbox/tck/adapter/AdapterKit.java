@@ -61,12 +61,29 @@ public final class AdapterKit implements AutoCloseable {
         this.backoff = backoff;
         this.ledger = ledger;
         if (ledger != null) {
+            createLedger(ledger);
+        }
+    }
+
+    /**
+     * Creates the ledger table if missing. Kit classes that run in parallel on one database race on
+     * it, and PostgreSQL's {@code CREATE TABLE IF NOT EXISTS} is not atomic: the loser of the race
+     * fails (SQL state 23505 on {@code pg_type}, or 42P07) although the table now exists, so a
+     * failure is tried once more, when the winner's table is visible.
+     */
+    private static void createLedger(DataSource ledger) throws SQLException {
+        for (int attempt = 1; ; attempt++) {
             try (Connection c = ledger.getConnection();
                     Statement s = c.createStatement()) {
                 s.execute("CREATE TABLE IF NOT EXISTS " + LEDGER_TABLE
                         + " (run VARCHAR(64) NOT NULL, payload VARCHAR(200) NOT NULL)");
                 if (!c.getAutoCommit()) {
                     c.commit();
+                }
+                return;
+            } catch (SQLException e) {
+                if (attempt == 2) {
+                    throw e;
                 }
             }
         }
