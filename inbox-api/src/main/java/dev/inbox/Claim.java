@@ -69,6 +69,11 @@ public final class Claim {
      * Records the work as done, so the event suppresses duplicates for the inbox's retention;
      * retried like {@link Inbox#handle} does.
      *
+     * <p>Renewals started by {@link #keepRenewed()} stop before the store is asked: a completion that
+     * fails ({@link InboxStoreException}) leaves the lease to run out unrenewed. Acknowledge the
+     * message then rather than retry the completion much later — after the lease another delivery
+     * may take the event over and apply it again — as every adapter here does.
+     *
      * @return true when recorded; false when the lease had ended and another delivery took the
      *     event over (counted as a lost lease: it may apply the event again)
      * @throws IllegalStateException if this claim was not {@code ACQUIRED}
