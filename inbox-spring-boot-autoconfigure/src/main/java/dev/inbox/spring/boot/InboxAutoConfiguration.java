@@ -11,7 +11,10 @@ import dev.inbox.spring.kafka.InboxRecordInterceptor;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.function.Function;
+import java.util.function.Supplier;
 import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.info.InfoContributor;
@@ -103,6 +106,29 @@ public class InboxAutoConfiguration {
     }
 
     /**
+     * The key function of a broker's listeners: the application's own bean of its type if it has
+     * one, else the producer's header {@code inbox.<broker>.key-header} names, else the standard
+     * keys. Both a bean and the property is a configuration the starter cannot read one way: it
+     * refuses it rather than pick one silently.
+     *
+     * @throws IllegalStateException if the application has both
+     */
+    static <T> T keys(
+            ObjectProvider<T> bean,
+            @Nullable String header,
+            String property,
+            Function<String, T> fromHeader,
+            Supplier<T> standard) {
+        T own = bean.getIfUnique();
+        if (own != null && header != null) {
+            throw new IllegalStateException(property + "=" + header + " and the application's "
+                    + own.getClass().getName() + " bean both say where the dedup key is: remove the"
+                    + " property (the bean is used) or the bean");
+        }
+        return own != null ? own : header != null ? fromHeader.apply(header) : standard.get();
+    }
+
+    /**
      * The transaction manager a transactional listener runs in: the unique one of the context,
      * else one on the inbox's DataSource.
      */
@@ -183,7 +209,8 @@ public class InboxAutoConfiguration {
                 ListableBeanFactory beans,
                 SpringInbox inbox,
                 InboxProperties properties,
-                ObjectProvider<PlatformTransactionManager> transactions) {
+                ObjectProvider<PlatformTransactionManager> transactions,
+                ObjectProvider<dev.inbox.kafka.RecordKeys> keys) {
             InboxProperties.KafkaListeners settings = properties.getKafka();
             return new InboxKafkaListeners(
                     beans.getBean(
@@ -191,6 +218,12 @@ public class InboxAutoConfiguration {
                             KafkaListenerEndpointRegistry.class),
                     inbox,
                     settings,
+                    keys(
+                            keys,
+                            settings.getKeyHeader(),
+                            "inbox.kafka.key-header",
+                            dev.inbox.kafka.RecordKeys::header,
+                            dev.inbox.kafka.RecordKeys::standard),
                     settings.isTransactional()
                             ? transactionManager(inbox, transactions, "inbox.kafka.transactional")
                             : null,
@@ -244,8 +277,9 @@ public class InboxAutoConfiguration {
         static InboxRabbitListeners inboxRabbitListeners(
                 ObjectProvider<SpringInbox> inbox,
                 ObjectProvider<InboxProperties> properties,
-                ObjectProvider<PlatformTransactionManager> transactions) {
-            return new InboxRabbitListeners(inbox, properties, transactions);
+                ObjectProvider<PlatformTransactionManager> transactions,
+                ObjectProvider<dev.inbox.rabbitmq.MessageKeys> keys) {
+            return new InboxRabbitListeners(inbox, properties, transactions, keys);
         }
 
         @Bean

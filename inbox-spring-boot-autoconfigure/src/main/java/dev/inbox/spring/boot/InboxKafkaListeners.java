@@ -53,12 +53,12 @@ public final class InboxKafkaListeners implements SmartLifecycle {
             KafkaListenerEndpointRegistry registry,
             SpringInbox inbox,
             InboxProperties.KafkaListeners properties,
+            RecordKeys keys,
             @Nullable PlatformTransactionManager transactions,
             boolean ownRollbackProcessor) {
         this.registry = registry;
         this.inbox = inbox;
-        String header = properties.getKeyHeader();
-        this.keys = header == null ? RecordKeys.standard() : RecordKeys.header(header);
+        this.keys = keys;
         this.listenerIds = List.copyOf(properties.getListenerIds());
         this.busyBackoff = properties.getBusyBackoff();
         this.transactions = transactions;

@@ -22,15 +22,18 @@ final class InboxRabbitListeners implements BeanPostProcessor {
     private final ObjectProvider<SpringInbox> inbox;
     private final ObjectProvider<InboxProperties> properties;
     private final ObjectProvider<PlatformTransactionManager> transactions;
+    private final ObjectProvider<MessageKeys> keys;
     private @Nullable InboxRabbitAdvice advice;
 
     InboxRabbitListeners(
             ObjectProvider<SpringInbox> inbox,
             ObjectProvider<InboxProperties> properties,
-            ObjectProvider<PlatformTransactionManager> transactions) {
+            ObjectProvider<PlatformTransactionManager> transactions,
+            ObjectProvider<MessageKeys> keys) {
         this.inbox = inbox;
         this.properties = properties;
         this.transactions = transactions;
+        this.keys = keys;
     }
 
     @Override
@@ -55,10 +58,14 @@ final class InboxRabbitListeners implements BeanPostProcessor {
 
     private synchronized InboxRabbitAdvice advice(InboxProperties.Listeners settings) {
         if (advice == null) {
-            String header = settings.getKeyHeader();
             advice = InboxRabbitAdvice.perQueue(
                     inbox.getObject(),
-                    header == null ? MessageKeys.standard() : MessageKeys.header(header),
+                    InboxAutoConfiguration.keys(
+                            keys,
+                            settings.getKeyHeader(),
+                            "inbox.rabbit.key-header",
+                            MessageKeys::header,
+                            MessageKeys::standard),
                     settings.getBusyBackoff());
         }
         return advice;

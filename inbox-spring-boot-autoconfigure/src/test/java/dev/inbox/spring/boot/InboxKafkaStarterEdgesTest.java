@@ -2,6 +2,7 @@ package dev.inbox.spring.boot;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.inbox.kafka.RecordKeys;
 import dev.inbox.testing.KafkaBroker;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -129,7 +130,7 @@ class InboxKafkaStarterEdgesTest {
                     "the container stopped",
                     () -> !registry.getListenerContainer("plain-kafka").isRunning());
             assertThat(context.getBean(PlainListener.class).applied).isEmpty();
-            assertThat(committed(context.getBean(ConsumerFactory.class), topic))
+            assertThat(committed(context, topic))
                     .as("nothing committed past the records without a readable key")
                     .isNull();
         });
@@ -196,7 +197,7 @@ class InboxKafkaStarterEdgesTest {
             assertThat(attempts.size() - 1)
                     .as("retries over %d ms, one busy back-off (100 ms) apart at the most", span / 1_000_000)
                     .isLessThanOrEqualTo((int) (span / Duration.ofMillis(100).toNanos()) + 1);
-            assertThat(committed(context.getBean(ConsumerFactory.class), topic))
+            assertThat(committed(context, topic))
                     .as("nothing committed past the poison record")
                     .isNull();
             assertThat(listener.applied)
@@ -209,8 +210,66 @@ class InboxKafkaStarterEdgesTest {
         });
     }
 
-    private static OffsetAndMetadata committed(ConsumerFactory<Object, Object> consumers, String topic) {
-        try (Consumer<Object, Object> reader = consumers.createConsumer()) {
+    @Configuration(proxyBeanMethods = false)
+    static class RecordKeyIsTheEventId {
+        @Bean
+        RecordKeys recordKeys() {
+            return RecordKeys.recordKey();
+        }
+    }
+
+    /**
+     * The application's own {@code RecordKeys} bean is the listeners' key function: here the Kafka
+     * record key names the event, and a record sent twice under one key is applied once.
+     */
+    @Test
+    @SuppressWarnings("unchecked")
+    void aRecordKeysBean_isTheListenersKeyFunction() throws Exception {
+        runner.withUserConfiguration(PlainListener.class, RecordKeyIsTheEventId.class)
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    KafkaTemplate<Object, Object> kafka = context.getBean(KafkaTemplate.class);
+                    String topic = context.getEnvironment().getRequiredProperty("test.topic");
+                    for (String[] record : new String[][] {{"k1", "e1"}, {"k1", "e1 again"}, {"k2", "e2"}}) {
+                        kafka.send(new ProducerRecord<>(topic, record[0], record[1]))
+                                .get(30, TimeUnit.SECONDS);
+                    }
+                    await("all three committed", () -> {
+                        OffsetAndMetadata committed = committed(context, topic);
+                        return committed != null && committed.offset() == 3;
+                    });
+                    assertThat(context.getBean(PlainListener.class).applied).containsExactly("e1", "e2");
+                });
+    }
+
+    @Test
+    void aRecordKeysBean_andTheKeyHeaderProperty_failTheStartup_namingBoth() {
+        runner.withUserConfiguration(PlainListener.class, RecordKeyIsTheEventId.class)
+                .withPropertyValues("inbox.kafka.key-header=event-id")
+                .run(context -> {
+                    assertThat(context).hasFailed();
+                    assertThat(context.getStartupFailure())
+                            .rootCause()
+                            .hasMessageContaining("inbox.kafka.key-header=event-id")
+                            .hasMessageContaining("bean");
+                });
+    }
+
+    /**
+     * What the group of the topic's listener container committed on the topic's partition: the
+     * container's own group (a listener's id is its group unless told otherwise), not the
+     * consumer factory's.
+     */
+    @SuppressWarnings("unchecked")
+    private static OffsetAndMetadata committed(org.springframework.context.ApplicationContext context, String topic) {
+        String group = context.getBean(KafkaListenerEndpointRegistry.class).getListenerContainers().stream()
+                .filter(c -> java.util.Arrays.asList(c.getContainerProperties().getTopics())
+                        .contains(topic))
+                .findFirst()
+                .orElseThrow()
+                .getGroupId();
+        ConsumerFactory<Object, Object> consumers = context.getBean(ConsumerFactory.class);
+        try (Consumer<Object, Object> reader = consumers.createConsumer(group, "-committed-reader")) {
             TopicPartition partition = new TopicPartition(topic, 0);
             Map<TopicPartition, OffsetAndMetadata> offsets =
                     reader.committed(Set.of(partition), Duration.ofSeconds(30));

@@ -2,13 +2,24 @@ package dev.inbox.spring.boot;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.inbox.rabbitmq.MessageKeys;
 import dev.inbox.testing.TestServers;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.springframework.amqp.core.Message;
+import org.springframework.amqp.core.MessageProperties;
+import org.springframework.amqp.core.Queue;
 import org.springframework.amqp.rabbit.annotation.RabbitListener;
+import org.springframework.amqp.rabbit.core.RabbitAdmin;
+import org.springframework.amqp.rabbit.core.RabbitTemplate;
 import org.springframework.boot.amqp.autoconfigure.RabbitAutoConfiguration;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 /** The starter as a new Boot application meets it on RabbitMQ: the configurations it refuses. */
@@ -44,5 +55,74 @@ class InboxRabbitStarterEdgesTest {
         runner.withUserConfiguration(ManualAckListener.class)
                 .withPropertyValues("inbox.rabbit.enabled=false", "spring.rabbitmq.listener.simple.auto-startup=false")
                 .run(context -> assertThat(context).hasNotFailed());
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class OrderIdListener {
+        final List<String> applied = new CopyOnWriteArrayList<>();
+
+        @Bean
+        MessageKeys messageKeys() {
+            return MessageKeys.header("order-id");
+        }
+
+        @Bean
+        Queue queue(org.springframework.core.env.Environment environment) {
+            return new Queue(environment.getRequiredProperty("test.queue"), false, false, true);
+        }
+
+        @RabbitListener(id = "order-id-rabbit", queues = "${test.queue}")
+        void onEvent(String event) {
+            applied.add(event);
+        }
+    }
+
+    /**
+     * The application's own {@code MessageKeys} bean is the listeners' key function: two messages
+     * with different message ids and one {@code order-id} header are one event, applied once.
+     */
+    @Test
+    void aMessageKeysBean_isTheListenersKeyFunction() {
+        runner.withUserConfiguration(OrderIdListener.class)
+                .withPropertyValues("test.queue=inbox-edges-keys-" + UUID.randomUUID())
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    context.getBean(RabbitAdmin.class).initialize();
+                    RabbitTemplate rabbit = context.getBean(RabbitTemplate.class);
+                    String queue = context.getEnvironment().getRequiredProperty("test.queue");
+                    for (String[] message :
+                            new String[][] {{"m1", "o-1", "first"}, {"m2", "o-1", "again"}, {"m3", "o-2", "second"}}) {
+                        MessageProperties properties = new MessageProperties();
+                        properties.setMessageId(message[0]);
+                        properties.setHeader("order-id", message[1]);
+                        rabbit.send("", queue, new Message(message[2].getBytes(StandardCharsets.UTF_8), properties));
+                    }
+                    OrderIdListener listener = context.getBean(OrderIdListener.class);
+                    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+                    while ((listener.applied.size() < 2
+                                    || context.getBean(RabbitAdmin.class)
+                                                    .getQueueInfo(queue)
+                                                    .getMessageCount()
+                                            > 0)
+                            && System.nanoTime() < deadline) {
+                        Thread.sleep(25);
+                    }
+                    Thread.sleep(300); // a second application would show
+                    assertThat(listener.applied).containsExactly("first", "second");
+                });
+    }
+
+    @Test
+    void aMessageKeysBean_andTheKeyHeaderProperty_failTheStartup_namingBoth() {
+        runner.withUserConfiguration(OrderIdListener.class)
+                .withPropertyValues(
+                        "test.queue=inbox-edges-keys-" + UUID.randomUUID(), "inbox.rabbit.key-header=event-id")
+                .run(context -> {
+                    assertThat(context).hasFailed();
+                    assertThat(context.getStartupFailure())
+                            .rootCause()
+                            .hasMessageContaining("inbox.rabbit.key-header=event-id")
+                            .hasMessageContaining("bean");
+                });
     }
 }
