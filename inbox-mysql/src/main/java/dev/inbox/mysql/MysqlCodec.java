@@ -54,14 +54,7 @@ final class MysqlCodec {
      */
     static PreparedStatement prepareReporting(NamedSql sql, Connection connection, SqlParams params)
             throws SQLException {
-        PreparedStatement statement = connection.prepareStatement(sql.sql(), Statement.RETURN_GENERATED_KEYS);
-        try {
-            sql.bind(statement, params);
-            return statement;
-        } catch (SQLException | RuntimeException e) {
-            statement.close();
-            throw e;
-        }
+        return sql.prepare(connection, params, Statement.RETURN_GENERATED_KEYS);
     }
 
     /**
