@@ -6,6 +6,7 @@ import com.rabbitmq.client.DefaultConsumer;
 import com.rabbitmq.client.Delivery;
 import com.rabbitmq.client.Envelope;
 import dev.inbox.CompletionFailedException;
+import dev.inbox.HandleOutcome;
 import dev.inbox.HandleResult;
 import dev.inbox.Inbox;
 import dev.inbox.InboxKey;
@@ -13,11 +14,15 @@ import dev.inbox.InboxStoreException;
 import dev.inbox.jdbc.TransactionalInbox;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.ReentrantLock;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A manual-ack consumer that runs each delivery through an {@link Inbox}: the event's work runs
@@ -61,7 +66,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * <p>{@link #transactional(Channel, TransactionalInbox, TransactionalMessageHandler)} claims each
  * message inside a database transaction together with the handler's writes and acknowledges it
  * after the commit: a consumer that dies before the commit leaves neither the writes nor the
- * record, and the broker redelivers the message — exactly once for effects in that database.
+ * record, and the broker redelivers the message — exactly once for effects in that database. With
+ * {@link Builder#window(int, Duration)} it applies a window of deliveries in one transaction (one
+ * commit for many messages) and acknowledges each after that commit.
  */
 public final class InboxConsumer extends DefaultConsumer {
 
@@ -82,6 +89,25 @@ public final class InboxConsumer extends DefaultConsumer {
         return t;
     });
 
+    /**
+     * The flushes of windows that did not fill within their linger: daemon threads, never shut
+     * down, one per processor, so that one consumer's slow transaction holds back few others.
+     */
+    private static final ScheduledExecutorService LINGERS =
+            Executors.newScheduledThreadPool(Runtime.getRuntime().availableProcessors(), r -> {
+                Thread t = new Thread(r, "inbox-rabbitmq-window");
+                t.setDaemon(true);
+                return t;
+            });
+
+    private final @Nullable Windowing windowing;
+    private final int window;
+    private final Duration linger;
+    /** Deliveries of the window being gathered; guarded by {@link #inHand}. */
+    private final List<Delivery> pending = new ArrayList<>();
+    /** The flush of the window being gathered, if it does not fill first; guarded by {@link #inHand}. */
+    private @Nullable ScheduledFuture<?> lingering;
+
     private final ReentrantLock inHand = new ReentrantLock();
     private volatile boolean stopping;
     private final LongAdder processed = new LongAdder();
@@ -98,6 +124,9 @@ public final class InboxConsumer extends DefaultConsumer {
         this.keys = b.keys;
         this.busyDelay = b.busyDelay;
         this.requeueFailedWork = b.requeueFailedWork;
+        this.windowing = b.window > 1 ? b.windowing : null;
+        this.window = b.window;
+        this.linger = b.linger;
     }
 
     /**
@@ -129,16 +158,25 @@ public final class InboxConsumer extends DefaultConsumer {
         if (inbox == null || handler == null) {
             throw new IllegalArgumentException("channel, inbox and handler must not be null");
         }
-        return new Builder(
+        Builder builder = new Builder(
                 channel,
                 inbox.consumer(),
                 (key, delivery) -> inbox.handle(key, connection -> handler.handle(delivery, connection)));
+        builder.windowing = (keys, deliveries) ->
+                inbox.handleAll(keys, (index, connection) -> handler.handle(deliveries.get(index), connection));
+        return builder;
     }
 
     /** Runs one delivery through the inbox: lease or transactional mode. */
     @FunctionalInterface
     private interface Handling {
         HandleResult handle(String key, Delivery delivery) throws Exception;
+    }
+
+    /** Runs a window of deliveries through the inbox in one transaction ({@link TransactionalInbox#handleAll}). */
+    @FunctionalInterface
+    private interface Windowing {
+        List<HandleOutcome> handleAll(List<String> keys, List<Delivery> deliveries) throws Exception;
     }
 
     @Override
@@ -150,14 +188,107 @@ public final class InboxConsumer extends DefaultConsumer {
                 getChannel().basicReject(envelope.getDeliveryTag(), true); // to the next consumer, untouched
                 return;
             }
-            handle(new Delivery(envelope, properties, body));
+            Delivery delivery = new Delivery(envelope, properties, body);
+            if (windowing == null) {
+                handle(delivery);
+                return;
+            }
+            pending.add(delivery);
+            if (pending.size() >= window) {
+                flush();
+            } else if (pending.size() == 1) {
+                lingering = LINGERS.schedule(this::flushLingering, linger.toNanos(), TimeUnit.NANOSECONDS);
+            }
         } finally {
             inHand.unlock();
         }
     }
 
-    private void handle(Delivery delivery) throws IOException {
-        long deliveryTag = delivery.getEnvelope().getDeliveryTag();
+    /** The window did not fill within the linger: applied as it is, on a thread of {@link #LINGERS}. */
+    private void flushLingering() {
+        inHand.lock();
+        try {
+            if (!pending.isEmpty()) {
+                flush();
+            }
+        } catch (IOException | RuntimeException channelGone) {
+            // What the channel left unacknowledged, the broker redelivers.
+            LOG.log(System.Logger.Level.WARNING, "could not settle a window of deliveries", channelGone);
+        } catch (Error error) {
+            // On the delivery thread amqp-client would close the channel: so does this, and the broker
+            // requeues what it held.
+            LOG.log(System.Logger.Level.ERROR, "a window's work threw an Error; the channel is closed", error);
+            try {
+                getChannel().abort();
+            } catch (IOException | RuntimeException closing) {
+                error.addSuppressed(closing);
+            }
+            throw error;
+        } finally {
+            inHand.unlock();
+        }
+    }
+
+    /**
+     * Applies the deliveries gathered in {@link #pending} in one transaction and acknowledges each
+     * done one after the commit; called holding {@link #inHand}.
+     */
+    private void flush() throws IOException {
+        Windowing w = java.util.Objects.requireNonNull(windowing);
+        if (lingering != null) {
+            lingering.cancel(false);
+            lingering = null;
+        }
+        List<Delivery> deliveries = new ArrayList<>(pending.size());
+        List<String> ids = new ArrayList<>(pending.size());
+        for (Delivery delivery : pending) {
+            String key = keyOrReject(delivery);
+            if (key != null) {
+                deliveries.add(delivery);
+                ids.add(key);
+            }
+        }
+        pending.clear();
+        int from = 0;
+        while (from < deliveries.size()) {
+            List<Delivery> rest = deliveries.subList(from, deliveries.size());
+            List<HandleOutcome> outcomes;
+            try {
+                outcomes = w.handleAll(ids.subList(from, ids.size()), rest);
+            } catch (InboxStoreException storeDown) {
+                // The commit may have happened or not: nothing is acknowledged, the redeliveries tell.
+                LOG.log(
+                        System.Logger.Level.WARNING,
+                        "the inbox store failed on a window of " + rest.size() + " deliveries; requeued after "
+                                + busyDelay,
+                        storeDown);
+                for (Delivery delivery : rest) {
+                    storeFailures.increment();
+                    requeueLater(delivery.getEnvelope().getDeliveryTag());
+                }
+                return;
+            } catch (Exception workFailed) {
+                // Rolled back, every claim and write: one by one instead, where the failing one fails alone.
+                for (int i = from; i < deliveries.size(); i++) {
+                    handle(ids.get(i), deliveries.get(i));
+                }
+                return;
+            } catch (Error error) {
+                // Rolled back; nothing of the window is acknowledged, and the Error closes the channel.
+                failed.increment();
+                for (Delivery delivery : rest) {
+                    getChannel().basicNack(delivery.getEnvelope().getDeliveryTag(), false, true);
+                }
+                throw error;
+            }
+            for (HandleOutcome outcome : outcomes) {
+                settle(outcome, deliveries.get(from++).getEnvelope().getDeliveryTag());
+            }
+        }
+    }
+
+    /** The message's dedup key, or null once a message without a usable one was rejected (dead-lettered). */
+    private @Nullable String keyOrReject(Delivery delivery) throws IOException {
         String key;
         RuntimeException keyProblem = null;
         try {
@@ -176,9 +307,20 @@ public final class InboxConsumer extends DefaultConsumer {
                             + (keyProblem == null ? "" : ": " + keyProblem),
                     keyProblem);
             rejected.increment();
-            getChannel().basicReject(deliveryTag, false);
-            return;
+            getChannel().basicReject(delivery.getEnvelope().getDeliveryTag(), false);
         }
+        return key;
+    }
+
+    private void handle(Delivery delivery) throws IOException {
+        String key = keyOrReject(delivery);
+        if (key != null) {
+            handle(key, delivery);
+        }
+    }
+
+    private void handle(String key, Delivery delivery) throws IOException {
+        long deliveryTag = delivery.getEnvelope().getDeliveryTag();
         HandleResult result;
         try {
             result = handling.handle(key, delivery);
@@ -207,7 +349,12 @@ public final class InboxConsumer extends DefaultConsumer {
             getChannel().basicNack(deliveryTag, false, true);
             throw error;
         }
-        switch (result.outcome()) {
+        settle(result.outcome(), deliveryTag);
+    }
+
+    /** Acknowledges a processed or duplicate delivery, requeues a busy one after the delay. */
+    private void settle(HandleOutcome outcome, long deliveryTag) throws IOException {
+        switch (outcome) {
             case PROCESSED -> {
                 getChannel().basicAck(deliveryTag, false);
                 processed.increment();
@@ -245,7 +392,21 @@ public final class InboxConsumer extends DefaultConsumer {
         if (!inHand.tryLock(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
             return false;
         }
-        inHand.unlock();
+        try {
+            // A window still gathering has not begun: handed back to the next consumer, untouched.
+            if (lingering != null) {
+                lingering.cancel(false);
+                lingering = null;
+            }
+            for (Delivery delivery : pending) {
+                if (getChannel().isOpen()) {
+                    getChannel().basicReject(delivery.getEnvelope().getDeliveryTag(), true);
+                }
+            }
+            pending.clear();
+        } finally {
+            inHand.unlock();
+        }
         return true;
     }
 
@@ -295,6 +456,9 @@ public final class InboxConsumer extends DefaultConsumer {
         private MessageKeys keys = MessageKeys.standard();
         private Duration busyDelay = Duration.ofSeconds(1);
         private boolean requeueFailedWork = true;
+        private @Nullable Windowing windowing;
+        private int window = 1;
+        private Duration linger = Duration.ofMillis(10);
 
         private Builder(Channel channel, String consumer, Handling handling) {
             if (channel == null) {
@@ -339,6 +503,52 @@ public final class InboxConsumer extends DefaultConsumer {
          */
         public Builder requeueFailedWork(boolean requeue) {
             this.requeueFailedWork = requeue;
+            return this;
+        }
+
+        /**
+         * Transactional mode only: applies up to {@code messages} deliveries in <em>one</em> database
+         * transaction ({@link TransactionalInbox#handleAll}: the window's claims in one statement per
+         * chunk, the handler for each new event on the same connection, one commit), then acknowledges
+         * each delivery that is done. A window is applied when it holds {@code messages} deliveries,
+         * or {@code linger} after its first one arrived, whichever comes first. Default 1: a
+         * transaction per message.
+         *
+         * <p>What each delivery comes to is what it comes to alone (the table above): a duplicate is
+         * acknowledged; a busy one is requeued after the delay and the window goes on past it; when a
+         * handler throws an {@code Exception} the window's transaction rolls back and its deliveries
+         * are applied one by one, so the failing one fails alone; a store that fails requeues the
+         * whole window after the delay (its commit may have happened: the redeliveries are then
+         * duplicates); an {@code Error} rolls the window back, requeues every delivery of it and
+         * closes the channel. A consumer that dies mid-window leaves neither the window's writes nor
+         * its records: the broker redelivers all of it.
+         *
+         * <p>Set the channel's prefetch ({@code basicQos}) to at least twice {@code messages}, so the
+         * broker sends the next window while this one commits; with a prefetch below {@code
+         * messages} a window never fills and every window waits out its linger.
+         *
+         * <p>Each delivery is acknowledged on its own ({@code multiple=false}): an acknowledgement is
+         * one frame without a reply, and a multiple one would also settle deliveries of another
+         * consumer on the same channel, or a busy one waiting for its requeue.
+         *
+         * @throws IllegalArgumentException if {@code messages} is not positive, or {@code linger} is
+         *     null or negative
+         * @throws IllegalStateException on a lease-mode builder ({@link #builder}), whose claims are
+         *     completed one by one
+         */
+        public Builder window(int messages, Duration linger) {
+            if (messages < 1) {
+                throw new IllegalArgumentException("window must be at least 1 message, not " + messages);
+            }
+            if (linger == null || linger.isNegative()) {
+                throw new IllegalArgumentException("linger must not be null or negative");
+            }
+            if (windowing == null) {
+                throw new IllegalStateException("a window of messages in one transaction needs transactional mode"
+                        + " (InboxConsumer.transactional): in lease mode each claim is completed on its own");
+            }
+            this.window = messages;
+            this.linger = linger;
             return this;
         }
 

@@ -31,6 +31,7 @@ final class RabbitHarness implements AdapterHarness {
 
     private final AdapterKit kit;
     private final @Nullable HikariDataSource pool;
+    private final int window;
     private final @Nullable CaffeineInboxStore caffeine;
     private final @Nullable PostgresInboxStore postgres;
     private final ConnectionFactory factory = new ConnectionFactory();
@@ -40,8 +41,17 @@ final class RabbitHarness implements AdapterHarness {
 
     /** In lease mode on the in-memory store, or ({@code pool} given) in transactional mode on PostgreSQL. */
     RabbitHarness(AdapterKit kit, @Nullable HikariDataSource pool) throws Exception {
+        this(kit, pool, 1);
+    }
+
+    /**
+     * In transactional mode on PostgreSQL, {@code window} deliveries to a transaction ({@link
+     * InboxConsumer.Builder#window}, linger 50 ms; the prefetch is 10).
+     */
+    RabbitHarness(AdapterKit kit, @Nullable HikariDataSource pool, int window) throws Exception {
         this.kit = kit;
         this.pool = pool;
+        this.window = window;
         if (pool == null) {
             caffeine = CaffeineInboxStore.builder().build();
             postgres = null;
@@ -101,6 +111,9 @@ final class RabbitHarness implements AdapterHarness {
                                 .consumer(kit.consumer())
                                 .build(),
                         (delivery, connection) -> kit.apply(body(delivery.getBody()), connection));
+        if (window > 1) {
+            builder.window(window, Duration.ofMillis(50));
+        }
         return builder.keys(delivery -> {
                     Map<String, Object> headers = delivery.getProperties().getHeaders();
                     Object id = headers == null ? null : headers.get(AdapterKit.ID_HEADER);

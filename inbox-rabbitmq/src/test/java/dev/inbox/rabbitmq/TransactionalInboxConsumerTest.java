@@ -137,6 +137,183 @@ class TransactionalInboxConsumerTest {
         assertThat(applications.values()).as("applications per event").containsOnly(1);
     }
 
+    /**
+     * A window of deliveries commits in one transaction: the handler sees the same transaction id
+     * for many messages (one per message without windows), and every event, re-sends included, is
+     * applied once; a handler failing inside a window rolls it back and only the failing message
+     * waits for its retry.
+     */
+    @Test
+    void aWindow_appliesManyMessagesInOneTransaction_andAFailureRollsItBackToFailAlone() throws Exception {
+        String run = UUID.randomUUID().toString();
+        TransactionalInbox inbox = TransactionalInbox.builder(store, pool)
+                .consumer("rabbit-window-" + run)
+                .build();
+        ConnectionFactory factory = new ConnectionFactory();
+        factory.setUri(TestServers.rabbitmq());
+        String queue = "inbox-test-" + run;
+        int events = 150;
+        java.util.Set<Long> transactions = java.util.concurrent.ConcurrentHashMap.newKeySet();
+        java.util.concurrent.atomic.AtomicInteger failures = new java.util.concurrent.atomic.AtomicInteger();
+        try (Connection connection = factory.newConnection("inbox-rabbitmq-window-test")) {
+            Channel setup = connection.createChannel();
+            setup.queueDeclare(queue, false, true, false, null);
+            for (int i = 0; i < events; i++) {
+                publish(setup, queue, "e" + i);
+            }
+            int resends = 0;
+            for (int i = 0; i < events; i += 4) {
+                publish(setup, queue, "e" + i);
+                resends++;
+            }
+            Channel channel = connection.createChannel();
+            channel.basicQos(60);
+            InboxConsumer consumer = InboxConsumer.transactional(channel, inbox, (delivery, db) -> {
+                        String event = delivery.getProperties().getMessageId();
+                        try (PreparedStatement insert = db.prepareStatement(
+                                "INSERT INTO " + APPLIED + " VALUES (?, ?) RETURNING txid_current()")) {
+                            insert.setString(1, run);
+                            insert.setString(2, event);
+                            try (ResultSet txid = insert.executeQuery()) {
+                                txid.next();
+                                transactions.add(txid.getLong(1));
+                            }
+                        }
+                        if (event.equals("e37") && failures.getAndIncrement() < 2) {
+                            throw new IllegalStateException("planned: e37's work fails twice");
+                        }
+                    })
+                    .window(25, Duration.ofMillis(20))
+                    .busyRequeueDelay(Duration.ofMillis(50))
+                    .build();
+            channel.basicConsume(queue, false, consumer);
+            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+            while ((consumer.counts().acknowledged() < events + resends
+                            || applications(run).size() < events)
+                    && System.nanoTime() < deadline) {
+                Thread.sleep(50);
+            }
+            Thread.sleep(300);
+            assertThat(consumer.stop(Duration.ofSeconds(10))).isTrue();
+            assertThat(setup.messageCount(queue))
+                    .as("messages left in the queue")
+                    .isZero();
+            assertThat(consumer.counts().processed()).as("processed").isEqualTo(events);
+            assertThat(consumer.counts().failed())
+                    .as("failed attempts of a message alone")
+                    .isEqualTo(1);
+        }
+        Map<String, Integer> applications = applications(run);
+        assertThat(applications).as("distinct events applied").hasSize(events);
+        assertThat(applications.values()).as("applications per event").containsOnly(1);
+        assertThat(failures)
+                .as("e37's attempts: in the window, alone, alone again")
+                .hasValue(3);
+        // Without windows: one transaction per message that ran (more than 150). The rolled-back
+        // window's transaction and the one-by-one retries of its messages add at most 26.
+        assertThat(transactions)
+                .as("transactions that ran the work of %s events", events)
+                .hasSizeLessThanOrEqualTo(events / 25 * 3 + 26);
+    }
+
+    /**
+     * An Error in a window applied after its linger (off the delivery thread, where amqp-client would
+     * not see it): the window rolls back, the channel is closed as amqp-client closes it for an Error
+     * thrown by a delivery, and the next consumer applies every event once.
+     */
+    @Test
+    void anErrorInALingeringWindow_closesTheChannel_andLosesNothing() throws Exception {
+        String run = UUID.randomUUID().toString();
+        TransactionalInbox inbox = TransactionalInbox.builder(store, pool)
+                .consumer("rabbit-window-error-" + run)
+                .build();
+        ConnectionFactory factory = new ConnectionFactory();
+        factory.setUri(TestServers.rabbitmq());
+        String queue = "inbox-test-" + run;
+        AtomicBoolean crashed = new AtomicBoolean();
+        TransactionalMessageHandler apply = (delivery, db) -> {
+            String event = delivery.getProperties().getMessageId();
+            try (PreparedStatement insert = db.prepareStatement("INSERT INTO " + APPLIED + " VALUES (?, ?)")) {
+                insert.setString(1, run);
+                insert.setString(2, event);
+                insert.executeUpdate();
+            }
+            if (event.equals("e1") && crashed.compareAndSet(false, true)) {
+                throw new Crash();
+            }
+        };
+        try (Connection connection = factory.newConnection("inbox-rabbitmq-window-error")) {
+            Channel setup = connection.createChannel();
+            setup.queueDeclare(queue, false, false, false, null);
+            Channel first = connection.createChannel();
+            first.basicQos(20);
+            first.basicConsume(
+                    queue,
+                    false,
+                    InboxConsumer.transactional(first, inbox, apply)
+                            .window(10, Duration.ofMillis(30))
+                            .build());
+            for (int i = 0; i < 3; i++) {
+                publish(setup, queue, "e" + i); // three of a window of ten: applied after the linger
+            }
+            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+            while (first.isOpen() && System.nanoTime() < deadline) {
+                Thread.sleep(20);
+            }
+            assertThat(crashed).as("the window's work threw").isTrue();
+            assertThat(first.isOpen())
+                    .as("the first consumer's channel, closed")
+                    .isFalse();
+            assertThat(applications(run)).as("writes of the rolled-back window").isEmpty();
+            Channel second = connection.createChannel();
+            second.basicQos(20);
+            InboxConsumer next = InboxConsumer.transactional(second, inbox, apply)
+                    .window(10, Duration.ofMillis(30))
+                    .build();
+            second.basicConsume(queue, false, next);
+            while (next.counts().acknowledged() < 3 && System.nanoTime() < deadline) {
+                Thread.sleep(20);
+            }
+            Thread.sleep(200);
+            assertThat(next.stop(Duration.ofSeconds(10))).isTrue();
+            assertThat(setup.messageCount(queue))
+                    .as("messages left in the queue")
+                    .isZero();
+            setup.queueDelete(queue);
+        }
+        assertThat(applications(run))
+                .containsOnlyKeys("e0", "e1", "e2")
+                .containsValues(1)
+                .doesNotContainValue(2);
+    }
+
+    @Test
+    void aWindowIsTransactionalOnly_andChecksItsArguments() throws Exception {
+        TransactionalInbox inbox = TransactionalInbox.builder(store, pool)
+                .consumer("rabbit-window-args")
+                .build();
+        ConnectionFactory factory = new ConnectionFactory();
+        factory.setUri(TestServers.rabbitmq());
+        try (Connection connection = factory.newConnection("inbox-rabbitmq-window-args")) {
+            Channel channel = connection.createChannel();
+            InboxConsumer.Builder transactional = InboxConsumer.transactional(channel, inbox, (d, c) -> {});
+            assertThatThrownBy(() -> transactional.window(0, Duration.ofMillis(5)))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("at least 1");
+            assertThatThrownBy(() -> transactional.window(10, null)).isInstanceOf(IllegalArgumentException.class);
+            assertThatThrownBy(() -> transactional.window(10, Duration.ofMillis(-1)))
+                    .isInstanceOf(IllegalArgumentException.class);
+            dev.inbox.Inbox lease = dev.inbox.Inbox.builder(
+                            dev.inbox.caffeine.CaffeineInboxStore.builder().build())
+                    .consumer("rabbit-window-lease")
+                    .build();
+            assertThatThrownBy(
+                            () -> InboxConsumer.builder(channel, lease, d -> {}).window(10, Duration.ofMillis(5)))
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("transactional mode");
+        }
+    }
+
     @Test
     void transactionalBuilderRejectsNulls() throws Exception {
         TransactionalInbox inbox =
