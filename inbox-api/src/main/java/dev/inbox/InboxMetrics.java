@@ -50,4 +50,11 @@ public interface InboxMetrics {
 
     /** A purge removed {@code removed} records. */
     default void purged(String consumer, long removed) {}
+
+    /**
+     * A broker adapter (the Kafka loop, the RabbitMQ consumer, the SQS loop, the Spring listener
+     * adapters) handled one delivery for {@code consumer}, and it came to {@code outcome}. The
+     * dead-lettered ones are the ones an operator must look at.
+     */
+    default void delivered(String consumer, DeliveryOutcome outcome) {}
 }

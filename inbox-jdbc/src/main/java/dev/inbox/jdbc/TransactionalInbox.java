@@ -377,6 +377,11 @@ public final class TransactionalInbox {
         throw (E) failure;
     }
 
+    /** Where this inbox reports claims, errors, late duplicates, and its adapters' deliveries. */
+    public InboxMetrics metrics() {
+        return metrics;
+    }
+
     /** The logical consumer whose keys this inbox scopes. */
     public String consumer() {
         return consumer;

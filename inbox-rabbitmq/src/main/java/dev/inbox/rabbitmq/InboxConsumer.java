@@ -6,21 +6,24 @@ import com.rabbitmq.client.DefaultConsumer;
 import com.rabbitmq.client.Delivery;
 import com.rabbitmq.client.Envelope;
 import dev.inbox.CompletionFailedException;
+import dev.inbox.DeliveryOutcome;
 import dev.inbox.HandleOutcome;
 import dev.inbox.HandleResult;
 import dev.inbox.Inbox;
 import dev.inbox.InboxKey;
+import dev.inbox.InboxMetrics;
 import dev.inbox.InboxStoreException;
 import dev.inbox.jdbc.TransactionalInbox;
+import dev.inbox.spi.DeliveryCounts;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ConcurrentSkipListSet;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.ReentrantLock;
 import org.jspecify.annotations.Nullable;
 
@@ -107,19 +110,17 @@ public final class InboxConsumer extends DefaultConsumer {
     private final List<Delivery> pending = new ArrayList<>();
     /** The flush of the window being gathered, if it does not fill first; guarded by {@link #inHand}. */
     private @Nullable ScheduledFuture<?> lingering;
+    /** The window's delivery tags not yet settled; null without windows. */
+    private final @Nullable Unsettled unsettled;
 
     private final ReentrantLock inHand = new ReentrantLock();
     private volatile boolean stopping;
-    private final LongAdder processed = new LongAdder();
-    private final LongAdder duplicates = new LongAdder();
-    private final LongAdder busy = new LongAdder();
-    private final LongAdder failed = new LongAdder();
-    private final LongAdder rejected = new LongAdder();
-    private final LongAdder storeFailures = new LongAdder();
+    private final DeliveryCounts counts;
 
     private InboxConsumer(Builder b) {
         super(b.channel);
         this.consumer = b.consumer;
+        this.counts = new DeliveryCounts(b.consumer, b.metrics);
         this.handling = b.handling;
         this.keys = b.keys;
         this.busyDelay = b.busyDelay;
@@ -127,6 +128,7 @@ public final class InboxConsumer extends DefaultConsumer {
         this.windowing = b.window > 1 ? b.windowing : null;
         this.window = b.window;
         this.linger = b.linger;
+        this.unsettled = windowing == null ? null : new Unsettled();
     }
 
     /**
@@ -143,6 +145,7 @@ public final class InboxConsumer extends DefaultConsumer {
         return new Builder(
                 channel,
                 inbox.consumer(),
+                inbox.metrics(),
                 (key, delivery) -> inbox.handleRenewing(key, lease -> handler.handle(delivery)));
     }
 
@@ -161,6 +164,7 @@ public final class InboxConsumer extends DefaultConsumer {
         Builder builder = new Builder(
                 channel,
                 inbox.consumer(),
+                inbox.metrics(),
                 (key, delivery) -> inbox.handle(key, connection -> handler.handle(delivery, connection)));
         builder.windowing = (keys, deliveries) ->
                 inbox.handleAll(keys, (index, connection) -> handler.handle(deliveries.get(index), connection));
@@ -185,7 +189,7 @@ public final class InboxConsumer extends DefaultConsumer {
         inHand.lock();
         try {
             if (stopping) {
-                getChannel().basicReject(envelope.getDeliveryTag(), true); // to the next consumer, untouched
+                reject(envelope.getDeliveryTag(), true); // to the next consumer, untouched
                 return;
             }
             Delivery delivery = new Delivery(envelope, properties, body);
@@ -193,6 +197,7 @@ public final class InboxConsumer extends DefaultConsumer {
                 handle(delivery);
                 return;
             }
+            unsettled.received(envelope.getDeliveryTag());
             pending.add(delivery);
             if (pending.size() >= window) {
                 flush();
@@ -239,6 +244,12 @@ public final class InboxConsumer extends DefaultConsumer {
             lingering.cancel(false);
             lingering = null;
         }
+        if (!getChannel().isOpen()) {
+            // Closed under the window (an Error, a lost connection): the broker redelivers all of it,
+            // so its work would be done for nothing.
+            pending.clear();
+            return;
+        }
         List<Delivery> deliveries = new ArrayList<>(pending.size());
         List<String> ids = new ArrayList<>(pending.size());
         for (Delivery delivery : pending) {
@@ -263,7 +274,7 @@ public final class InboxConsumer extends DefaultConsumer {
                                 + busyDelay,
                         storeDown);
                 for (Delivery delivery : rest) {
-                    storeFailures.increment();
+                    counts.record(DeliveryOutcome.STORE_FAILED);
                     requeueLater(delivery.getEnvelope().getDeliveryTag());
                 }
                 return;
@@ -275,15 +286,17 @@ public final class InboxConsumer extends DefaultConsumer {
                 return;
             } catch (Error error) {
                 // Rolled back; nothing of the window is acknowledged, and the Error closes the channel.
-                failed.increment();
+                counts.record(DeliveryOutcome.FAILED);
                 for (Delivery delivery : rest) {
-                    getChannel().basicNack(delivery.getEnvelope().getDeliveryTag(), false, true);
+                    nack(delivery.getEnvelope().getDeliveryTag(), true);
                 }
                 throw error;
             }
+            List<Long> acks = new ArrayList<>(outcomes.size());
             for (HandleOutcome outcome : outcomes) {
-                settle(outcome, deliveries.get(from++).getEnvelope().getDeliveryTag());
+                settle(outcome, deliveries.get(from++).getEnvelope().getDeliveryTag(), acks);
             }
+            ackAll(acks);
         }
     }
 
@@ -306,8 +319,8 @@ public final class InboxConsumer extends DefaultConsumer {
                     "message without a usable dedup key rejected (dead-lettered): " + delivery.getEnvelope()
                             + (keyProblem == null ? "" : ": " + keyProblem),
                     keyProblem);
-            rejected.increment();
-            getChannel().basicReject(delivery.getEnvelope().getDeliveryTag(), false);
+            counts.record(DeliveryOutcome.DEAD_LETTERED);
+            reject(delivery.getEnvelope().getDeliveryTag(), false);
         }
         return key;
     }
@@ -327,26 +340,27 @@ public final class InboxConsumer extends DefaultConsumer {
         } catch (CompletionFailedException workRan) {
             // Requeued, the message would be applied again once the lease ends: acknowledged instead.
             LOG.log(System.Logger.Level.WARNING, workRan.getMessage() + "; the message is acknowledged", workRan);
-            storeFailures.increment();
-            getChannel().basicAck(deliveryTag, false);
+            counts.record(DeliveryOutcome.PROCESSED); // the work ran; the inbox reported the store's error
+            ack(deliveryTag);
             return;
         } catch (InboxStoreException storeDown) {
-            storeFailures.increment();
+            counts.record(DeliveryOutcome.STORE_FAILED);
             requeueLater(deliveryTag);
             return;
         } catch (Exception workFailed) {
-            failed.increment();
             if (requeueFailedWork) {
+                counts.record(DeliveryOutcome.FAILED);
                 requeueLater(deliveryTag);
             } else {
-                getChannel().basicNack(deliveryTag, false, false);
+                counts.record(DeliveryOutcome.DEAD_LETTERED);
+                nack(deliveryTag, false);
             }
             return;
         } catch (Error error) {
             // Its claim was released; nothing is acknowledged past it. amqp-client closes the channel,
             // and the broker requeues what it held.
-            failed.increment();
-            getChannel().basicNack(deliveryTag, false, true);
+            counts.record(DeliveryOutcome.FAILED);
+            nack(deliveryTag, true);
             throw error;
         }
         settle(result.outcome(), deliveryTag);
@@ -354,19 +368,114 @@ public final class InboxConsumer extends DefaultConsumer {
 
     /** Acknowledges a processed or duplicate delivery, requeues a busy one after the delay. */
     private void settle(HandleOutcome outcome, long deliveryTag) throws IOException {
+        settle(outcome, deliveryTag, null);
+    }
+
+    /**
+     * As {@link #settle(HandleOutcome, long)}; with {@code acks}, a delivery to acknowledge is added
+     * to it instead, for {@link #ackAll}.
+     */
+    private void settle(HandleOutcome outcome, long deliveryTag, @Nullable List<Long> acks) throws IOException {
         switch (outcome) {
             case PROCESSED -> {
-                getChannel().basicAck(deliveryTag, false);
-                processed.increment();
+                ackNowOrLater(deliveryTag, acks);
+                counts.record(DeliveryOutcome.PROCESSED);
             }
             case DUPLICATE -> {
-                getChannel().basicAck(deliveryTag, false);
-                duplicates.increment();
+                ackNowOrLater(deliveryTag, acks);
+                counts.record(DeliveryOutcome.DUPLICATE);
             }
             case BUSY -> {
-                busy.increment();
+                counts.record(DeliveryOutcome.BUSY);
                 requeueLater(deliveryTag);
             }
+        }
+    }
+
+    private void ackNowOrLater(long deliveryTag, @Nullable List<Long> acks) throws IOException {
+        if (acks == null) {
+            ack(deliveryTag);
+        } else {
+            acks.add(deliveryTag);
+        }
+    }
+
+    /**
+     * Acknowledges a window's done deliveries: with one {@code multiple} acknowledgement when that
+     * settles exactly them (see {@link Unsettled}), else one by one.
+     */
+    private void ackAll(List<Long> tags) throws IOException {
+        if (tags.isEmpty()) {
+            return;
+        }
+        Unsettled held = unsettled;
+        if (held != null && held.coversExactly(tags)) {
+            long last = tags.get(tags.size() - 1);
+            getChannel().basicAck(last, true);
+            held.settledThrough(last);
+            return;
+        }
+        for (long tag : tags) {
+            ack(tag);
+        }
+    }
+
+    private void ack(long deliveryTag) throws IOException {
+        getChannel().basicAck(deliveryTag, false);
+        settled(deliveryTag);
+    }
+
+    private void nack(long deliveryTag, boolean requeue) throws IOException {
+        getChannel().basicNack(deliveryTag, false, requeue);
+        settled(deliveryTag);
+    }
+
+    private void reject(long deliveryTag, boolean requeue) throws IOException {
+        getChannel().basicReject(deliveryTag, requeue);
+        settled(deliveryTag);
+    }
+
+    private void settled(long deliveryTag) {
+        if (unsettled != null) {
+            unsettled.settled(deliveryTag);
+        }
+    }
+
+    /**
+     * The delivery tags a windowed consumer holds unsettled, so that a window is acknowledged with
+     * one {@code basicAck(last, multiple=true)} only where that settles the window's deliveries and
+     * nothing else: no delivery of this consumer waiting for its requeue, none of another consumer
+     * on the same channel. Tags are numbered per channel from 1 (amqp-client's recovery carries the
+     * numbering on), so while every tag this consumer received follows the one before, no other
+     * consumer received one in between; after the first gap the channel counts as shared and every
+     * acknowledgement is single.
+     */
+    private static final class Unsettled {
+        private final ConcurrentSkipListSet<Long> tags = new ConcurrentSkipListSet<>();
+        private long last;
+        private boolean shared;
+
+        /** A delivery arrived; called holding the consumer's lock. */
+        void received(long tag) {
+            if (tag != last + 1) {
+                shared = true;
+            }
+            last = tag;
+            tags.add(tag);
+        }
+
+        void settled(long tag) {
+            tags.remove(tag);
+        }
+
+        void settledThrough(long tag) {
+            tags.headSet(tag, true).clear();
+        }
+
+        /** True when the unsettled tags up to the last of {@code ascending} are exactly those; called holding the lock. */
+        boolean coversExactly(List<Long> ascending) {
+            return !shared
+                    && tags.headSet(ascending.get(ascending.size() - 1), true).size() == ascending.size();
         }
     }
 
@@ -400,7 +509,7 @@ public final class InboxConsumer extends DefaultConsumer {
             }
             for (Delivery delivery : pending) {
                 if (getChannel().isOpen()) {
-                    getChannel().basicReject(delivery.getEnvelope().getDeliveryTag(), true);
+                    reject(delivery.getEnvelope().getDeliveryTag(), true);
                 }
             }
             pending.clear();
@@ -410,20 +519,31 @@ public final class InboxConsumer extends DefaultConsumer {
         return true;
     }
 
-    /** What this consumer has done since it was built. */
+    /**
+     * What this consumer has done since it was built. Each delivery is also reported to the inbox's
+     * {@link dev.inbox.InboxMetrics#delivered} (the {@code inbox.deliveries} meter of {@code
+     * inbox-micrometer}).
+     */
     public Counts counts() {
         return new Counts(
-                processed.sum(), duplicates.sum(), busy.sum(), failed.sum(), rejected.sum(), storeFailures.sum());
+                counts.count(DeliveryOutcome.PROCESSED),
+                counts.count(DeliveryOutcome.DUPLICATE),
+                counts.count(DeliveryOutcome.BUSY),
+                counts.count(DeliveryOutcome.FAILED),
+                counts.count(DeliveryOutcome.DEAD_LETTERED),
+                counts.count(DeliveryOutcome.STORE_FAILED));
     }
 
     /**
      * What a consumer has done.
      *
-     * @param processed messages whose work ran and was recorded, then acknowledged
+     * @param processed messages whose work ran, then acknowledged (also when its completion could
+     *     not be recorded after the work)
      * @param duplicates messages acknowledged without work, as already applied
      * @param busy messages requeued because another delivery held the event
-     * @param failed messages whose work threw, nacked
-     * @param rejected messages without a usable key, dead-lettered
+     * @param failed messages whose work threw, requeued
+     * @param rejected messages dead-lettered: without a usable key, or whose work threw with {@link
+     *     Builder#requeueFailedWork} false
      * @param storeFailures messages requeued because the store could not answer
      */
     public record Counts(long processed, long duplicates, long busy, long failed, long rejected, long storeFailures) {
@@ -439,7 +559,7 @@ public final class InboxConsumer extends DefaultConsumer {
         REQUEUES.schedule(
                 () -> {
                     try {
-                        getChannel().basicNack(deliveryTag, false, true);
+                        nack(deliveryTag, true);
                     } catch (IOException | RuntimeException channelGone) {
                         // the broker redelivers what this channel left unacknowledged
                     }
@@ -452,6 +572,7 @@ public final class InboxConsumer extends DefaultConsumer {
     public static final class Builder {
         private final Channel channel;
         private final String consumer;
+        private final InboxMetrics metrics;
         private final Handling handling;
         private MessageKeys keys = MessageKeys.standard();
         private Duration busyDelay = Duration.ofSeconds(1);
@@ -460,12 +581,13 @@ public final class InboxConsumer extends DefaultConsumer {
         private int window = 1;
         private Duration linger = Duration.ofMillis(10);
 
-        private Builder(Channel channel, String consumer, Handling handling) {
+        private Builder(Channel channel, String consumer, InboxMetrics metrics, Handling handling) {
             if (channel == null) {
                 throw new IllegalArgumentException("channel, inbox and handler must not be null");
             }
             this.channel = channel;
             this.consumer = consumer;
+            this.metrics = metrics;
             this.handling = handling;
         }
 
@@ -527,9 +649,10 @@ public final class InboxConsumer extends DefaultConsumer {
          * broker sends the next window while this one commits; with a prefetch below {@code
          * messages} a window never fills and every window waits out its linger.
          *
-         * <p>Each delivery is acknowledged on its own ({@code multiple=false}): an acknowledgement is
-         * one frame without a reply, and a multiple one would also settle deliveries of another
-         * consumer on the same channel, or a busy one waiting for its requeue.
+         * <p>A window whose deliveries are all done is acknowledged with one {@code basicAck(last,
+         * multiple=true)} when that settles exactly them: not while a delivery of this consumer below
+         * it waits for its requeue, and never on a channel another consumer shares (seen from the
+         * delivery tags, numbered per channel); otherwise each delivery is acknowledged on its own.
          *
          * @throws IllegalArgumentException if {@code messages} is not positive, or {@code linger} is
          *     null or negative

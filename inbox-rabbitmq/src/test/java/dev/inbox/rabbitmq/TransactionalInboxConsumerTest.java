@@ -287,6 +287,62 @@ class TransactionalInboxConsumerTest {
                 .doesNotContainValue(2);
     }
 
+    /**
+     * A window is acknowledged with one multiple acknowledgement only where that settles nothing
+     * else: here another consumer on the same channel holds its deliveries unacknowledged, with
+     * delivery tags below the window's, and must find all of them back in its queue.
+     */
+    @Test
+    void aWindowOnAChannelSharedWithAnotherConsumer_neverAcknowledgesItsDeliveries() throws Exception {
+        String run = UUID.randomUUID().toString();
+        TransactionalInbox inbox = TransactionalInbox.builder(store, pool)
+                .consumer("rabbit-window-shared-" + run)
+                .build();
+        ConnectionFactory factory = new ConnectionFactory();
+        factory.setUri(TestServers.rabbitmq());
+        String ours = "inbox-test-" + run;
+        String theirs = "inbox-test-other-" + run;
+        try (Connection connection = factory.newConnection("inbox-rabbitmq-window-shared")) {
+            Channel setup = connection.createChannel();
+            setup.queueDeclare(ours, false, false, false, null);
+            setup.queueDeclare(theirs, false, false, false, null);
+            for (int i = 0; i < 5; i++) {
+                publish(setup, theirs, "other" + i);
+            }
+            Channel shared = connection.createChannel();
+            shared.basicQos(50);
+            java.util.concurrent.atomic.AtomicInteger held = new java.util.concurrent.atomic.AtomicInteger();
+            shared.basicConsume(theirs, false, new com.rabbitmq.client.DefaultConsumer(shared) {
+                @Override
+                public void handleDelivery(
+                        String tag, com.rabbitmq.client.Envelope envelope, AMQP.BasicProperties p, byte[] body) {
+                    held.incrementAndGet(); // never acknowledged
+                }
+            });
+            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+            while (held.get() < 5 && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
+            InboxConsumer consumer = InboxConsumer.transactional(shared, inbox, (delivery, db) -> {})
+                    .window(10, Duration.ofMillis(20))
+                    .build();
+            shared.basicConsume(ours, false, consumer);
+            for (int i = 0; i < 20; i++) {
+                publish(setup, ours, "e" + i);
+            }
+            while (consumer.counts().acknowledged() < 20 && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
+            assertThat(consumer.counts().processed()).as("processed").isEqualTo(20);
+            shared.close(); // what the other consumer held goes back to its queue
+            assertThat(setup.messageCount(theirs))
+                    .as("the other consumer's deliveries back in its queue: none acknowledged by the window")
+                    .isEqualTo(5);
+            setup.queueDelete(ours);
+            setup.queueDelete(theirs);
+        }
+    }
+
     @Test
     void aWindowIsTransactionalOnly_andChecksItsArguments() throws Exception {
         TransactionalInbox inbox = TransactionalInbox.builder(store, pool)

@@ -59,14 +59,16 @@ import org.apache.kafka.clients.producer.ProducerRecord;
  * ({@code handwritten-per-record}) and per poll ({@code handwritten-batch}), against {@code
  * KafkaInboxLoop.transactional} ({@code inbox-transactional}, a transaction per record) and {@code
  * KafkaInboxLoop.transactionalBatch} ({@code inbox-transactional-batch}, a transaction per partition
- * of a poll).
+ * of a poll). The same four through RabbitMQ ({@link RabbitTransactional}): the hand-written consumer per
+ * message and per window of deliveries, against {@code InboxConsumer.transactional} without and with
+ * windows.
  *
  * <pre>{@code
  * java -cp benchmarks/target/benchmarks.jar dev.inbox.benchmarks.adapters.AdapterThroughput \
  *     [--messages 200000] [--kafka-bootstrap HOST:PORT] [--amqp-uri URI] [--jdbc-url URL] > adapters.json
  * }</pre>
  *
- * <p>{@code --only transactional} runs the four Kafka-into-PostgreSQL variants alone.
+ * <p>{@code --only transactional} runs the four transactional variants alone, through both brokers.
  */
 public final class AdapterThroughput {
 
@@ -124,6 +126,7 @@ public final class AdapterThroughput {
                     }
                     for (String variant : TRANSACTIONAL) {
                         rows.add(run.kafka(variant, consumers));
+                        rows.add(run.rabbitTransactional(variant, consumers));
                     }
                 }
             }
@@ -380,17 +383,7 @@ public final class AdapterThroughput {
         String queue = "inbox-adapters-" + UUID.randomUUID();
         List<AutoCloseable> resources = new ArrayList<>();
         try (Connection connection = factory.newConnection("inbox-adapters")) {
-            try (Channel setup = connection.createChannel()) {
-                setup.queueDeclare(queue, false, false, false, null);
-                setup.confirmSelect();
-                for (int i = 0; i < messages; i++) {
-                    AMQP.BasicProperties props = new AMQP.BasicProperties.Builder()
-                            .messageId("m" + i)
-                            .build();
-                    setup.basicPublish("", queue, props, Integer.toString(i).getBytes(StandardCharsets.UTF_8));
-                }
-                setup.waitForConfirmsOrDie(60_000);
-            }
+            publish(connection, queue, messages);
             Inbox inbox = inbox(variant, resources);
             LongAdder acked = new LongAdder();
             List<Channel> channels = new ArrayList<>();
@@ -424,6 +417,59 @@ public final class AdapterThroughput {
                             + adapters.stream()
                                     .mapToLong(a -> a.counts().acknowledged())
                                     .sum()
+                    < messages) {
+                Thread.sleep(5);
+            }
+            long nanos = System.nanoTime() - start;
+            for (Channel channel : channels) {
+                channel.close();
+            }
+            try (Channel cleanup = connection.createChannel()) {
+                cleanup.queueDelete(queue);
+            }
+            for (AutoCloseable resource : resources) {
+                resource.close();
+            }
+            return row("rabbitmq", variant, consumers, nanos);
+        }
+    }
+
+    /** Declares {@code queue} and publishes {@code messages} messages to it, ids {@code m0, m1, …}, confirmed. */
+    private static void publish(Connection connection, String queue, int messages) throws Exception {
+        try (Channel setup = connection.createChannel()) {
+            setup.queueDeclare(queue, false, false, false, null);
+            setup.confirmSelect();
+            for (int i = 0; i < messages; i++) {
+                AMQP.BasicProperties props =
+                        new AMQP.BasicProperties.Builder().messageId("m" + i).build();
+                setup.basicPublish("", queue, props, Integer.toString(i).getBytes(StandardCharsets.UTF_8));
+            }
+            setup.waitForConfirmsOrDie(60_000);
+        }
+    }
+
+    /** RabbitMQ into PostgreSQL exactly once: the variants of {@link RabbitTransactional}. */
+    private Map<String, Object> rabbitTransactional(String variant, int consumers) throws Exception {
+        int messages = messages(variant);
+        ConnectionFactory factory = new ConnectionFactory();
+        factory.setUri(amqpUri);
+        String queue = "inbox-adapters-" + UUID.randomUUID();
+        List<AutoCloseable> resources = new ArrayList<>();
+        try (Connection connection = factory.newConnection("inbox-adapters")) {
+            publish(connection, queue, messages);
+            Transactional tx = new Transactional(variant, pool(resources));
+            List<Channel> channels = new ArrayList<>();
+            List<java.util.function.LongSupplier> acked = new ArrayList<>();
+            long start = System.nanoTime();
+            for (int c = 0; c < consumers; c++) {
+                Channel channel = connection.createChannel();
+                channels.add(channel);
+                acked.add(RabbitTransactional.subscribe(
+                        variant, channel, queue, tx.pool, tx.inbox, BUSINESS, HANDWRITTEN, resources));
+            }
+            while (acked.stream()
+                            .mapToLong(java.util.function.LongSupplier::getAsLong)
+                            .sum()
                     < messages) {
                 Thread.sleep(5);
             }

@@ -17,10 +17,14 @@ import java.util.concurrent.TimeUnit;
 /**
  * The storm through RabbitMQ: a queue of its own on {@code --amqp-uri}, the event id as each
  * message's {@code message-id}, and members each consuming on a channel of their own with an
- * {@link InboxConsumer} (prefetch 50). A member that crashes has its channel closed by the client
+ * {@link InboxConsumer} (prefetch 50; in --mode transactional-batch, windows of 25 deliveries to a
+ * transaction). A member that crashes has its channel closed by the client
  * library, and the broker requeues what it left unacknowledged.
  */
 final class RabbitDriver implements BrokerDriver {
+
+    /** Deliveries to a transaction in --mode transactional-batch: half the prefetch. */
+    private static final int WINDOW = 25;
 
     private final StormTarget target;
     private final String uri;
@@ -71,11 +75,17 @@ final class RabbitDriver implements BrokerDriver {
     public Member join(Applier applier) throws Exception {
         Channel channel = connection.createChannel();
         channel.basicQos(50);
-        InboxConsumer.Builder builder = target instanceof TransactionalTarget transactional
-                ? InboxConsumer.transactional(
-                        channel, transactional.inbox(), (delivery, c) -> applier.apply(event(delivery), c))
-                : InboxConsumer.builder(
-                        channel, ((LeaseTarget) target).inbox(), delivery -> applier.apply(event(delivery), null));
+        InboxConsumer.Builder builder;
+        if (target instanceof TransactionalTarget transactional) {
+            builder = InboxConsumer.transactional(
+                    channel, transactional.inbox(), (delivery, c) -> applier.apply(event(delivery), c));
+            if (transactional.batches()) {
+                builder.window(WINDOW, Duration.ofMillis(10));
+            }
+        } else {
+            builder = InboxConsumer.builder(
+                    channel, ((LeaseTarget) target).inbox(), delivery -> applier.apply(event(delivery), null));
+        }
         InboxConsumer consumer = builder.keys(MessageKeys.messageId())
                 .busyRequeueDelay(Duration.ofMillis(20))
                 .build();

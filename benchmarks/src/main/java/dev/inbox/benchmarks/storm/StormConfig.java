@@ -37,7 +37,7 @@ record StormConfig(
         String amqpUri,
         String sqsEndpoint) {
 
-    /** {@code --mode transactional-batch}: one transaction per poll or receive (Kafka, SQS). */
+    /** {@code --mode transactional-batch}: one transaction per poll, receive or window of deliveries. */
     static final String TRANSACTIONAL_BATCH = "transactional-batch";
 
     static final String DEFAULT_JDBC_URL = "jdbc:postgresql://127.0.0.1:5432/test?user=postgres";
@@ -76,8 +76,8 @@ record StormConfig(
             "a local dynalite), or the AWS default region and credentials when it is not given.",
             "--mode transactional writes the ledger in the claim's transaction (SQL stores), where no crash",
             "may double an effect.",
-            "--mode transactional-batch (with --broker kafka, sqs or sqs-fifo) applies each poll or receive in one",
-            "transaction: KafkaInboxLoop.transactionalBatch, SqsInboxLoop.transactionalBatch.",
+            "--mode transactional-batch (with a --broker) applies each poll, receive or window of deliveries in one",
+            "transaction: KafkaInboxLoop.transactionalBatch, SqsInboxLoop.transactionalBatch, InboxConsumer.window.",
             "",
             "For a soak: --event-rate N releases N events per second (0, the default, releases all at once),",
             "so deliveries are generated as the run goes and memory stays flat; --purge-every-ms N purges",
@@ -217,10 +217,9 @@ record StormConfig(
             throw new IllegalArgumentException(
                     "--mode is lease, transactional or transactional-batch, not " + c.mode());
         }
-        if (c.mode().equals(TRANSACTIONAL_BATCH)
-                && !List.of("kafka", "sqs", "sqs-fifo").contains(c.broker())) {
-            throw new IllegalArgumentException("--mode transactional-batch needs --broker kafka, sqs or sqs-fifo: their"
-                    + " loops apply a poll or a receive in one transaction");
+        if (c.mode().equals(TRANSACTIONAL_BATCH) && c.broker().isEmpty()) {
+            throw new IllegalArgumentException("--mode transactional-batch needs a --broker: its adapter applies a"
+                    + " poll, a receive or a window of deliveries in one transaction");
         }
         if (!c.broker().isEmpty()
                 && !List.of("kafka", "rabbitmq", "sqs", "sqs-fifo").contains(c.broker())) {

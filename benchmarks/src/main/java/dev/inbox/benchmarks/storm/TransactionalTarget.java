@@ -66,10 +66,12 @@ final class TransactionalTarget implements StormTarget {
     @Override
     public String describe() {
         return name
-                + (batches ? " (transactional mode, one transaction per poll or receive)" : " (transactional mode)");
+                + (batches
+                        ? " (transactional mode, one transaction per poll, receive or window)"
+                        : " (transactional mode)");
     }
 
-    /** True for --mode transactional-batch: the broker's loop applies a poll or a receive in one transaction. */
+    /** True for --mode transactional-batch: the broker's loop applies a poll, a receive or a window of deliveries in one transaction. */
     boolean batches() {
         return batches;
     }

@@ -76,7 +76,15 @@ class BrokerStormTest {
     @Tag("extended")
     void kafka_transactionalBatch_withCrashesResendsAndARebalance_isExactlyOnce() throws Exception {
         assertExactlyOnce(run(storm("kafka", "transactional-batch", "--kafka-bootstrap", KafkaBroker.bootstrap())));
-        assertThat(runner.out()).contains("one transaction per poll");
+        assertThat(runner.out()).contains("one transaction per poll, receive or window");
+    }
+
+    /** Windows of deliveries in one transaction: a crash mid-window rolls all of it back, and its messages come again. */
+    @Test
+    @Tag("extended")
+    void rabbitmq_transactionalBatch_withCrashesResendsAndAMemberLeaving_isExactlyOnce() throws Exception {
+        assertExactlyOnce(run(storm("rabbitmq", "transactional-batch", "--amqp-uri", TestServers.rabbitmq())));
+        assertThat(runner.out()).contains("one transaction per poll, receive or window");
     }
 
     @Test
