@@ -4,12 +4,15 @@ import static dev.inbox.spi.InboxArguments.requireNonNull;
 import static dev.inbox.spi.InboxArguments.requirePositive;
 
 import dev.inbox.Claim;
+import dev.inbox.DeliveryOutcome;
 import dev.inbox.HandleOutcome;
 import dev.inbox.HandleResult;
 import dev.inbox.Inbox;
 import dev.inbox.InboxKey;
+import dev.inbox.InboxMetrics;
 import dev.inbox.InboxStoreException;
 import dev.inbox.jdbc.TransactionalInbox;
+import dev.inbox.spi.DeliveryCounts;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -20,7 +23,6 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.atomic.LongAdder;
 import org.apache.kafka.clients.consumer.CommitFailedException;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
@@ -99,16 +101,12 @@ public final class KafkaInboxLoop<K, V> {
     private final Map<TopicPartition, Long> pausedUntilNanos = new HashMap<>();
     private final Map<TopicPartition, OffsetAndMetadata> uncommitted = new HashMap<>();
     private volatile boolean stopping;
-    private final LongAdder processed = new LongAdder();
-    private final LongAdder duplicates = new LongAdder();
-    private final LongAdder busy = new LongAdder();
-    private final LongAdder failed = new LongAdder();
-    private final LongAdder recovered = new LongAdder();
-    private final LongAdder storeFailures = new LongAdder();
+    private final DeliveryCounts counts;
 
     private KafkaInboxLoop(Builder<K, V> builder) {
         this.consumer = builder.consumer;
         this.processor = builder.processor;
+        this.counts = new DeliveryCounts(processor.consumerName(), processor.metrics());
         this.keys = builder.keys;
         this.busyBackoff = builder.busyBackoff;
         this.failureBackoff = builder.failureBackoff;
@@ -254,7 +252,7 @@ public final class KafkaInboxLoop<K, V> {
         try {
             batch = processor.claim(items);
         } catch (InboxStoreException e) {
-            storeFailures.increment();
+            counts.record(DeliveryOutcome.STORE_FAILED, items.size());
             LOG.log(
                     Level.WARNING,
                     "the inbox store could not claim a poll of " + items.size()
@@ -343,7 +341,7 @@ public final class KafkaInboxLoop<K, V> {
         try {
             outcome = processor.applyAll(inPartition);
         } catch (InboxStoreException e) {
-            storeFailures.increment();
+            counts.record(DeliveryOutcome.STORE_FAILED, inPartition.size());
             LOG.log(
                     Level.WARNING,
                     "the inbox store failed on a transaction of " + inPartition.size() + " records of " + span.partition
@@ -356,8 +354,8 @@ public final class KafkaInboxLoop<K, V> {
         if (outcome == null) {
             return -1;
         }
-        processed.add(outcome.processed);
-        duplicates.add(outcome.duplicates);
+        counts.record(DeliveryOutcome.PROCESSED, outcome.processed);
+        counts.record(DeliveryOutcome.DUPLICATE, outcome.duplicates);
         int done = outcome.processed + outcome.duplicates;
         if (done > 0) {
             offsets.put(
@@ -365,7 +363,7 @@ public final class KafkaInboxLoop<K, V> {
                     new OffsetAndMetadata(inPartition.get(done - 1).record.offset() + 1));
         }
         if (done < inPartition.size()) { // stopped at a BUSY record
-            busy.increment();
+            counts.record(DeliveryOutcome.BUSY);
             consumer.seek(span.partition, inPartition.get(done).record.offset());
             pause(span.partition, busyBackoff);
         }
@@ -446,10 +444,19 @@ public final class KafkaInboxLoop<K, V> {
         stopping = true;
     }
 
-    /** How many records this loop applied, skipped, found busy, failed, recovered, and polls the store failed. */
+    /**
+     * How many records this loop applied, skipped, found busy, failed, recovered, and could not
+     * claim. Each record's outcome is also reported to the inbox's {@link InboxMetrics#delivered}
+     * (the {@code inbox.deliveries} meter of {@code inbox-micrometer}).
+     */
     public Counts counts() {
         return new Counts(
-                processed.sum(), duplicates.sum(), busy.sum(), failed.sum(), recovered.sum(), storeFailures.sum());
+                counts.count(DeliveryOutcome.PROCESSED),
+                counts.count(DeliveryOutcome.DUPLICATE),
+                counts.count(DeliveryOutcome.BUSY),
+                counts.count(DeliveryOutcome.FAILED),
+                counts.count(DeliveryOutcome.DEAD_LETTERED),
+                counts.count(DeliveryOutcome.STORE_FAILED));
     }
 
     private Item<K, V> keyed(ConsumerRecord<K, V> record) {
@@ -476,17 +483,20 @@ public final class KafkaInboxLoop<K, V> {
         } catch (WorkFailed e) {
             return recover(item, e.work);
         } catch (InboxStoreException e) {
-            storeFailures.increment();
+            counts.record(DeliveryOutcome.STORE_FAILED);
             LOG.log(Level.WARNING, "the inbox store failed on " + where(item) + "; retried after " + failureBackoff, e);
             return Outcome.FAILED;
         }
-        (outcome == Outcome.BUSY ? busy : outcome == Outcome.DUPLICATE ? duplicates : processed).increment();
+        counts.record(
+                outcome == Outcome.BUSY
+                        ? DeliveryOutcome.BUSY
+                        : outcome == Outcome.DUPLICATE ? DeliveryOutcome.DUPLICATE : DeliveryOutcome.PROCESSED);
         return outcome == Outcome.BUSY ? Outcome.BUSY : Outcome.DONE;
     }
 
     private Outcome recover(Item<K, V> item, Exception failure) {
-        failed.increment();
         if (recoverer == null) {
+            counts.record(DeliveryOutcome.FAILED);
             LOG.log(
                     Level.WARNING,
                     "the handler failed on " + where(item) + "; retried after " + failureBackoff,
@@ -503,10 +513,11 @@ public final class KafkaInboxLoop<K, V> {
     private Outcome recoverWith(RecordRecoverer<K, V> with, Item<K, V> item, Exception failure) {
         try {
             with.recover(item.record, failure);
-            recovered.increment();
+            counts.record(DeliveryOutcome.DEAD_LETTERED);
             return Outcome.DONE;
         } catch (Exception e) {
             e.addSuppressed(failure);
+            counts.record(DeliveryOutcome.FAILED);
             LOG.log(Level.WARNING, "the recoverer failed on " + where(item) + "; retried after " + failureBackoff, e);
             return Outcome.FAILED;
         }
@@ -570,9 +581,11 @@ public final class KafkaInboxLoop<K, V> {
      * @param processed records whose handler ran and whose claim was completed
      * @param duplicates records skipped as already applied
      * @param busy times a record was found being applied by another consumer and retried later
-     * @param failed handler failures (retried or recovered)
-     * @param recovered records handed to a recoverer, which returned
-     * @param storeFailures polls or records the store could not answer (retried)
+     * @param failed records whose handler (or recoverer) failed, retried
+     * @param recovered records handed to a recoverer (a failed handler's, or the missing-key one's),
+     *     which returned: dead-lettered
+     * @param storeFailures records the store could not answer (retried; every record of a poll
+     *     whose claim failed)
      */
     public record Counts(long processed, long duplicates, long busy, long failed, long recovered, long storeFailures) {}
 
@@ -606,6 +619,12 @@ public final class KafkaInboxLoop<K, V> {
 
     /** Lease or transactional: how a poll's records are claimed and applied. */
     interface Processor<K, V> {
+        /** The inbox's consumer name, for the delivery counts. */
+        String consumerName();
+
+        /** Where the inbox reports, and so where the loop reports each record's outcome. */
+        InboxMetrics metrics();
+
         /** Fails with {@link IllegalArgumentException} when the inbox would refuse {@code id}. */
         void validate(String id);
 
@@ -644,6 +663,16 @@ public final class KafkaInboxLoop<K, V> {
         LeaseProcessor(Inbox inbox, RecordHandler<K, V> handler) {
             this.inbox = inbox;
             this.handler = handler;
+        }
+
+        @Override
+        public String consumerName() {
+            return inbox.consumer();
+        }
+
+        @Override
+        public InboxMetrics metrics() {
+            return inbox.metrics();
         }
 
         @Override
@@ -743,6 +772,16 @@ public final class KafkaInboxLoop<K, V> {
             this.inbox = inbox;
             this.handler = handler;
             this.batches = batches;
+        }
+
+        @Override
+        public String consumerName() {
+            return inbox.consumer();
+        }
+
+        @Override
+        public InboxMetrics metrics() {
+            return inbox.metrics();
         }
 
         @Override

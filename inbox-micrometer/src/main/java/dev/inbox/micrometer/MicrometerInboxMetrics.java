@@ -1,5 +1,6 @@
 package dev.inbox.micrometer;
 
+import dev.inbox.DeliveryOutcome;
 import dev.inbox.InboxMetrics;
 import dev.inbox.InboxStoreException;
 import dev.inbox.RetentionAdvisor;
@@ -11,10 +12,13 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.time.Duration;
+import java.util.EnumMap;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 
 /**
  * {@link InboxMetrics} on a Micrometer {@link MeterRegistry}. Every meter is tagged with {@code
@@ -153,6 +157,15 @@ public final class MicrometerInboxMetrics implements InboxMetrics {
         meters(consumer).purged.increment(removed);
     }
 
+    /**
+     * Counts the delivery in {@code inbox.deliveries}. The first delivery of a consumer registers
+     * the counter of every outcome, so that a rule on one (dead-lettered) sees it rise from zero.
+     */
+    @Override
+    public void delivered(String consumer, DeliveryOutcome outcome) {
+        meters(consumer).deliveries(registry, consumer).get(outcome).increment();
+    }
+
     private Meters meters(String consumer) {
         return byConsumer.computeIfAbsent(consumer, c -> new Meters(registry, c));
     }
@@ -197,6 +210,31 @@ public final class MicrometerInboxMetrics implements InboxMetrics {
                     .description("How long after the retention ended late duplicates arrived")
                     .tag("consumer", consumer)
                     .register(registry);
+        }
+
+        private volatile @Nullable Map<DeliveryOutcome, Counter> deliveries;
+
+        Map<DeliveryOutcome, Counter> deliveries(MeterRegistry registry, String consumer) {
+            Map<DeliveryOutcome, Counter> counters = deliveries;
+            if (counters == null) {
+                synchronized (this) {
+                    counters = deliveries;
+                    if (counters == null) {
+                        counters = new EnumMap<>(DeliveryOutcome.class);
+                        for (DeliveryOutcome outcome : DeliveryOutcome.values()) {
+                            counters.put(
+                                    outcome,
+                                    Counter.builder("inbox.deliveries")
+                                            .description("Deliveries a broker adapter handled, by outcome")
+                                            .tag("consumer", consumer)
+                                            .tag("outcome", outcome.name().toLowerCase(Locale.ROOT))
+                                            .register(registry));
+                        }
+                        deliveries = counters;
+                    }
+                }
+            }
+            return counters;
         }
 
         private static Counter claims(MeterRegistry registry, String consumer, String outcome) {

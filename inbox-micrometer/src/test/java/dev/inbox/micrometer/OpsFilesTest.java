@@ -49,6 +49,9 @@ class OpsFilesTest {
         metrics.duplicateLag("billing", Duration.ofMinutes(5), Duration.ofSeconds(30));
         metrics.retentionAdvisor("billing", new RetentionAdvisor(Duration.ofHours(48), Duration.ofMinutes(1)));
         metrics.purged("billing", 10);
+        for (dev.inbox.DeliveryOutcome outcome : dev.inbox.DeliveryOutcome.values()) {
+            metrics.delivered("billing", outcome);
+        }
         try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(
                         Map.of("bootstrap.servers", "127.0.0.1:9", "group.id", "billing"),
                         new StringDeserializer(),

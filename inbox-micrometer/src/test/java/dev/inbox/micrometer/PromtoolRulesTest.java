@@ -61,7 +61,7 @@ class PromtoolRulesTest {
 
     @Test
     void theRulesAreValid() throws Exception {
-        assertThat(run("check", "rules", "inbox-alerts.yml")).contains("SUCCESS: 6 rules found");
+        assertThat(run("check", "rules", "inbox-alerts.yml")).contains("SUCCESS: 7 rules found");
     }
 
     @Test

@@ -38,6 +38,9 @@ class InboxConsumerTest {
     private Inbox inbox;
     private final String consumer = "rabbit-" + UUID.randomUUID();
     private final Map<String, AtomicInteger> applied = new ConcurrentHashMap<>();
+    /** What the consumer reported to the inbox's metrics, per delivery. */
+    private final java.util.List<dev.inbox.DeliveryOutcome> reported =
+            new java.util.concurrent.CopyOnWriteArrayList<>();
 
     @BeforeEach
     void connect() throws Exception {
@@ -58,6 +61,12 @@ class InboxConsumerTest {
         inbox = Inbox.builder(store)
                 .consumer(consumer)
                 .lease(Duration.ofSeconds(30))
+                .metrics(new dev.inbox.InboxMetrics() {
+                    @Override
+                    public void delivered(String c, dev.inbox.DeliveryOutcome outcome) {
+                        reported.add(outcome);
+                    }
+                })
                 .build();
     }
 
@@ -139,6 +148,13 @@ class InboxConsumerTest {
                 .isZero();
         assertThat(inboxConsumer.counts()).isEqualTo(new InboxConsumer.Counts(2, 2, 0, 0, 0, 0));
         assertThat(inboxConsumer.counts().acknowledged()).isEqualTo(4);
+        assertThat(reported)
+                .as("outcomes reported to InboxMetrics.delivered")
+                .containsExactlyInAnyOrder(
+                        dev.inbox.DeliveryOutcome.PROCESSED,
+                        dev.inbox.DeliveryOutcome.PROCESSED,
+                        dev.inbox.DeliveryOutcome.DUPLICATE,
+                        dev.inbox.DeliveryOutcome.DUPLICATE);
     }
 
     @Test
@@ -177,6 +193,7 @@ class InboxConsumerTest {
         awaitDeadLettered();
         channel.close(); // what it left unacknowledged returns to the queue
         assertThat(pending(queue)).isZero();
+        assertThat(reported).containsExactly(dev.inbox.DeliveryOutcome.DEAD_LETTERED);
     }
 
     @Test
@@ -205,6 +222,7 @@ class InboxConsumerTest {
         awaitDeadLettered();
         channel.close(); // what it left unacknowledged returns to the queue
         assertThat(applied).isEmpty();
+        assertThat(reported).containsExactly(dev.inbox.DeliveryOutcome.DEAD_LETTERED);
     }
 
     @Test

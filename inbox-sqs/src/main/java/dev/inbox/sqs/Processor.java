@@ -14,6 +14,12 @@ import org.jspecify.annotations.Nullable;
 /** How a receive's messages go through the inbox: lease or transactional mode. */
 interface Processor {
 
+    /** The inbox's consumer name, for the delivery counts. */
+    String consumerName();
+
+    /** Where the inbox reports, and so where the loop reports each message's outcome. */
+    dev.inbox.InboxMetrics metrics();
+
     /** The lease a claim holds outside a transaction; zero in transactional mode. */
     Duration lease();
 
@@ -114,6 +120,16 @@ interface Processor {
         }
 
         @Override
+        public String consumerName() {
+            return inbox.consumer();
+        }
+
+        @Override
+        public dev.inbox.InboxMetrics metrics() {
+            return inbox.metrics();
+        }
+
+        @Override
         public void validate(String id) {
             InboxKey.of(inbox.consumer(), id);
         }
@@ -211,6 +227,16 @@ interface Processor {
         @Override
         public Duration retention() {
             return inbox.retention();
+        }
+
+        @Override
+        public String consumerName() {
+            return inbox.consumer();
+        }
+
+        @Override
+        public dev.inbox.InboxMetrics metrics() {
+            return inbox.metrics();
         }
 
         @Override

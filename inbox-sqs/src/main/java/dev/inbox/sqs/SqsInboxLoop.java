@@ -3,9 +3,11 @@ package dev.inbox.sqs;
 import static dev.inbox.spi.InboxArguments.requireArgument;
 import static dev.inbox.spi.InboxArguments.requireNonNull;
 
+import dev.inbox.DeliveryOutcome;
 import dev.inbox.Inbox;
 import dev.inbox.InboxStoreException;
 import dev.inbox.jdbc.TransactionalInbox;
+import dev.inbox.spi.DeliveryCounts;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -17,7 +19,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.LongAdder;
 import org.jspecify.annotations.Nullable;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.services.sqs.SqsClient;
@@ -121,17 +122,13 @@ public final class SqsInboxLoop {
     private final @Nullable String deadLetterQueue;
     private volatile @Nullable QueueSettings queue;
     private volatile boolean stopping;
-    private final LongAdder processed = new LongAdder();
-    private final LongAdder duplicates = new LongAdder();
-    private final LongAdder busy = new LongAdder();
-    private final LongAdder failed = new LongAdder();
-    private final LongAdder deadLettered = new LongAdder();
-    private final LongAdder storeFailures = new LongAdder();
+    private final DeliveryCounts counts;
 
     private SqsInboxLoop(Builder builder) {
         this.sqs = builder.sqs;
         this.queueUrl = builder.queueUrl;
         this.processor = builder.processor;
+        this.counts = new DeliveryCounts(processor.consumerName(), processor.metrics());
         this.keys = builder.keys;
         this.maxMessages = builder.maxMessages;
         this.waitTime = builder.waitTime;
@@ -293,10 +290,19 @@ public final class SqsInboxLoop {
         stopping = true;
     }
 
-    /** What this loop has done since it was built. */
+    /**
+     * What this loop has done since it was built. Each message's outcome is also reported to the
+     * inbox's {@link dev.inbox.InboxMetrics#delivered} (the {@code inbox.deliveries} meter of {@code
+     * inbox-micrometer}).
+     */
     public Counts counts() {
         return new Counts(
-                processed.sum(), duplicates.sum(), busy.sum(), failed.sum(), deadLettered.sum(), storeFailures.sum());
+                counts.count(DeliveryOutcome.PROCESSED),
+                counts.count(DeliveryOutcome.DUPLICATE),
+                counts.count(DeliveryOutcome.BUSY),
+                counts.count(DeliveryOutcome.FAILED),
+                counts.count(DeliveryOutcome.DEAD_LETTERED),
+                counts.count(DeliveryOutcome.STORE_FAILED));
     }
 
     /**
@@ -308,8 +314,8 @@ public final class SqsInboxLoop {
      * @param failed messages whose work threw, put back
      * @param deadLettered messages without a usable key, sent to the dead-letter queue (or left on
      *     the queue without one)
-     * @param storeFailures messages put back because the store could not answer, and completions
-     *     that could not be recorded
+     * @param storeFailures messages put back because the store could not answer (a completion that
+     *     could not be recorded after the work is the inbox's store error, not counted here)
      */
     public record Counts(
             long processed, long duplicates, long busy, long failed, long deadLettered, long storeFailures) {
@@ -368,7 +374,7 @@ public final class SqsInboxLoop {
                 batch = processor.claim(ids, Processor.at(messages, keyed));
             } catch (InboxStoreException storeDown) {
                 LOG.log(Level.WARNING, "the store could not claim a receive; it is put back", storeDown);
-                storeFailures.add(keyed.size());
+                counts.record(DeliveryOutcome.STORE_FAILED, keyed.size());
                 for (int i : keyed) {
                     later(i, failureBackoff);
                 }
@@ -421,33 +427,33 @@ public final class SqsInboxLoop {
                         Level.WARNING,
                         "the store could not answer for " + messages.get(i) + "; it is put back",
                         storeDown);
-                storeFailures.increment();
+                counts.record(DeliveryOutcome.STORE_FAILED);
                 return later(i, failureBackoff);
             } catch (Exception workFailed) {
                 LOG.log(Level.WARNING, "the work of " + messages.get(i) + " failed; it is put back", workFailed);
-                failed.increment();
+                counts.record(DeliveryOutcome.FAILED);
                 return later(i, failureBackoff);
             }
             switch (outcome) {
                 case PROCESSED -> {
-                    processed.increment();
+                    counts.record(DeliveryOutcome.PROCESSED);
                     decide(i, Fate.DELETE, null);
                     return null;
                 }
                 case DUPLICATE -> {
-                    duplicates.increment();
+                    counts.record(DeliveryOutcome.DUPLICATE);
                     decide(i, Fate.DELETE, null);
                     return null;
                 }
                 default -> {
-                    busy.increment();
+                    counts.record(DeliveryOutcome.BUSY);
                     return later(i, busyBackoff);
                 }
             }
         }
 
         private void deadLetter(int i) {
-            deadLettered.increment();
+            counts.record(DeliveryOutcome.DEAD_LETTERED);
             String target = deadLetterQueue != null ? deadLetterQueue : settings.deadLetterQueueUrl();
             Message message = messages.get(i).message();
             if (target == null) {
@@ -523,7 +529,6 @@ public final class SqsInboxLoop {
                         "the work of a receive ran but its completion could not be recorded; the messages are"
                                 + " deleted",
                         notRecorded);
-                storeFailures.increment();
             }
         }
 
