@@ -1,5 +1,6 @@
 package dev.inbox.spring;
 
+import dev.inbox.DeliveryOutcome;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -26,6 +27,23 @@ public final class ListenerCounts {
     /** Times a delivery was sent back, or waited, because another delivery held its event. */
     public long busy() {
         return busy.get();
+    }
+
+    /**
+     * Counts one delivery that came to {@code outcome} ({@code PROCESSED}, {@code DUPLICATE} or
+     * {@code BUSY}; the others are the container's own error handling) and reports it to {@code
+     * inbox}'s metrics ({@link SpringInbox#delivered}), under the consumer it claimed with.
+     *
+     * @throws IllegalArgumentException if {@code outcome} is not one a listener adapter counts
+     */
+    public void record(DeliveryOutcome outcome, SpringInbox inbox) {
+        switch (outcome) {
+            case PROCESSED -> recordProcessed();
+            case DUPLICATE -> recordDuplicate();
+            case BUSY -> recordBusy();
+            default -> throw new IllegalArgumentException("a listener adapter does not count " + outcome);
+        }
+        inbox.delivered(outcome);
     }
 
     /** Counts one delivery whose listener ran. */

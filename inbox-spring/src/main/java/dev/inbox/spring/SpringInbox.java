@@ -3,6 +3,7 @@ package dev.inbox.spring;
 import static dev.inbox.spi.InboxArguments.requireNonNull;
 
 import dev.inbox.Claim;
+import dev.inbox.DeliveryOutcome;
 import dev.inbox.HandleOutcome;
 import dev.inbox.HandleResult;
 import dev.inbox.Inbox;
@@ -107,6 +108,16 @@ public final class SpringInbox {
             throw new IllegalArgumentException("scope must not be empty");
         }
         return new SpringInbox(inbox.withConsumer(inbox.consumer() + "/" + scope), store, dataSource);
+    }
+
+    /**
+     * For listener adapters: reports that a delivery claimed through this inbox came to {@code
+     * outcome} ({@link dev.inbox.InboxMetrics#delivered}, under this inbox's consumer).
+     *
+     * @throws IllegalArgumentException if {@code outcome} is null
+     */
+    public void delivered(DeliveryOutcome outcome) {
+        inbox.metrics().delivered(inbox.consumer(), requireNonNull(outcome, "outcome"));
     }
 
     /** The data source whose transactions the claims join, or null for an inbox built {@link #leaseOnly}. */

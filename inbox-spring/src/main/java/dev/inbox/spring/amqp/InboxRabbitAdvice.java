@@ -5,6 +5,7 @@ import static dev.inbox.spi.InboxArguments.requirePositive;
 
 import com.rabbitmq.client.Delivery;
 import com.rabbitmq.client.Envelope;
+import dev.inbox.DeliveryOutcome;
 import dev.inbox.InboxKey;
 import dev.inbox.InboxStoreException;
 import dev.inbox.rabbitmq.MessageKeys;
@@ -157,10 +158,10 @@ public final class InboxRabbitAdvice implements MethodInterceptor {
         }
         switch (claim.status()) {
             case DUPLICATE:
-                counts.recordDuplicate();
+                counts.record(DeliveryOutcome.DUPLICATE, target);
                 return null;
             case BUSY:
-                counts.recordBusy();
+                counts.record(DeliveryOutcome.BUSY, target);
                 backOff();
                 throw new ImmediateRequeueAmqpException(
                         "requeued after " + busyBackoff.toMillis() + " ms", new InboxBusyException(id));
@@ -177,7 +178,7 @@ public final class InboxRabbitAdvice implements MethodInterceptor {
             }
             throw failure;
         }
-        counts.recordProcessed();
+        counts.record(DeliveryOutcome.PROCESSED, target);
         claim.completeAfterWork();
         return result;
     }

@@ -3,6 +3,7 @@ package dev.inbox.spring.kafka;
 import static dev.inbox.spi.InboxArguments.requireNonNull;
 import static dev.inbox.spi.InboxArguments.requirePositive;
 
+import dev.inbox.DeliveryOutcome;
 import dev.inbox.kafka.RecordKeys;
 import dev.inbox.spi.ClaimStatus;
 import dev.inbox.spring.InboxBusyException;
@@ -133,14 +134,14 @@ public final class InboxBatchInterceptor<K, V> implements BatchInterceptor<K, V>
             for (int i = 0; i < all.size(); i++) {
                 InboxClaim claim = claims.get(i);
                 while (claim.status() == ClaimStatus.BUSY) {
-                    counts.recordBusy();
+                    counts.record(DeliveryOutcome.BUSY, inbox);
                     pause(claim.id());
                     claim = inbox.claim(claim.id());
                 }
                 if (claim.isAcquired()) {
                     held.put(all.get(i), claim);
                 } else {
-                    counts.recordDuplicate();
+                    counts.record(DeliveryOutcome.DUPLICATE, inbox);
                 }
             }
         } catch (RuntimeException | Error e) {
@@ -208,7 +209,7 @@ public final class InboxBatchInterceptor<K, V> implements BatchInterceptor<K, V>
     }
 
     private void completed(InboxClaim claim) {
-        counts.recordProcessed();
+        counts.record(DeliveryOutcome.PROCESSED, inbox);
         claim.completeAfterWork();
     }
 

@@ -2,6 +2,7 @@ package dev.inbox.spring.kafka;
 
 import static dev.inbox.spi.InboxArguments.requireNonNull;
 
+import dev.inbox.DeliveryOutcome;
 import dev.inbox.kafka.RecordKeys;
 import dev.inbox.spring.InboxBusyException;
 import dev.inbox.spring.InboxClaim;
@@ -71,10 +72,10 @@ public final class InboxRecordInterceptor<K, V> implements RecordInterceptor<K, 
                 current.set(claim);
                 return record;
             case DUPLICATE:
-                counts.recordDuplicate();
+                counts.record(DeliveryOutcome.DUPLICATE, inbox);
                 return null;
             default:
-                counts.recordBusy();
+                counts.record(DeliveryOutcome.BUSY, inbox);
                 throw new InboxBusyException(id);
         }
     }
@@ -83,7 +84,7 @@ public final class InboxRecordInterceptor<K, V> implements RecordInterceptor<K, 
     public void success(ConsumerRecord<K, V> record, Consumer<K, V> consumer) {
         InboxClaim claim = take();
         if (claim != null) {
-            counts.recordProcessed();
+            counts.record(DeliveryOutcome.PROCESSED, inbox);
             claim.completeAfterWork();
         }
     }

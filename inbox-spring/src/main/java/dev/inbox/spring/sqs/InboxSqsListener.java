@@ -1,5 +1,6 @@
 package dev.inbox.spring.sqs;
 
+import dev.inbox.DeliveryOutcome;
 import dev.inbox.InboxKey;
 import dev.inbox.spring.InboxBusyException;
 import dev.inbox.spring.InboxClaim;
@@ -78,10 +79,10 @@ public final class InboxSqsListener<T> implements AsyncMessageListener<T> {
         }
         switch (claim.status()) {
             case DUPLICATE:
-                counts.recordDuplicate();
+                counts.record(DeliveryOutcome.DUPLICATE, inbox);
                 return CompletableFuture.completedFuture(null);
             case BUSY:
-                counts.recordBusy();
+                counts.record(DeliveryOutcome.BUSY, inbox);
                 Object visibility = message.getHeaders().get(SqsHeaders.SQS_VISIBILITY_TIMEOUT_HEADER);
                 CompletableFuture<Void> later = visibility instanceof Visibility v
                         ? v.changeToAsync(seconds(busyBackoff))
@@ -106,7 +107,7 @@ public final class InboxSqsListener<T> implements AsyncMessageListener<T> {
             if (failure != null) {
                 claim.releaseAfterFailure(failure);
             } else {
-                counts.recordProcessed();
+                counts.record(DeliveryOutcome.PROCESSED, inbox);
                 claim.completeAfterWork();
             }
         });

@@ -33,7 +33,17 @@ class InboxRecordInterceptorTest {
     /** spring-kafka #2372 and #2287: a skipped duplicate's offset is committed, and nothing is left over. */
     @Test
     void duplicatesAreSkipped_theirOffsetsCommitted_andLaterRecordsStillClaimed() throws Exception {
-        SpringInbox inbox = Database.memoryInbox();
+        List<String> reported = new CopyOnWriteArrayList<>();
+        SpringInbox inbox = SpringInbox.leaseOnly(dev.inbox.Inbox.builder(
+                        dev.inbox.caffeine.CaffeineInboxStore.builder().build())
+                .consumer("memory")
+                .metrics(new dev.inbox.InboxMetrics() {
+                    @Override
+                    public void delivered(String consumer, dev.inbox.DeliveryOutcome outcome) {
+                        reported.add(consumer + ":" + outcome);
+                    }
+                })
+                .build());
         InboxRecordInterceptor<String, String> interceptor =
                 new InboxRecordInterceptor<>(inbox, RecordKeys.cloudEvents());
         List<String> applied = new CopyOnWriteArrayList<>();
@@ -53,6 +63,12 @@ class InboxRecordInterceptorTest {
         assertThat(applied).containsExactly("e1", "e2", "e3", "e4");
         assertThat(interceptor.counts().duplicates()).isEqualTo(3);
         assertThat(interceptor.counts().processed()).isEqualTo(4);
+        assertThat(reported)
+                .as("each delivery reported to InboxMetrics.delivered")
+                .filteredOn(r -> r.endsWith("DUPLICATE"))
+                .hasSize(3)
+                .allMatch(r -> r.startsWith("memory:"));
+        assertThat(reported).filteredOn(r -> r.endsWith("PROCESSED")).hasSize(4);
         assertThat(inbox.inbox().claim(DedupKeys.cloudEvent("/tests", "e4")).status())
                 .as("the last event's claim was completed, not left held")
                 .hasToString("DUPLICATE");
