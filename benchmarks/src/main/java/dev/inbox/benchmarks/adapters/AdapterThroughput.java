@@ -421,15 +421,7 @@ public final class AdapterThroughput {
                 Thread.sleep(5);
             }
             long nanos = System.nanoTime() - start;
-            for (Channel channel : channels) {
-                channel.close();
-            }
-            try (Channel cleanup = connection.createChannel()) {
-                cleanup.queueDelete(queue);
-            }
-            for (AutoCloseable resource : resources) {
-                resource.close();
-            }
+            closeRabbit(connection, queue, channels, resources);
             return row("rabbitmq", variant, consumers, nanos);
         }
     }
@@ -474,16 +466,23 @@ public final class AdapterThroughput {
                 Thread.sleep(5);
             }
             long nanos = System.nanoTime() - start;
-            for (Channel channel : channels) {
-                channel.close();
-            }
-            try (Channel cleanup = connection.createChannel()) {
-                cleanup.queueDelete(queue);
-            }
-            for (AutoCloseable resource : resources) {
-                resource.close();
-            }
+            closeRabbit(connection, queue, channels, resources);
             return row("rabbitmq", variant, consumers, nanos);
+        }
+    }
+
+    /** After a RabbitMQ variant: its channels closed, its queue deleted, its resources closed. */
+    private static void closeRabbit(
+            Connection connection, String queue, List<Channel> channels, List<AutoCloseable> resources)
+            throws Exception {
+        for (Channel channel : channels) {
+            channel.close();
+        }
+        try (Channel cleanup = connection.createChannel()) {
+            cleanup.queueDelete(queue);
+        }
+        for (AutoCloseable resource : resources) {
+            resource.close();
         }
     }
 }

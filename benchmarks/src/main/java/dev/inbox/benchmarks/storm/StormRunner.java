@@ -193,8 +193,9 @@ public final class StormRunner {
     }
 
     /**
-     * Counts the run's records on a standalone Redis with SCAN over the store's key pattern
-     * ({@code inbox:{<consumer as hex>}:*}), on a connection of its own.
+     * Counts the run's records on a standalone Redis with SCAN over the store's key pattern in its
+     * default layout ({@code inbox:<consumer as hex>:*}, {@link dev.inbox.redis.RedisKeyLayout#SPREAD}), on a
+     * connection of its own.
      */
     private static LongSupplier redisRecords(String url, String consumer, List<Runnable> resources) {
         RedisClient client = RedisClient.create(url);
@@ -202,7 +203,7 @@ public final class StormRunner {
         StatefulRedisConnection<String, String> connection = client.connect();
         resources.add(0, connection::close);
         ScanArgs pattern = ScanArgs.Builder.matches(
-                        "inbox:{" + HexFormat.of().formatHex(consumer.getBytes(StandardCharsets.UTF_8)) + "}:*")
+                        "inbox:" + HexFormat.of().formatHex(consumer.getBytes(StandardCharsets.UTF_8)) + ":*")
                 .limit(10_000);
         return () -> {
             long count = 0;

@@ -106,13 +106,28 @@ class StormRunnerTest {
 
     @Test
     void storm_onRedis_appliesEveryEventExactlyOnce() throws Exception {
-        int code = run("--store", "redis", "--redis-url", TestServers.redis(), "--events", "1500", "--json");
+        // Released over a second and sampled meanwhile: the soak's "records held" column counts the
+        // store's keys (SCAN over its key layout), which must find the records the run wrote.
+        int code = run(
+                "--store",
+                "redis",
+                "--redis-url",
+                TestServers.redis(),
+                "--events",
+                "1500",
+                "--event-rate",
+                "1500",
+                "--heap-every-ms",
+                "250",
+                "--json");
         String json = runner.out();
         assertThat(code).as(json + runner.err()).isZero();
         assertThat(json)
                 .contains("\"store\":\"redis (lease mode)\"")
                 .contains("\"appliedTwice\":0")
-                .contains("\"neverApplied\":0");
+                .contains("\"neverApplied\":0")
+                .as("records the run's samples found in Redis (all zero: the count looks for the wrong keys)")
+                .containsPattern("\"storedRecords\":\\[[^\\]]*[1-9]");
     }
 
     @Test
