@@ -166,7 +166,9 @@ public final class SpringInbox {
 
     /**
      * Claims a batch of events: in lease mode in as few round trips as the store allows ({@link
-     * Inbox#claimAll}); inside the current transaction one statement per event. Each {@code
+     * Inbox#claimAll}); inside the current transaction in one call ({@link
+     * TransactionalInboxStore#claimAllInTransaction}: one statement per chunk on PostgreSQL), a key
+     * repeated in {@code ids} answered {@code DUPLICATE} after its first occurrence. Each {@code
      * ACQUIRED} claim must end as {@link #claim(String)} says.
      *
      * @return one claim per id, in the same order
@@ -183,14 +185,33 @@ public final class SpringInbox {
             }
             return claims;
         }
+        List<InboxKey> keys = new ArrayList<>(ids.size());
         for (String id : ids) {
-            InboxKey.of(inbox.consumer(), id); // every id checked before the first statement
+            keys.add(InboxKey.of(inbox.consumer(), id)); // every id checked before the first statement
         }
-        List<InboxClaim> claims = new ArrayList<>(ids.size());
-        for (String id : ids) {
-            claims.add(claim(id));
+        if (keys.isEmpty()) {
+            return List.of();
         }
-        return claims;
+        // One call for the batch (one statement per chunk on PostgreSQL), not a round trip per id.
+        DataSource source = requireNonNull(dataSource, "dataSource");
+        TransactionalInboxStore transactional = requireNonNull(store, "store");
+        Connection connection = DataSourceUtils.getConnection(source);
+        long start = System.nanoTime();
+        try {
+            List<ClaimResult> results = transactional.claimAllInTransaction(connection, keys, inbox.retention());
+            Duration each = Duration.ofNanos((System.nanoTime() - start) / keys.size());
+            List<InboxClaim> claims = new ArrayList<>(ids.size());
+            for (int i = 0; i < ids.size(); i++) {
+                inbox.observeClaim(results.get(i), each);
+                claims.add(InboxClaim.transactional(ids.get(i), results.get(i)));
+            }
+            return claims;
+        } catch (InboxStoreException e) {
+            inbox.metrics().storeError(inbox.consumer(), "claim", e);
+            throw e;
+        } finally {
+            DataSourceUtils.releaseConnection(connection, source);
+        }
     }
 
     /**

@@ -78,8 +78,11 @@ public final class AdapterThroughput {
      * Kafka into PostgreSQL with a business insert per message, exactly once: the classic
      * hand-written inbox loop (per record, and per poll in one transaction) against ours.
      */
+    /** A Spring Kafka batch listener joined to a {@code DataSourceTransactionManager} (Kafka only). */
+    private static final String SPRING_BATCH = "spring-batch";
+
     private static final String[] TRANSACTIONAL = {
-        "handwritten-per-record", "handwritten-batch", "inbox-transactional", "inbox-transactional-batch"
+        "handwritten-per-record", "handwritten-batch", "inbox-transactional", "inbox-transactional-batch", SPRING_BATCH
     };
 
     private static final String BUSINESS = "adapters_business";
@@ -126,7 +129,9 @@ public final class AdapterThroughput {
                     }
                     for (String variant : TRANSACTIONAL) {
                         rows.add(run.kafka(variant, consumers));
-                        rows.add(run.rabbitTransactional(variant, consumers));
+                        if (!variant.equals(SPRING_BATCH)) {
+                            rows.add(run.rabbitTransactional(variant, consumers));
+                        }
                     }
                 }
             }
@@ -156,7 +161,7 @@ public final class AdapterThroughput {
     private int messages(String variant) {
         return switch (variant) {
             case "postgres", "handwritten-per-record", "inbox-transactional" -> Math.max(1, messages / 10);
-            case "handwritten-batch", "inbox-transactional-batch" -> Math.max(1, messages / 4);
+            case "handwritten-batch", "inbox-transactional-batch", SPRING_BATCH -> Math.max(1, messages / 4);
             default -> messages;
         };
     }
@@ -223,6 +228,19 @@ public final class AdapterThroughput {
         Transactional tx = transactional ? new Transactional(variant, pool(resources)) : null;
         String group = "inbox-adapters-" + UUID.randomUUID();
         LongAdder consumed = new LongAdder();
+        if (variant.equals(SPRING_BATCH)) {
+            long start = System.nanoTime();
+            var listeners = SpringBatchKafka.start(bootstrap, topic, consumers, tx.pool, tx.store, BUSINESS, consumed);
+            while (consumed.sum() < messages) {
+                Thread.sleep(5);
+            }
+            long nanos = System.nanoTime() - start;
+            listeners.stop();
+            for (AutoCloseable resource : resources) {
+                resource.close();
+            }
+            return row("kafka", variant, consumers, nanos);
+        }
         AtomicBoolean done = new AtomicBoolean();
         List<Thread> threads = new ArrayList<>();
         long start = System.nanoTime();
@@ -287,11 +305,12 @@ public final class AdapterThroughput {
         private final String variant;
         private final HikariDataSource pool;
         private final TransactionalInbox inbox;
+        private final PostgresInboxStore store;
 
         Transactional(String variant, HikariDataSource pool) throws SQLException {
             this.variant = variant;
             this.pool = pool;
-            PostgresInboxStore store =
+            this.store =
                     PostgresInboxStore.builder(pool).table("inbox_adapters").build();
             store.createSchemaIfMissing();
             this.inbox = TransactionalInbox.builder(store, pool)
@@ -368,11 +387,7 @@ public final class AdapterThroughput {
         }
 
         private void business(java.sql.Connection c, ConsumerRecord<String, String> record) throws SQLException {
-            try (PreparedStatement insert = c.prepareStatement("INSERT INTO " + BUSINESS + " VALUES (?, ?)")) {
-                insert.setString(1, record.topic() + "-" + record.offset());
-                insert.setInt(2, Integer.parseInt(record.value()));
-                insert.executeUpdate();
-            }
+            SpringBatchKafka.insert(c, BUSINESS, record);
         }
     }
 
