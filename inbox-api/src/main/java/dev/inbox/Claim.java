@@ -127,7 +127,8 @@ public final class Claim {
         return lease;
     }
 
-    private synchronized void stopRenewing() {
+    /** Ends the renewals {@link #keepRenewed()} started; {@link Inbox#completeAll} calls it too. */
+    synchronized void stopRenewing() {
         ended = true;
         if (renewed != null) {
             renewed.finish();

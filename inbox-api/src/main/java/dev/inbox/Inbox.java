@@ -458,7 +458,8 @@ public final class Inbox {
 
     /**
      * Completes acquired claims of this inbox in as few round trips as the store allows ({@link
-     * InboxStore#completeAll}), retried like {@link Claim#complete()}.
+     * InboxStore#completeAll}), retried like {@link Claim#complete()}. Renewals started by {@link
+     * Claim#keepRenewed()} end first, as {@link Claim#complete()} ends them.
      *
      * @return one answer per claim, in order: false when its lease had ended and another delivery
      *     took the event over (counted as a lost lease)
@@ -474,6 +475,9 @@ public final class Inbox {
             requireArgument(claim.isAcquired(), "claim " + claim + " is not ACQUIRED");
             held.add(new dev.inbox.spi.HeldKey(claim.key(), claim.owner()));
         }
+        // As Claim#complete: the renewals end before the store is asked (a completed claim renewed is
+        // refused, and counted as a failed renewal).
+        batch.forEach(Claim::stopRenewing);
         if (held.isEmpty()) {
             return List.of();
         }

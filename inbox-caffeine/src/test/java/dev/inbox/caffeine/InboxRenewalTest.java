@@ -152,6 +152,26 @@ class InboxRenewalTest {
     }
 
     @Test
+    void keepRenewed_endsWhenTheClaimsAreCompletedTogether_withCompleteAll() throws Exception {
+        Inbox inbox =
+                inbox().renewals(scheduler).renewEvery(Duration.ofMillis(100)).build();
+        List<Claim> batch = inbox.claimAll(List.of("c1", "c2"));
+        List<dev.inbox.Lease> leases = new ArrayList<>();
+        batch.forEach(claim -> leases.add(claim.keepRenewed()));
+        Thread.sleep(400); // past the first lease: held by the renewals
+        assertThat(inbox.completeAll(batch)).containsExactly(true, true);
+        Thread.sleep(300); // three renewal periods after the completion
+        assertThat(scheduler.getQueue()).as("no renewal left scheduled").isEmpty();
+        assertThat(registry.get("inbox.lease.renewal.failed").counter().count())
+                .as("a renewal of a completed claim is refused and counted as a failure")
+                .isZero();
+        assertThatThrownBy(() -> batch.get(0).keepRenewed())
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("completed or released");
+        assertThat(inbox.claim("c2").status()).isEqualTo(ClaimStatus.DUPLICATE);
+    }
+
+    @Test
     void keepRenewed_calledLate_renewsAtOnce_beforeTheLeaseEnds() throws Exception {
         Inbox inbox = Inbox.builder(store)
                 .consumer("reports")
