@@ -52,8 +52,9 @@ import org.jspecify.annotations.Nullable;
  *
  * <ul>
  *   <li>{@code DUPLICATE} — skipped, and its offset is committed with the rest.
- *   <li>{@code ACQUIRED} — the handler runs; on success the claim is completed. If the handler
- *       throws, the claim is released and the record is handed to the {@linkplain
+ *   <li>{@code ACQUIRED} — the handler runs; on success the claim is completed (at once, or with
+ *       the rest of its poll: {@link Builder#completePerPoll()}). If the handler throws, the
+ *       claim is released and the record is handed to the {@linkplain
  *       Builder#recoverer(RecordRecoverer) recoverer}, or (none set) retried: the loop seeks back
  *       to it and pauses its partition for the {@linkplain Builder#failureBackoff(Duration) failure
  *       backoff}.
@@ -125,7 +126,7 @@ public final class KafkaInboxLoop<K, V> {
     public static <K, V> Builder<K, V> lease(Consumer<K, V> consumer, Inbox inbox, RecordHandler<K, V> handler) {
         requireNonNull(inbox, "inbox");
         requireNonNull(handler, "handler");
-        return new Builder<>(requireNonNull(consumer, "consumer"), new LeaseProcessor<>(inbox, handler));
+        return new Builder<>(requireNonNull(consumer, "consumer"), new LeaseProcessor<>(inbox, handler, false));
     }
 
     /**
@@ -314,12 +315,14 @@ public final class KafkaInboxLoop<K, V> {
                     unexpected);
             giveBack(spans, items, batch, inHand, failureBackoff);
             try {
+                batch.finish();
                 commitDone(offsets);
             } catch (RuntimeException notCommitted) {
                 unexpected.addSuppressed(notCommitted);
             }
             throw unexpected;
         }
+        batch.finish();
         commitDone(offsets); // outside the try: a wakeup here leaves the offsets uncommitted, nothing given back
         return done;
     }
@@ -641,6 +644,12 @@ public final class KafkaInboxLoop<K, V> {
         default @Nullable SpanOutcome applyAll(List<Item<K, V>> items) {
             return null;
         }
+
+        /** This processor, completing a poll's claims together ({@link Builder#completePerPoll()}). */
+        default Processor<K, V> completingPerPoll() {
+            throw new IllegalStateException("completePerPoll() is for lease mode: a transactional loop commits each"
+                    + " claim in the transaction of its work");
+        }
     }
 
     /** What a partition's one transaction did: its first {@code processed + duplicates} records are done. */
@@ -653,16 +662,29 @@ public final class KafkaInboxLoop<K, V> {
 
         /** Gives up item {@code index} without applying it (its partition stopped before it). */
         void abandon(int index);
+
+        /**
+         * Records the poll's work as done where the processor completes per poll, before the poll's
+         * offsets are committed; a store that cannot record it is logged (the work ran).
+         */
+        default void finish() {}
     }
 
-    /** Lease mode: one claimAll per poll. */
+    /** Lease mode: one claimAll per poll; each claim completed after its work, or the poll's together. */
     private static final class LeaseProcessor<K, V> implements Processor<K, V> {
         private final Inbox inbox;
         private final RecordHandler<K, V> handler;
+        private final boolean perPoll;
 
-        LeaseProcessor(Inbox inbox, RecordHandler<K, V> handler) {
+        LeaseProcessor(Inbox inbox, RecordHandler<K, V> handler, boolean perPoll) {
             this.inbox = inbox;
             this.handler = handler;
+            this.perPoll = perPoll;
+        }
+
+        @Override
+        public Processor<K, V> completingPerPoll() {
+            return new LeaseProcessor<>(inbox, handler, true);
         }
 
         @Override
@@ -703,6 +725,8 @@ public final class KafkaInboxLoop<K, V> {
                 }
                 claims[positions.get(j)] = claim;
             }
+            boolean[] ran = new boolean[items.size()];
+            List<Claim> done = new ArrayList<>();
             return new Batch<>() {
                 @Override
                 public Outcome run(int index) throws WorkFailed {
@@ -724,21 +748,11 @@ public final class KafkaInboxLoop<K, V> {
                         releaseQuietly(claim);
                         throw e;
                     }
-                    try {
-                        if (!claim.complete()) {
-                            LOG.log(
-                                    Level.WARNING,
-                                    "the lease of " + claim + " ended before its work did, and another"
-                                            + " delivery took it over: make the lease longer than the slowest handler");
-                        }
-                    } catch (InboxStoreException e) {
-                        // The work ran: committing past it is right (a redelivery would apply it again once
-                        // the lease ends); a producer's re-send may still find the record unfinished.
-                        LOG.log(
-                                Level.WARNING,
-                                "the work for " + claim + " ran but its completion could not be"
-                                        + " recorded; its offset is committed",
-                                e);
+                    ran[index] = true;
+                    if (perPoll) {
+                        done.add(claim); // kept renewed until finish()
+                    } else {
+                        complete(List.of(claim));
                     }
                     return Outcome.DONE;
                 }
@@ -746,11 +760,47 @@ public final class KafkaInboxLoop<K, V> {
                 @Override
                 public void abandon(int index) {
                     Claim claim = claims[index];
-                    if (claim != null && claim.isAcquired()) {
+                    if (claim != null && claim.isAcquired() && !ran[index]) {
                         releaseQuietly(claim);
                     }
                 }
+
+                @Override
+                public void finish() {
+                    if (!done.isEmpty()) {
+                        complete(List.copyOf(done));
+                        done.clear();
+                    }
+                }
             };
+        }
+
+        /**
+         * Completes claims whose work ran. A lost lease, or a store that cannot record the completion,
+         * is logged: the offsets are committed all the same, since the work ran (a redelivery would
+         * apply it again once the lease ends; a producer's re-send may still find the event unfinished).
+         */
+        private void complete(List<Claim> ran) {
+            List<Boolean> recorded;
+            try {
+                recorded = perPoll ? inbox.completeAll(ran) : List.of(ran.get(0).complete());
+            } catch (InboxStoreException e) {
+                LOG.log(
+                        Level.WARNING,
+                        "the work of " + (ran.size() == 1 ? ran.get(0) : ran.size() + " records")
+                                + " ran but its completion could not be recorded; the offsets are committed",
+                        e);
+                return;
+            }
+            for (int i = 0; i < recorded.size(); i++) {
+                if (!recorded.get(i)) {
+                    LOG.log(
+                            Level.WARNING,
+                            "the lease of " + ran.get(i) + " ended before its work was recorded, and another"
+                                    + " delivery took it over: make the lease longer than the slowest handler"
+                                    + (perPoll ? " (with completePerPoll(), than the slowest poll)" : ""));
+                }
+            }
         }
 
         private static void releaseQuietly(Claim claim) {
@@ -856,7 +906,7 @@ public final class KafkaInboxLoop<K, V> {
     public static final class Builder<K, V> {
 
         private final Consumer<K, V> consumer;
-        private final Processor<K, V> processor;
+        private Processor<K, V> processor;
         private RecordKeys keys = RecordKeys.standard();
         private Duration busyBackoff = Duration.ofSeconds(1);
         private Duration failureBackoff = Duration.ofSeconds(1);
@@ -922,6 +972,27 @@ public final class KafkaInboxLoop<K, V> {
          */
         public Builder<K, V> onMissingKey(RecordRecoverer<K, V> missingKey) {
             this.missingKey = requireNonNull(missingKey, "missingKey");
+            return this;
+        }
+
+        /**
+         * Lease mode: completes the claims of a poll's applied records together, in one {@link
+         * Inbox#completeAll} just before the poll's offsets are committed, instead of one completion
+         * per record — one store round trip per poll. Until then the claims stay held (kept renewed).
+         *
+         * <p>The price is a wider crash window. Per record, a consumer that dies after a record's work
+         * and before its completion applies that one record again once its lease ends. Completing per
+         * poll, a consumer that dies anywhere in a poll has completed <em>none</em> of the records it
+         * applied in that poll: once their leases end, the next owner of the partitions applies each
+         * of them again — up to {@code max.poll.records} extra applications per crash. Choose it for
+         * work that tolerates that; for effects in a database, {@link KafkaInboxLoop#transactionalBatch}
+         * also takes a poll in one round of writes, and is exactly once. Anything thrown in a live loop (an {@link Error} from the handler, a stop)
+         * still completes what was done before it.
+         *
+         * @throws IllegalStateException on a transactional loop, whose claims commit with their work
+         */
+        public Builder<K, V> completePerPoll() {
+            this.processor = processor.completingPerPoll();
             return this;
         }
 

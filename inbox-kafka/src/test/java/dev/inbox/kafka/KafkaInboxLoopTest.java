@@ -3,6 +3,7 @@ package dev.inbox.kafka;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.inbox.Claim;
 import dev.inbox.Inbox;
 import dev.inbox.InboxKey;
 import dev.inbox.InboxStoreException;
@@ -10,6 +11,8 @@ import dev.inbox.caffeine.CaffeineInboxStore;
 import dev.inbox.keys.DedupKeys;
 import dev.inbox.spi.ClaimRequest;
 import dev.inbox.spi.ClaimResult;
+import dev.inbox.spi.ClaimStatus;
+import dev.inbox.spi.HeldKey;
 import dev.inbox.spi.InboxStore;
 import dev.inbox.spi.OwnerToken;
 import java.time.Duration;
@@ -322,6 +325,138 @@ class KafkaInboxLoopTest {
                 .as("records of the two polls the store could not claim")
                 .isBetween(2L, 4L);
         assertThat(committed()).isEqualTo(2);
+    }
+
+    /** The in-memory store, counting completions one by one and together. */
+    private InboxStore counting(AtomicInteger single, AtomicInteger together) {
+        return new InboxStore() {
+            @Override
+            public ClaimResult claim(ClaimRequest request) {
+                return store.claim(request);
+            }
+
+            @Override
+            public List<ClaimResult> claimAll(List<ClaimRequest> requests) {
+                return store.claimAll(requests);
+            }
+
+            @Override
+            public boolean complete(InboxKey key, OwnerToken owner, Duration retention) {
+                single.incrementAndGet();
+                return store.complete(key, owner, retention);
+            }
+
+            @Override
+            public List<Boolean> completeAll(List<HeldKey> held, Duration retention) {
+                together.incrementAndGet();
+                return store.completeAll(held, retention);
+            }
+
+            @Override
+            public boolean renew(InboxKey key, OwnerToken owner, Duration lease) {
+                return store.renew(key, owner, lease);
+            }
+
+            @Override
+            public boolean release(InboxKey key, OwnerToken owner) {
+                return store.release(key, owner);
+            }
+
+            @Override
+            public long purge() {
+                return store.purge();
+            }
+
+            @Override
+            public void close() {}
+        };
+    }
+
+    @Test
+    void completePerPoll_holdsAPollsClaimsUntilItsEnd_thenCompletesThemInOneCall() throws Exception {
+        AtomicInteger single = new AtomicInteger();
+        AtomicInteger together = new AtomicInteger();
+        inbox = Inbox.builder(counting(single, together))
+                .consumer("kafka-test")
+                .lease(Duration.ofSeconds(30))
+                .build();
+        for (int i = 1; i <= 10; i++) {
+            Kafka.sendEvent(producer, topic, 0, "e" + i);
+        }
+        Map<String, ClaimStatus> firstSeenLater = new ConcurrentHashMap<>();
+        KafkaInboxLoop<String, String> loop = loop(record -> {
+                    apply(record);
+                    if (record.value().contains("\"e10\"")) {
+                        // Another delivery of e1, while the poll that applied it is still running.
+                        firstSeenLater.put(
+                                "e1", inbox.claim(DedupKeys.eventId("e1")).status());
+                    }
+                })
+                .keys(RecordKeys.header("ce_id"))
+                .completePerPoll()
+                .build();
+        loop.subscribe(List.of(topic));
+        pollUntil(loop, () -> committed() == 10);
+        for (int i = 1; i <= 10; i++) {
+            assertThat(applications("e" + i)).as("e%s applied", i).isEqualTo(1);
+            assertThat(inbox.claim(DedupKeys.eventId("e" + i)).status())
+                    .as("e%s after its poll", i)
+                    .isEqualTo(ClaimStatus.DUPLICATE);
+        }
+        if (firstSeenLater.containsKey("e1")) { // e1 and e10 came in one poll (50 records at most)
+            assertThat(firstSeenLater.get("e1"))
+                    .as("e1 while its poll ran: held, not yet completed")
+                    .isEqualTo(ClaimStatus.BUSY);
+        }
+        assertThat(single.get()).as("completions one by one").isZero();
+        assertThat(together.get())
+                .as("completeAll calls: one per poll that applied something")
+                .isBetween(1, 10);
+        assertThat(loop.counts().processed()).isEqualTo(10);
+    }
+
+    @Test
+    void completePerPoll_anErrorMidPoll_completesAndCommitsWhatWasDone_andLosesNothing() throws Exception {
+        for (int i = 1; i <= 10; i++) {
+            Kafka.sendEvent(producer, topic, 0, "e" + i);
+        }
+        AtomicInteger sixth = new AtomicInteger();
+        KafkaInboxLoop<String, String> loop = loop(record -> {
+                    if (record.value().contains("\"e6\"") && sixth.getAndIncrement() == 0) {
+                        throw new AssertionError("the handler fails once, with an Error");
+                    }
+                    apply(record);
+                })
+                .keys(RecordKeys.header("ce_id"))
+                .completePerPoll()
+                .build();
+        loop.subscribe(List.of(topic));
+        int errors = 0;
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (sixth.get() == 0 && System.nanoTime() < deadline) {
+            try {
+                loop.pollOnce(Duration.ofMillis(100));
+            } catch (AssertionError e) {
+                errors++;
+            }
+        }
+        assertThat(errors).isEqualTo(1);
+        int before = applied.size();
+        assertThat(before)
+                .as("records applied before the Error, in partition order")
+                .isEqualTo(5);
+        for (int i = 1; i <= before; i++) {
+            assertThat(inbox.claim(DedupKeys.eventId("e" + i)).status())
+                    .as("e%s, applied before the Error in its poll: completed", i)
+                    .isEqualTo(ClaimStatus.DUPLICATE);
+        }
+        Claim probe = inbox.claim(DedupKeys.eventId("e6"));
+        assertThat(probe.status()).as("e6, whose work threw: released").isEqualTo(ClaimStatus.ACQUIRED);
+        probe.release();
+        pollUntil(loop, () -> committed() == 10 && applied.size() == 10);
+        for (int i = 1; i <= 10; i++) {
+            assertThat(applications("e" + i)).as("e%s applied", i).isEqualTo(1);
+        }
     }
 
     @Test

@@ -45,7 +45,11 @@ final class KafkaLoopHarness implements AdapterHarness {
         this(kit, pool, false);
     }
 
-    /** Transactional mode on PostgreSQL, one transaction per partition of a poll when {@code batch}. */
+    /**
+     * Per poll when {@code batch}: in lease mode ({@code pool} null) the poll's claims completed
+     * together ({@link KafkaInboxLoop.Builder#completePerPoll()}); in transactional mode on PostgreSQL
+     * one transaction per partition of a poll.
+     */
     KafkaLoopHarness(AdapterKit kit, @Nullable HikariDataSource pool, boolean batch) throws Exception {
         this.kit = kit;
         this.pool = pool;
@@ -103,6 +107,9 @@ final class KafkaLoopHarness implements AdapterHarness {
                                         .consumer(kit.consumer())
                                         .build(),
                                 (record, connection) -> kit.apply(record.value(), connection)));
+        if (batch && pool == null) {
+            builder.completePerPoll();
+        }
         return builder.keys(record -> kit.keyOf(header(record), (String) record.value()))
                 .busyBackoff(kit.backoff())
                 .failureBackoff(kit.backoff())

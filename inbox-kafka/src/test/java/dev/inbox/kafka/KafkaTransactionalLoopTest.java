@@ -1,6 +1,7 @@
 package dev.inbox.kafka;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
@@ -98,6 +99,22 @@ class KafkaTransactionalLoopTest {
             assertThat(loop.counts().processed()).isEqualTo(3);
             assertThat(loop.counts().duplicates()).isEqualTo(1);
             assertThat(countApplied(run)).isEqualTo(3);
+        }
+    }
+
+    @Test
+    void completePerPoll_isForLeaseMode_andRefusedOnATransactionalLoop() {
+        TransactionalInbox inbox = TransactionalInbox.builder(store, pool)
+                .consumer("kafka-builder")
+                .build();
+        try (KafkaConsumer<String, String> consumer = Kafka.consumer("inbox-test-builder")) {
+            for (KafkaInboxLoop.Builder<String, String> builder : List.of(
+                    KafkaInboxLoop.<String, String>transactional(consumer, inbox, (record, connection) -> {}),
+                    KafkaInboxLoop.<String, String>transactionalBatch(consumer, inbox, (record, connection) -> {}))) {
+                assertThatThrownBy(builder::completePerPoll)
+                        .isInstanceOf(IllegalStateException.class)
+                        .hasMessageContaining("lease mode");
+            }
         }
     }
 
