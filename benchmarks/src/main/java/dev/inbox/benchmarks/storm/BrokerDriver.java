@@ -35,6 +35,13 @@ interface BrokerDriver extends AutoCloseable {
     @FunctionalInterface
     interface Applier {
         void apply(int event, @Nullable Connection connection) throws Exception;
+
+        /**
+         * A crash left {@code event} applied (its work returned) but not recorded as done: it may be
+         * applied once more, and that extra application is this crash's. For adapters that record a
+         * batch's work together (lease mode, completed per poll).
+         */
+        default void crashedBeforeRecording(int event) {}
     }
 
     /** A consumer dying mid-work: an Error, so that no adapter catches it as a failure of the work. */

@@ -1,5 +1,6 @@
 package dev.inbox.benchmarks.storm;
 
+import java.sql.Connection;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -7,6 +8,7 @@ import java.util.Locale;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A storm through a real broker: the producer publishes every event 1 + d times (a retrying
@@ -110,29 +112,43 @@ final class BrokerStorm {
     /** The work: the target's ledger write, with the storm's faults drawn per delivery. */
     private static BrokerDriver.Applier applier(Storm storm, StormTarget target) {
         Storm.Counters counters = storm.counters();
-        return (event, connection) -> {
-            Fault fault = storm.drawFault(event);
-            if (fault == Fault.CRASH_BEFORE_WORK) {
-                counters.crashesBeforeWork.increment();
-                throw new BrokerDriver.ConsumerCrash();
+        return new BrokerDriver.Applier() {
+            @Override
+            public void apply(int event, @Nullable Connection connection) throws Exception {
+                applyOnce(storm, target, counters, event, connection);
             }
-            if (fault == Fault.FAIL_WORK) {
-                counters.failures.increment();
-                throw new SimulatedFailure();
+
+            @Override
+            public void crashedBeforeRecording(int event) {
+                storm.cause(event);
             }
-            if (target instanceof TransactionalTarget transactional) {
-                transactional.record(connection, event);
-            } else {
-                ((LeaseTarget) target).record(event);
-            }
-            if (fault == Fault.CRASH_AFTER_WORK) {
-                counters.crashesAfterWork.increment();
-                if (!target.closesCrashWindow()) {
-                    storm.cause(event); // applied, and the claim left to its lease
-                }
-                throw new BrokerDriver.ConsumerCrash();
-            }
-            counters.processed.increment();
         };
+    }
+
+    private static void applyOnce(
+            Storm storm, StormTarget target, Storm.Counters counters, int event, @Nullable Connection connection)
+            throws Exception {
+        Fault fault = storm.drawFault(event);
+        if (fault == Fault.CRASH_BEFORE_WORK) {
+            counters.crashesBeforeWork.increment();
+            throw new BrokerDriver.ConsumerCrash();
+        }
+        if (fault == Fault.FAIL_WORK) {
+            counters.failures.increment();
+            throw new SimulatedFailure();
+        }
+        if (target instanceof TransactionalTarget transactional) {
+            transactional.record(connection, event);
+        } else {
+            ((LeaseTarget) target).record(event);
+        }
+        if (fault == Fault.CRASH_AFTER_WORK) {
+            counters.crashesAfterWork.increment();
+            if (!target.closesCrashWindow()) {
+                storm.cause(event); // applied, and the claim left to its lease
+            }
+            throw new BrokerDriver.ConsumerCrash();
+        }
+        counters.processed.increment();
     }
 }

@@ -6,6 +6,7 @@ import dev.inbox.kafka.RecordKeys;
 import dev.inbox.testing.KafkaBroker;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -87,14 +88,38 @@ final class KafkaDriver implements BrokerDriver {
     @Override
     public Member join(Applier applier) {
         KafkaConsumer<String, String> consumer = KafkaClients.consumer(bootstrap, group, 100);
-        KafkaInboxLoop.Builder<String, String> builder = target instanceof TransactionalTarget transactional
-                ? (transactional.batches()
-                        ? KafkaInboxLoop.transactionalBatch(
-                                consumer, transactional.inbox(), (record, c) -> applier.apply(event(record), c))
-                        : KafkaInboxLoop.transactional(
-                                consumer, transactional.inbox(), (record, c) -> applier.apply(event(record), c)))
-                : KafkaInboxLoop.lease(
-                        consumer, ((LeaseTarget) target).inbox(), record -> applier.apply(event(record), null));
+        List<Integer> appliedInPoll = new ArrayList<>(); // the member's thread only
+        KafkaInboxLoop.Builder<String, String> builder;
+        if (target instanceof TransactionalTarget transactional) {
+            builder = transactional.batches()
+                    ? KafkaInboxLoop.transactionalBatch(
+                            consumer, transactional.inbox(), (record, c) -> applier.apply(event(record), c))
+                    : KafkaInboxLoop.transactional(
+                            consumer, transactional.inbox(), (record, c) -> applier.apply(event(record), c));
+        } else if (((LeaseTarget) target).completesPerPoll()) {
+            // A crash must be a real one here: the loop completes a poll's claims at its end, and would
+            // complete them after a thrown crash too. So a crash cuts this member off its store and
+            // wakes its consumer (the commit fails): nothing of the poll is completed or committed, as
+            // after a kill, and every record the poll applied is charged to the crash.
+            AtomicBoolean dead = new AtomicBoolean();
+            builder = KafkaInboxLoop.<String, String>lease(
+                            consumer, ((LeaseTarget) target).inbox(dead::get), record -> {
+                                int event = event(record);
+                                try {
+                                    applier.apply(event, null);
+                                } catch (ConsumerCrash crash) {
+                                    dead.set(true);
+                                    consumer.wakeup();
+                                    appliedInPoll.forEach(applier::crashedBeforeRecording);
+                                    throw crash;
+                                }
+                                appliedInPoll.add(event);
+                            })
+                    .completePerPoll();
+        } else {
+            builder = KafkaInboxLoop.lease(
+                    consumer, ((LeaseTarget) target).inbox(), record -> applier.apply(event(record), null));
+        }
         KafkaInboxLoop<String, String> loop = builder.keys(RecordKeys.cloudEvents())
                 .busyBackoff(Duration.ofMillis(20))
                 .failureBackoff(Duration.ofMillis(20))
@@ -106,6 +131,7 @@ final class KafkaDriver implements BrokerDriver {
                     try {
                         loop.subscribe(List.of(topic));
                         while (!leaving.get()) {
+                            appliedInPoll.clear();
                             loop.pollOnce(Duration.ofMillis(50));
                         }
                     } catch (ConsumerCrash crash) {

@@ -11,6 +11,7 @@ import dev.inbox.spi.InboxStore;
 import dev.inbox.spi.OwnerToken;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
 
 /**
@@ -23,6 +24,8 @@ final class LeaseTarget implements StormTarget {
     private final InboxStore store;
     private final String consumer;
     private final Duration lease;
+    private final Duration retention;
+    private final boolean perPoll;
     private final InboxMetrics metrics;
     private final Inbox inbox;
     private final AtomicIntegerArray ledger;
@@ -46,18 +49,38 @@ final class LeaseTarget implements StormTarget {
         this.consumer = consumer;
         this.lease = config.lease();
         this.metrics = metrics;
-        this.inbox = Inbox.builder(store)
+        this.retention = config.retention();
+        this.perPoll = config.mode().equals(StormConfig.LEASE_BATCH);
+        this.inbox = inboxOver(store);
+        this.ledger = new AtomicIntegerArray(config.events());
+    }
+
+    private Inbox inboxOver(InboxStore over) {
+        return Inbox.builder(over)
                 .consumer(consumer)
-                .lease(config.lease())
-                .retention(config.retention())
+                .lease(lease)
+                .retention(retention)
                 .metrics(metrics)
                 .build();
-        this.ledger = new AtomicIntegerArray(config.events());
     }
 
     @Override
     public String describe() {
-        return name + " (lease mode)";
+        return name + (perPoll ? " (lease mode, completed per poll)" : " (lease mode)");
+    }
+
+    /** True for {@code --mode lease-batch}: the broker's loop completes a poll's claims together. */
+    boolean completesPerPoll() {
+        return perPoll;
+    }
+
+    /**
+     * An inbox for one consumer that can die: once {@code dead} says so, its store answers nothing
+     * (every call fails as an unreachable server would), so a crashed consumer completes and releases
+     * nothing more — what a killed process does — even while the adapter's own code runs on.
+     */
+    Inbox inbox(BooleanSupplier dead) {
+        return inboxOver(new CutOffStore(store, dead));
     }
 
     @Override

@@ -40,6 +40,9 @@ record StormConfig(
     /** {@code --mode transactional-batch}: one transaction per poll, receive or window of deliveries. */
     static final String TRANSACTIONAL_BATCH = "transactional-batch";
 
+    /** {@code --mode lease-batch}: lease mode, each poll's claims completed together (Kafka). */
+    static final String LEASE_BATCH = "lease-batch";
+
     static final String DEFAULT_JDBC_URL = "jdbc:postgresql://127.0.0.1:5432/test?user=postgres";
 
     static final String DEFAULT_MYSQL_URL =
@@ -49,7 +52,7 @@ record StormConfig(
 
     static final String USAGE = String.join(
             "\n",
-            "usage: storm [--store caffeine|postgres|mysql|redis|redis-cluster|dynamodb] [--redis-url URL] [--dynamodb-url URL] [--mode lease|transactional|transactional-batch] [--jdbc-url URL]",
+            "usage: storm [--store caffeine|postgres|mysql|redis|redis-cluster|dynamodb] [--redis-url URL] [--dynamodb-url URL] [--mode lease|lease-batch|transactional|transactional-batch] [--jdbc-url URL]",
             "             [--events N] [--partitions N] [--consumers N]",
             "             [--max-redeliveries N] [--max-redelivery-delay-ms N] [--fail-rate R]",
             "             [--crash-before-work-rate R] [--crash-after-work-rate R]",
@@ -78,6 +81,9 @@ record StormConfig(
             "may double an effect.",
             "--mode transactional-batch (with a --broker) applies each poll, receive or window of deliveries in one",
             "transaction: KafkaInboxLoop.transactionalBatch, SqsInboxLoop.transactionalBatch, InboxConsumer.window.",
+            "--mode lease-batch (with --broker kafka) completes each poll's claims together (KafkaInboxLoop's",
+            "completePerPoll): a crash completes none of its poll, so every record the poll applied before the",
+            "crash may be applied once more, and each such extra application is charged to that crash.",
             "",
             "For a soak: --event-rate N releases N events per second (0, the default, releases all at once),",
             "so deliveries are generated as the run goes and memory stays flat; --purge-every-ms N purges",
@@ -213,9 +219,13 @@ record StormConfig(
                 values.getOrDefault("kafka-bootstrap", d.kafkaBootstrap()),
                 values.getOrDefault("amqp-uri", d.amqpUri()),
                 values.getOrDefault("sqs-endpoint", d.sqsEndpoint()));
-        if (!List.of("lease", "transactional", TRANSACTIONAL_BATCH).contains(c.mode())) {
+        if (!List.of("lease", LEASE_BATCH, "transactional", TRANSACTIONAL_BATCH).contains(c.mode())) {
             throw new IllegalArgumentException(
-                    "--mode is lease, transactional or transactional-batch, not " + c.mode());
+                    "--mode is lease, lease-batch, transactional or transactional-batch, not " + c.mode());
+        }
+        if (c.mode().equals(LEASE_BATCH) && !c.broker().equals("kafka")) {
+            throw new IllegalArgumentException("--mode lease-batch needs --broker kafka: it is KafkaInboxLoop's"
+                    + " completePerPoll (the SQS loop completes each receive together in plain lease mode)");
         }
         if (c.mode().equals(TRANSACTIONAL_BATCH) && c.broker().isEmpty()) {
             throw new IllegalArgumentException("--mode transactional-batch needs a --broker: its adapter applies a"

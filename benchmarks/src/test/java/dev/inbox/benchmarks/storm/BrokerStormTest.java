@@ -147,6 +147,35 @@ class BrokerStormTest {
         assertThat(json).contains("\"neverApplied\":0").contains("\"unexplainedExtraApplications\":0");
     }
 
+    /**
+     * Per-poll completion in lease mode: a crash completes none of its poll, so the records the poll
+     * applied before it come again after their leases. The run must have more extra applications than
+     * crashes after work (the window is real: a crash is a kill, not a throw the loop recovers from),
+     * and each must be charged to a crash of its own poll.
+     */
+    @Test
+    @Tag("extended")
+    void kafka_leaseBatch_chargesEachCrashTheRecordsItsPollApplied() throws Exception {
+        int code =
+                run(storm("kafka", "lease-batch", "--kafka-bootstrap", KafkaBroker.bootstrap(), "--lease-ms", "2000"));
+        String json = runner.out();
+        assertThat(code).as(json + runner.err()).isZero();
+        assertThat(json)
+                .contains("completed per poll")
+                .contains("\"neverApplied\":0")
+                .contains("\"unexplainedExtraApplications\":0");
+        assertThat(number(json, "extraApplications"))
+                .as("extra applications, against crashes after work: " + json)
+                .isGreaterThan(number(json, "crashesAfterWork"));
+    }
+
+    private static long number(String json, String field) {
+        java.util.regex.Matcher m =
+                java.util.regex.Pattern.compile("\"" + field + "\":(\\d+)").matcher(json);
+        assertThat(m.find()).as(field + " in " + json).isTrue();
+        return Long.parseLong(m.group(1));
+    }
+
     @Test
     void anUnreachableBroker_isExitCode3_withOneLine() throws Exception {
         int code = run("--broker", "rabbitmq", "--store", "caffeine", "--amqp-uri", "amqp://guest:guest@127.0.0.1:1");

@@ -192,6 +192,8 @@ class StormRunnerTest {
         assertThat(run("--store", "caffeine", "--mode", "transactional")).isEqualTo(2);
         assertThat(run("--store", "postgres", "--mode", "transactional-batch")).isEqualTo(2);
         assertThat(runner.err()).contains("--mode transactional-batch needs a --broker");
+        assertThat(run("--broker", "rabbitmq", "--mode", "lease-batch")).isEqualTo(2);
+        assertThat(runner.err()).contains("--mode lease-batch needs --broker kafka");
         assertThat(run("--fail-rate", "0.6", "--crash-before-work-rate", "0.5")).isEqualTo(2);
         assertThat(run("--bogus", "1")).isEqualTo(2);
     }
