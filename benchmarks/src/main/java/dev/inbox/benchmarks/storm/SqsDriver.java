@@ -13,6 +13,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.jspecify.annotations.Nullable;
+import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.services.sqs.SqsClient;
 import software.amazon.awssdk.services.sqs.model.MessageAttributeValue;
 import software.amazon.awssdk.services.sqs.model.QueueAttributeName;
@@ -119,14 +120,23 @@ final class SqsDriver implements BrokerDriver {
         SqsClient client = SqsQueues.client(endpoint);
         SqsInboxLoop[] self = new SqsInboxLoop[1];
         AtomicBoolean alive = new AtomicBoolean(true);
+        // Lease mode completes a receive's claims together at its end, and would complete them after a
+        // thrown crash too: a crash cuts the member off its store as well, as a kill does, and every
+        // message its receive applied before the crash is charged to it.
+        AtomicBoolean dead = new AtomicBoolean();
+        AtomicBoolean leaving = new AtomicBoolean();
+        List<Integer> appliedInReceive = new ArrayList<>(); // the member's thread only
         Applier crashing = (event, connection) -> {
             try {
                 applier.apply(event, connection);
             } catch (ConsumerCrash crash) {
+                dead.set(true);
                 self[0].stop();
                 client.close(); // dies: nothing more deleted or put back
+                appliedInReceive.forEach(applier::crashedBeforeRecording);
                 throw crash;
             }
+            appliedInReceive.add(event);
         };
         SqsInboxLoop.Builder builder = target instanceof TransactionalTarget transactional
                 ? (transactional.batches()
@@ -143,7 +153,7 @@ final class SqsDriver implements BrokerDriver {
                 : SqsInboxLoop.lease(
                         client,
                         queue,
-                        ((LeaseTarget) target).inbox(),
+                        ((LeaseTarget) target).inbox(dead::get),
                         message -> crashing.apply(Integer.parseInt(message.body()), null));
         SqsInboxLoop loop = builder.keys(SqsKeys.cloudEvents())
                 .visibilityTimeout(visibility)
@@ -156,7 +166,16 @@ final class SqsDriver implements BrokerDriver {
         Thread thread = new Thread(
                 () -> {
                     try {
-                        loop.run();
+                        while (!dead.get() && !leaving.get()) { // SqsInboxLoop.run(), a receive at a time
+                            appliedInReceive.clear();
+                            try {
+                                loop.pollOnce();
+                            } catch (SdkException unreachable) {
+                                Thread.sleep(100);
+                            }
+                        }
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
                     } catch (ConsumerCrash crash) {
                         // died mid-receive: what it held comes back after the visibility timeout
                     } finally {
@@ -175,6 +194,7 @@ final class SqsDriver implements BrokerDriver {
 
             @Override
             public void leave() {
+                leaving.set(true);
                 loop.stop();
                 try {
                     thread.join(TimeUnit.SECONDS.toMillis(30));
