@@ -68,7 +68,8 @@ import org.apache.kafka.clients.producer.ProducerRecord;
  *     [--messages 200000] [--kafka-bootstrap HOST:PORT] [--amqp-uri URI] [--jdbc-url URL] > adapters.json
  * }</pre>
  *
- * <p>{@code --only transactional} runs the four transactional variants alone, through both brokers.
+ * <p>{@code --only transactional} runs the transactional variants alone, through both brokers;
+ * {@code --only per-poll} runs Kafka in lease mode with and without {@code completePerPoll()}.
  */
 public final class AdapterThroughput {
 
@@ -85,13 +86,20 @@ public final class AdapterThroughput {
         "handwritten-per-record", "handwritten-batch", "inbox-transactional", "inbox-transactional-batch", SPRING_BATCH
     };
 
+    /**
+     * Kafka in lease mode, each claim completed after its record against a poll's claims completed
+     * together ({@code KafkaInboxLoop.Builder.completePerPoll()}), on the embedded store and on
+     * PostgreSQL.
+     */
+    private static final String[] PER_POLL = {"caffeine", "caffeine-per-poll", "postgres", "postgres-per-poll"};
+
     private static final String BUSINESS = "adapters_business";
     private static final String HANDWRITTEN = "adapters_handwritten_inbox";
 
     private final int messages;
     private final String amqpUri;
     private final String jdbcUrl;
-    private final boolean transactionalOnly;
+    private final String only;
     private String bootstrap;
 
     private AdapterThroughput(Map<String, String> args) {
@@ -99,11 +107,10 @@ public final class AdapterThroughput {
         this.amqpUri = args.getOrDefault("amqp-uri", "amqp://guest:guest@127.0.0.1:5672");
         this.jdbcUrl = args.getOrDefault("jdbc-url", "jdbc:postgresql://127.0.0.1:5432/test?user=postgres");
         this.bootstrap = args.getOrDefault("kafka-bootstrap", "");
-        String only = args.getOrDefault("only", "all");
-        if (!only.equals("all") && !only.equals("transactional")) {
-            throw new IllegalArgumentException("--only takes all or transactional, not " + only);
+        this.only = args.getOrDefault("only", "all");
+        if (!List.of("all", "transactional", "per-poll").contains(only)) {
+            throw new IllegalArgumentException("--only takes all, transactional or per-poll, not " + only);
         }
-        this.transactionalOnly = only.equals("transactional");
     }
 
     public static void main(String[] argv) throws Exception {
@@ -122,8 +129,15 @@ public final class AdapterThroughput {
             for (int round = 0; round < 2; round++) {
                 rows.clear();
                 for (int consumers : new int[] {1, 4}) {
-                    for (String variant :
-                            run.transactionalOnly ? new String[0] : new String[] {"bare", "caffeine", "postgres"}) {
+                    if (run.only.equals("per-poll")) {
+                        for (String variant : PER_POLL) {
+                            rows.add(run.kafka(variant, consumers));
+                        }
+                        continue;
+                    }
+                    for (String variant : run.only.equals("transactional")
+                            ? new String[0]
+                            : new String[] {"bare", "caffeine", "postgres"}) {
                         rows.add(run.kafka(variant, consumers));
                         rows.add(run.rabbit(variant, consumers));
                     }
@@ -161,7 +175,8 @@ public final class AdapterThroughput {
     private int messages(String variant) {
         return switch (variant) {
             case "postgres", "handwritten-per-record", "inbox-transactional" -> Math.max(1, messages / 10);
-            case "handwritten-batch", "inbox-transactional-batch", SPRING_BATCH -> Math.max(1, messages / 4);
+            case "handwritten-batch", "inbox-transactional-batch", SPRING_BATCH, "postgres-per-poll" ->
+                Math.max(1, messages / 4);
             default -> messages;
         };
     }
@@ -190,7 +205,7 @@ public final class AdapterThroughput {
     /** A fresh inbox for one variant, or null for the bare loop; closed by the caller's resources. */
     private Inbox inbox(String variant, List<AutoCloseable> resources) {
         InboxStore store;
-        switch (variant) {
+        switch (variant.replace("-per-poll", "")) {
             case "bare" -> {
                 return null;
             }
@@ -249,7 +264,7 @@ public final class AdapterThroughput {
                 if (tx != null) {
                     tx.consume(topic, group, consumed, done);
                 } else {
-                    consumeKafka(topic, group, inbox, consumed, done);
+                    consumeKafka(topic, group, inbox, variant.endsWith("-per-poll"), consumed, done);
                 }
             });
             thread.setDaemon(true);
@@ -270,7 +285,8 @@ public final class AdapterThroughput {
         return row("kafka", variant, consumers, nanos);
     }
 
-    private void consumeKafka(String topic, String group, Inbox inbox, LongAdder consumed, AtomicBoolean done) {
+    private void consumeKafka(
+            String topic, String group, Inbox inbox, boolean perPoll, LongAdder consumed, AtomicBoolean done) {
         try (KafkaConsumer<String, String> consumer = KafkaClients.consumer(bootstrap, group, 500)) {
             if (inbox == null) {
                 consumer.subscribe(List.of(topic));
@@ -285,10 +301,10 @@ public final class AdapterThroughput {
                     }
                 }
             } else {
-                KafkaInboxLoop<String, String> loop = KafkaInboxLoop.lease(
+                KafkaInboxLoop.Builder<String, String> builder = KafkaInboxLoop.lease(
                                 consumer, inbox, record -> work(record.value()))
-                        .keys(RecordKeys.cloudEvents())
-                        .build();
+                        .keys(RecordKeys.cloudEvents());
+                KafkaInboxLoop<String, String> loop = (perPoll ? builder.completePerPoll() : builder).build();
                 loop.subscribe(List.of(topic));
                 while (!done.get()) {
                     consumed.add(loop.pollOnce(Duration.ofMillis(50)));
