@@ -219,9 +219,13 @@ public final class MysqlInboxStore implements TransactionalInboxStore {
     @Override
     public ClaimResult claimInTransaction(
             Connection connection, InboxKey key, Duration retention, @Nullable String fingerprint) {
-        ClaimRequest request = TransactionalInboxStore.transactionalRequest(connection, key, retention, fingerprint);
+        return claimInTransaction(
+                connection, TransactionalInboxStore.transactionalRequest(connection, key, retention, fingerprint));
+    }
+
+    private ClaimResult claimInTransaction(Connection connection, ClaimRequest request) {
         long retentionMicros = Micros.of(request.lease());
-        return jdbc.executeIn(connection, "transactional claim of " + key, c -> {
+        return jdbc.executeIn(connection, "transactional claim of " + request.key(), c -> {
             NamedSql mariadbClaim = mariadbBoundedClaim;
             if (mariadbClaim == null) {
                 return claimOn(c, request, 1, retentionMicros, sql.claim(1));
@@ -231,6 +235,91 @@ public final class MysqlInboxStore implements TransactionalInboxStore {
             }
             return claimWithSessionLockWait(c, request, retentionMicros);
         });
+    }
+
+    /** MySQL: the session's lock wait set around the claim, and restored even when the claim fails. */
+    ClaimResult claimWithSessionLockWait(Connection c, ClaimRequest request, long retentionMicros) throws SQLException {
+        return withSessionLockWait(c, () -> claimOn(c, request, 1, retentionMicros, sql.claim(1)));
+    }
+
+    /**
+     * One multi-row {@code INSERT … ON DUPLICATE KEY UPDATE} per chunk of up to {@value
+     * #BATCH_CHUNK} keys, in the caller's transaction and bounded by the {@linkplain
+     * Builder#lockWaitTimeout(Duration) lock wait} like {@link #claimInTransaction}: the new keys are
+     * written COMPLETED in that transaction. When some keys conflicted, one locking read of the
+     * chunk's rows answers them; keys that read cannot decide (a record to take over) are claimed
+     * alone after it.
+     */
+    @Override
+    public List<ClaimResult> claimAllInTransaction(Connection connection, List<InboxKey> keys, Duration retention) {
+        List<InboxKey> batch = InboxArguments.requireNoNulls(keys, "keys");
+        requirePositive(retention, "retention");
+        List<ClaimRequest> requests = new ArrayList<>(batch.size());
+        for (InboxKey key : batch) {
+            requests.add(TransactionalInboxStore.transactionalRequest(connection, key, retention, null));
+        }
+        return BatchClaims.claimAll(
+                requests,
+                BATCH_CHUNK,
+                chunk -> jdbc.executeIn(
+                        connection,
+                        "transactional claimAll of " + chunk.size() + " keys",
+                        c -> claimChunkInTransaction(c, chunk)),
+                request -> claimInTransaction(connection, request));
+    }
+
+    private ClaimResult[] claimChunkInTransaction(Connection connection, List<ClaimRequest> chunk) throws SQLException {
+        int n = chunk.size();
+        ClaimResult[] answers = new ClaimResult[n];
+        if (n == 1) {
+            return answers; // null: claimed alone, whose statement reports the row's code
+        }
+        SqlParams params = SqlParams.create().bigint("grace_us", graceMicros);
+        for (int i = 0; i < n; i++) {
+            bindRow(params, i, chunk.get(i), 1, Micros.of(chunk.get(i).lease()));
+        }
+        SqlWork<Long> insert = statement -> {
+            try (PreparedStatement s = MysqlCodec.prepareReporting(statement, connection, params)) {
+                s.executeUpdate();
+                return MysqlCodec.lastInsertId(s);
+            }
+        };
+        long conflicts;
+        if (mariadbBoundedClaim == null) {
+            conflicts = insert.run(sql.claim(n));
+        } else if (isMariadb(connection)) {
+            conflicts = insert.run(sql.claimWithLockWait(n, lockWaitSeconds));
+        } else {
+            conflicts = withSessionLockWait(connection, () -> insert.run(sql.claim(n)));
+        }
+        if (conflicts == 0) {
+            Arrays.fill(answers, ClaimResult.acquired()); // every row was inserted by this statement
+            return answers;
+        }
+        Map<String, Map<String, StoredRecord>> after = readBack(connection, chunk, true);
+        for (int j = 0; j < n; j++) {
+            ClaimRequest request = chunk.get(j);
+            StoredRecord record =
+                    after.get(request.key().consumer()).get(request.key().id());
+            if (record != null && record.owner().equals(request.owner().value())) {
+                answers[j] = ClaimResult.acquired(); // written by this statement, in this transaction
+            } else {
+                answers[j] = record == null ? null : record.answer(false, request);
+            }
+        }
+        return answers;
+    }
+
+    /** A statement's work on the caller's connection. */
+    @FunctionalInterface
+    private interface SqlWork<T> {
+        T run(NamedSql statement) throws SQLException;
+    }
+
+    /** Work that may throw {@link SQLException}. */
+    @FunctionalInterface
+    private interface SqlCall<T> {
+        T call() throws SQLException;
     }
 
     @Override
@@ -245,13 +334,13 @@ public final class MysqlInboxStore implements TransactionalInboxStore {
         jdbc.keepResultIn(connection, key, sql.keepResult(), params, 0);
     }
 
-    /** MySQL: the session's lock wait set around the claim, and restored even when the claim fails. */
-    ClaimResult claimWithSessionLockWait(Connection c, ClaimRequest request, long retentionMicros) throws SQLException {
+    /** MySQL: the session's lock wait set around a claim, and restored even when the claim fails. */
+    private <T> T withSessionLockWait(Connection c, SqlCall<T> claim) throws SQLException {
         try (Statement session = c.createStatement()) {
             session.execute(MysqlStatements.setLockWait(lockWaitSeconds));
             SQLException failure = null;
             try {
-                return claimOn(c, request, 1, retentionMicros, sql.claim(1));
+                return claim.call();
             } catch (SQLException e) {
                 failure = e;
                 throw e;
@@ -366,7 +455,7 @@ public final class MysqlInboxStore implements TransactionalInboxStore {
             Arrays.fill(answers, ClaimResult.acquired()); // every row was inserted by this statement
             return answers;
         }
-        Map<String, Map<String, StoredRecord>> after = readBack(connection, chunk);
+        Map<String, Map<String, StoredRecord>> after = readBack(connection, chunk, false);
         for (int j = 0; j < chunk.size(); j++) {
             ClaimRequest request = chunk.get(j);
             StoredRecord record =
@@ -384,8 +473,8 @@ public final class MysqlInboxStore implements TransactionalInboxStore {
     }
 
     /** The records of the chunk's keys as they are now, by consumer and id (absent keys missing). */
-    private Map<String, Map<String, StoredRecord>> readBack(Connection connection, List<ClaimRequest> chunk)
-            throws SQLException {
+    private Map<String, Map<String, StoredRecord>> readBack(
+            Connection connection, List<ClaimRequest> chunk, boolean locking) throws SQLException {
         Map<String, List<String>> idsByConsumer = new HashMap<>();
         for (ClaimRequest request : chunk) {
             idsByConsumer
@@ -394,20 +483,21 @@ public final class MysqlInboxStore implements TransactionalInboxStore {
         }
         Map<String, Map<String, StoredRecord>> records = new HashMap<>();
         for (Map.Entry<String, List<String>> group : idsByConsumer.entrySet()) {
-            records.put(group.getKey(), readBack(connection, group.getKey(), group.getValue()));
+            records.put(group.getKey(), readBack(connection, group.getKey(), group.getValue(), locking));
         }
         return records;
     }
 
-    private Map<String, StoredRecord> readBack(Connection connection, String consumer, List<String> ids)
-            throws SQLException {
+    private Map<String, StoredRecord> readBack(
+            Connection connection, String consumer, List<String> ids, boolean locking) throws SQLException {
         Map<String, StoredRecord> records = new HashMap<>();
         SqlParams params =
                 SqlParams.create().bigint("grace_us", graceMicros).bytes("consumer", MysqlCodec.bytes(consumer));
         for (int i = 0; i < ids.size(); i++) {
             params.bytes("key_" + i, MysqlCodec.bytes(ids.get(i)));
         }
-        try (PreparedStatement statement = sql.readBack(ids.size()).prepare(connection, params);
+        NamedSql read = locking ? sql.lockingReadBack(ids.size()) : sql.readBack(ids.size());
+        try (PreparedStatement statement = read.prepare(connection, params);
                 ResultSet rows = statement.executeQuery()) {
             while (rows.next()) {
                 records.put(MysqlCodec.text(rows.getBytes(1)), MysqlCodec.record(rows));

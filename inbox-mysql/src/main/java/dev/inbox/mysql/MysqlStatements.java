@@ -95,6 +95,8 @@ final class MysqlStatements {
     private final @Nullable String schema;
     private final Map<Integer, NamedSql> claims = new ConcurrentHashMap<>();
     private final Map<Integer, NamedSql> readBacks = new ConcurrentHashMap<>();
+    private final Map<Integer, NamedSql> lockingReadBacks = new ConcurrentHashMap<>();
+    private final Map<Integer, NamedSql> boundedClaims = new ConcurrentHashMap<>();
     private final Map<Integer, NamedSql> completeBatches = new ConcurrentHashMap<>();
     private final Map<Integer, NamedSql> completedBatches = new ConcurrentHashMap<>();
     private final NamedSql take;
@@ -263,6 +265,12 @@ final class MysqlStatements {
         return NamedSql.of("SET STATEMENT innodb_lock_wait_timeout=" + seconds + " FOR " + claimText(1));
     }
 
+    /** {@link #claim(int) claim(rows)} with MariaDB's per-statement lock wait, as {@link #claimWithLockWait(int)}. */
+    NamedSql claimWithLockWait(int rows, int seconds) {
+        return boundedClaims.computeIfAbsent(
+                rows, n -> NamedSql.of("SET STATEMENT innodb_lock_wait_timeout=" + seconds + " FOR " + claimText(n)));
+    }
+
     /** Sets the session's {@code innodb_lock_wait_timeout}, keeping its value in {@code @inbox_lock_wait}. */
     static String setLockWait(int seconds) {
         return "SET @inbox_lock_wait = @@SESSION.innodb_lock_wait_timeout, SESSION innodb_lock_wait_timeout = "
@@ -277,18 +285,28 @@ final class MysqlStatements {
      * batch.
      */
     NamedSql readBack(int rows) {
-        return readBacks.computeIfAbsent(rows, n -> {
-            StringBuilder sql = new StringBuilder("SELECT dedup_key, owner_token, state,"
-                            + " expires_at <= UTC_TIMESTAMP(6),"
-                            + " purge_after <= UTC_TIMESTAMP(6), fingerprint, result,"
-                            + " TIMESTAMPDIFF(MICROSECOND, expires_at, UTC_TIMESTAMP(6)) FROM ")
-                    .append(inbox)
-                    .append(" WHERE consumer = :consumer AND dedup_key IN (:key_0");
-            for (int i = 1; i < n; i++) {
-                sql.append(", :key_").append(i);
-            }
-            return NamedSql.of(sql.append(')').toString());
-        });
+        return readBacks.computeIfAbsent(rows, n -> NamedSql.of(readBackText(n)));
+    }
+
+    /**
+     * {@link #readBack(int)} as a locking read: the latest committed rows, also inside a REPEATABLE
+     * READ transaction (the rows a batch conflicted on are locked by it already).
+     */
+    NamedSql lockingReadBack(int rows) {
+        return lockingReadBacks.computeIfAbsent(rows, n -> NamedSql.of(readBackText(n) + " LOCK IN SHARE MODE"));
+    }
+
+    private String readBackText(int rows) {
+        StringBuilder sql = new StringBuilder("SELECT dedup_key, owner_token, state,"
+                        + " expires_at <= UTC_TIMESTAMP(6),"
+                        + " purge_after <= UTC_TIMESTAMP(6), fingerprint, result,"
+                        + " TIMESTAMPDIFF(MICROSECOND, expires_at, UTC_TIMESTAMP(6)) FROM ")
+                .append(inbox)
+                .append(" WHERE consumer = :consumer AND dedup_key IN (:key_0");
+        for (int i = 1; i < rows; i++) {
+            sql.append(", :key_").append(i);
+        }
+        return sql.append(')').toString();
     }
 
     /**

@@ -13,6 +13,7 @@ import dev.inbox.jdbc.TransactionalInbox;
 import dev.inbox.jdbc.TransactionalInboxStore;
 import dev.inbox.spi.ClaimRequest;
 import dev.inbox.spi.ClaimResult;
+import dev.inbox.spi.ClaimStatus;
 import dev.inbox.spi.FingerprintCheck;
 import dev.inbox.spi.InboxStore;
 import dev.inbox.spi.OwnerToken;
@@ -345,6 +346,74 @@ class MysqlInboxStoreTest {
      * claim behind an open transaction fails retryably within the bound, and the session keeps its
      * own value afterwards.
      */
+    /**
+     * A transactional batch is claimed in one statement per chunk, not one per key (the SPI's
+     * default), and each key is answered as a claim of its own would be: new keys ACQUIRED, a
+     * completed one DUPLICATE, one held by a live lease BUSY, a repeat DUPLICATE of its first.
+     * Statements counted with the session's {@code Com_insert} and {@code Com_select}.
+     */
+    @Test
+    void claimAllInTransaction_claimsABatchInOneStatement_andAnswersEachKeyAsAloneWould() throws Exception {
+        MysqlInboxStore store = store(auto, Duration.ofMinutes(10));
+        String run = UUID.randomUUID().toString();
+        List<InboxKey> fresh = new ArrayList<>();
+        for (int i = 0; i < 40; i++) {
+            fresh.add(key(run + "-" + i));
+        }
+        try (Connection c = manual.getConnection()) {
+            long[] before = statements(c);
+            List<ClaimResult> answers = store.claimAllInTransaction(c, fresh, Duration.ofMinutes(1));
+            long[] after = statements(c);
+            assertThat(answers).hasSize(40).allMatch(ClaimResult::isAcquired);
+            assertThat(after[0] - before[0])
+                    .as("INSERT statements for 40 new keys")
+                    .isEqualTo(1);
+            assertThat(after[1] - before[1])
+                    .as("SELECT statements when no key conflicted")
+                    .isZero();
+            c.commit();
+        }
+        InboxKey held = key(run + "-held");
+        assertThat(store.claim(ClaimRequest.of(held, OwnerToken.random(), Duration.ofMinutes(1))))
+                .isEqualTo(ClaimResult.acquired());
+        InboxKey fresh2 = key(run + "-new");
+        try (Connection c = manual.getConnection()) {
+            long[] before = statements(c);
+            List<ClaimResult> answers =
+                    store.claimAllInTransaction(c, List.of(fresh2, fresh.get(7), held, fresh2), Duration.ofMinutes(1));
+            long[] after = statements(c);
+            assertThat(answers.get(0).isAcquired()).as("a new key").isTrue();
+            assertThat(answers.get(1).status()).as("a completed key").isEqualTo(ClaimStatus.DUPLICATE);
+            assertThat(answers.get(2).status()).as("a key held by a live lease").isEqualTo(ClaimStatus.BUSY);
+            assertThat(answers.get(3).status()).as("a repeat in the batch").isEqualTo(ClaimStatus.DUPLICATE);
+            assertThat(after[0] - before[0]).as("INSERT statements").isEqualTo(1);
+            assertThat(after[1] - before[1])
+                    .as("SELECT statements: one read of the conflicting rows")
+                    .isEqualTo(1);
+            c.rollback();
+        }
+        try (Connection c = manual.getConnection()) {
+            assertThat(store.claimInTransaction(c, fresh2, Duration.ofMinutes(1), null)
+                            .isAcquired())
+                    .as("the new key of a batch rolled back")
+                    .isTrue();
+            c.rollback();
+        }
+    }
+
+    /** The session's counts of INSERT and SELECT statements so far. */
+    private static long[] statements(Connection c) throws SQLException {
+        long[] counts = new long[2];
+        try (PreparedStatement s =
+                        c.prepareStatement("SHOW SESSION STATUS WHERE Variable_name IN ('Com_insert', 'Com_select')");
+                ResultSet rows = s.executeQuery()) {
+            while (rows.next()) {
+                counts[rows.getString(1).equalsIgnoreCase("Com_insert") ? 0 : 1] = rows.getLong(2);
+            }
+        }
+        return counts;
+    }
+
     @Test
     void sessionLockWait_boundsTheClaimAndRestoresTheSessionValue() throws Exception {
         MysqlInboxStore store = MysqlInboxStore.builder(auto)
