@@ -110,4 +110,22 @@ public interface TransactionalInboxStore extends InboxStore {
         InboxArguments.requirePositive(retention, "retention");
         return ClaimRequest.of(key, OwnerToken.random(), retention).withFingerprint(fingerprint);
     }
+
+    /**
+     * {@link #transactionalRequest} for each of {@code keys}, without fingerprints: the requests of
+     * {@link #claimAllInTransaction}, for implementations that claim a batch in one statement.
+     *
+     * @throws IllegalArgumentException as {@link #claimAllInTransaction} documents, except the
+     *     auto-commit check
+     */
+    static List<ClaimRequest> transactionalRequests(
+            @Nullable Connection connection, @Nullable List<InboxKey> keys, @Nullable Duration retention) {
+        List<InboxKey> batch = InboxArguments.requireNoNulls(keys, "keys");
+        InboxArguments.requirePositive(retention, "retention");
+        List<ClaimRequest> requests = new ArrayList<>(batch.size());
+        for (InboxKey key : batch) {
+            requests.add(transactionalRequest(connection, key, retention, null));
+        }
+        return requests;
+    }
 }

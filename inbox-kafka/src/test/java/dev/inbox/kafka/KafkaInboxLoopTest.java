@@ -278,39 +278,8 @@ class KafkaInboxLoopTest {
 
     @Test
     void aStoreThatCannotAnswerAppliesAndCommitsNothing_thenThePollIsRetried() throws Exception {
-        AtomicInteger outagesLeft = new AtomicInteger(2);
-        InboxStore flaky = new InboxStore() {
-            @Override
-            public ClaimResult claim(ClaimRequest request) {
-                return store.claim(request);
-            }
-
-            @Override
-            public List<ClaimResult> claimAll(List<ClaimRequest> requests) {
-                if (outagesLeft.getAndDecrement() > 0) {
-                    throw new InboxStoreException("store down", null, true);
-                }
-                return store.claimAll(requests);
-            }
-
-            @Override
-            public boolean complete(InboxKey key, OwnerToken owner, Duration retention) {
-                return store.complete(key, owner, retention);
-            }
-
-            @Override
-            public boolean release(InboxKey key, OwnerToken owner) {
-                return store.release(key, owner);
-            }
-
-            @Override
-            public long purge() {
-                return store.purge();
-            }
-
-            @Override
-            public void close() {}
-        };
+        WatchedStore flaky = new WatchedStore();
+        flaky.claimAllOutages.set(2);
         inbox = Inbox.builder(flaky).consumer("kafka-test").claimAttempts(1).build();
         Kafka.sendEvent(producer, topic, 0, "a");
         Kafka.sendEvent(producer, topic, 0, "b");
@@ -327,56 +296,63 @@ class KafkaInboxLoopTest {
         assertThat(committed()).isEqualTo(2);
     }
 
-    /** The in-memory store, counting completions one by one and together. */
-    private InboxStore counting(AtomicInteger single, AtomicInteger together) {
-        return new InboxStore() {
-            @Override
-            public ClaimResult claim(ClaimRequest request) {
-                return store.claim(request);
-            }
+    /**
+     * The in-memory store, watched: it counts completions one by one and together, and fails the
+     * next {@code claimAllOutages} batch claims as a store that cannot be reached.
+     */
+    private final class WatchedStore implements InboxStore {
+        final AtomicInteger claimAllOutages = new AtomicInteger();
+        final AtomicInteger single = new AtomicInteger();
+        final AtomicInteger together = new AtomicInteger();
 
-            @Override
-            public List<ClaimResult> claimAll(List<ClaimRequest> requests) {
-                return store.claimAll(requests);
-            }
+        @Override
+        public ClaimResult claim(ClaimRequest request) {
+            return store.claim(request);
+        }
 
-            @Override
-            public boolean complete(InboxKey key, OwnerToken owner, Duration retention) {
-                single.incrementAndGet();
-                return store.complete(key, owner, retention);
+        @Override
+        public List<ClaimResult> claimAll(List<ClaimRequest> requests) {
+            if (claimAllOutages.getAndDecrement() > 0) {
+                throw new InboxStoreException("store down", null, true);
             }
+            return store.claimAll(requests);
+        }
 
-            @Override
-            public List<Boolean> completeAll(List<HeldKey> held, Duration retention) {
-                together.incrementAndGet();
-                return store.completeAll(held, retention);
-            }
+        @Override
+        public boolean complete(InboxKey key, OwnerToken owner, Duration retention) {
+            single.incrementAndGet();
+            return store.complete(key, owner, retention);
+        }
 
-            @Override
-            public boolean renew(InboxKey key, OwnerToken owner, Duration lease) {
-                return store.renew(key, owner, lease);
-            }
+        @Override
+        public List<Boolean> completeAll(List<HeldKey> held, Duration retention) {
+            together.incrementAndGet();
+            return store.completeAll(held, retention);
+        }
 
-            @Override
-            public boolean release(InboxKey key, OwnerToken owner) {
-                return store.release(key, owner);
-            }
+        @Override
+        public boolean renew(InboxKey key, OwnerToken owner, Duration lease) {
+            return store.renew(key, owner, lease);
+        }
 
-            @Override
-            public long purge() {
-                return store.purge();
-            }
+        @Override
+        public boolean release(InboxKey key, OwnerToken owner) {
+            return store.release(key, owner);
+        }
 
-            @Override
-            public void close() {}
-        };
+        @Override
+        public long purge() {
+            return store.purge();
+        }
+
+        @Override
+        public void close() {}
     }
 
     @Test
     void completePerPoll_holdsAPollsClaimsUntilItsEnd_thenCompletesThemInOneCall() throws Exception {
-        AtomicInteger single = new AtomicInteger();
-        AtomicInteger together = new AtomicInteger();
-        inbox = Inbox.builder(counting(single, together))
+        WatchedStore watched = new WatchedStore();
+        inbox = Inbox.builder(watched)
                 .consumer("kafka-test")
                 .lease(Duration.ofSeconds(30))
                 .build();
@@ -408,8 +384,8 @@ class KafkaInboxLoopTest {
                     .as("e1 while its poll ran: held, not yet completed")
                     .isEqualTo(ClaimStatus.BUSY);
         }
-        assertThat(single.get()).as("completions one by one").isZero();
-        assertThat(together.get())
+        assertThat(watched.single.get()).as("completions one by one").isZero();
+        assertThat(watched.together.get())
                 .as("completeAll calls: one per poll that applied something")
                 .isBetween(1, 10);
         assertThat(loop.counts().processed()).isEqualTo(10);

@@ -291,12 +291,7 @@ public final class PostgresInboxStore implements TransactionalInboxStore {
      */
     @Override
     public List<ClaimResult> claimAllInTransaction(Connection connection, List<InboxKey> keys, Duration retention) {
-        List<InboxKey> batch = InboxArguments.requireNoNulls(keys, "keys");
-        requirePositive(retention, "retention");
-        List<ClaimRequest> requests = new ArrayList<>(batch.size());
-        for (InboxKey key : batch) {
-            requests.add(TransactionalInboxStore.transactionalRequest(connection, key, retention, null));
-        }
+        List<ClaimRequest> requests = TransactionalInboxStore.transactionalRequests(connection, keys, retention);
         long retentionMicros = Micros.of(retention);
         return BatchClaims.claimAll(
                 requests,
