@@ -90,30 +90,42 @@ class KafkaInboxLoopTest {
         return Kafka.committed(group, topic, 0);
     }
 
+    /** Applies each record, except e6 the first time: its handler throws an {@link AssertionError}. */
+    private RecordHandler<String, String> failingOnceOnE6(AtomicInteger sixth) {
+        return record -> {
+            if (record.value().contains("\"e6\"") && sixth.getAndIncrement() == 0) {
+                throw new AssertionError("the handler fails once, with an Error");
+            }
+            apply(record);
+        };
+    }
+
+    /**
+     * Polls until {@code done} holds (at most 30 s), catching what the loop throws as a long-running
+     * consumer loop does, and keeps polling; returns how many times it threw.
+     */
+    private static int pollCatchingErrors(KafkaInboxLoop<?, ?> loop, BooleanSupplier done) {
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        int errors = 0;
+        while (!done.getAsBoolean() && System.nanoTime() < deadline) {
+            try {
+                loop.pollOnce(Duration.ofMillis(100));
+            } catch (AssertionError e) {
+                errors++;
+            }
+        }
+        return errors;
+    }
+
     @Test
     void anErrorMidPoll_caughtByTheCaller_losesNothing() throws Exception {
         for (int i = 1; i <= 10; i++) {
             Kafka.sendEvent(producer, topic, 0, "e" + i);
         }
         AtomicInteger sixth = new AtomicInteger();
-        KafkaInboxLoop<String, String> loop = loop(record -> {
-                    if (record.value().contains("\"e6\"") && sixth.getAndIncrement() == 0) {
-                        throw new AssertionError("the handler fails once, with an Error");
-                    }
-                    apply(record);
-                })
-                .build();
+        KafkaInboxLoop<String, String> loop = loop(failingOnceOnE6(sixth)).build();
         loop.subscribe(List.of(topic));
-        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        int errors = 0;
-        while (applied.size() < 10 && System.nanoTime() < deadline) {
-            try {
-                loop.pollOnce(Duration.ofMillis(100));
-            } catch (AssertionError e) {
-                errors++; // a long-running loop catches it and keeps polling
-            }
-        }
-        assertThat(errors).isEqualTo(1);
+        assertThat(pollCatchingErrors(loop, () -> applied.size() == 10)).isEqualTo(1);
         for (int i = 1; i <= 10; i++) {
             assertThat(applications("e" + i)).as("e%s applied", i).isEqualTo(1);
         }
@@ -397,26 +409,12 @@ class KafkaInboxLoopTest {
             Kafka.sendEvent(producer, topic, 0, "e" + i);
         }
         AtomicInteger sixth = new AtomicInteger();
-        KafkaInboxLoop<String, String> loop = loop(record -> {
-                    if (record.value().contains("\"e6\"") && sixth.getAndIncrement() == 0) {
-                        throw new AssertionError("the handler fails once, with an Error");
-                    }
-                    apply(record);
-                })
+        KafkaInboxLoop<String, String> loop = loop(failingOnceOnE6(sixth))
                 .keys(RecordKeys.header("ce_id"))
                 .completePerPoll()
                 .build();
         loop.subscribe(List.of(topic));
-        int errors = 0;
-        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        while (sixth.get() == 0 && System.nanoTime() < deadline) {
-            try {
-                loop.pollOnce(Duration.ofMillis(100));
-            } catch (AssertionError e) {
-                errors++;
-            }
-        }
-        assertThat(errors).isEqualTo(1);
+        assertThat(pollCatchingErrors(loop, () -> sixth.get() > 0)).isEqualTo(1);
         int before = applied.size();
         assertThat(before)
                 .as("records applied before the Error, in partition order")
