@@ -3,9 +3,13 @@
 # commands benchmarks/README.md shows: the JMH claim, purge and latency runs, the storm table's
 # runs (--json), then the table and chart. About an hour on a 2-core machine; run nothing else
 # meanwhile. Needs the local servers (PostgreSQL, MariaDB/MySQL, Redis), node for dynalite, python3.
+# Writes results/PRODUCED-BY-regenerate-results.txt: the commit, and the SHA-256 of each file it wrote
+# (files other commands wrote into results/ later no longer match: each document names its command).
 set -eu
 cd "$(dirname "$0")/.."
 R=benchmarks/results
+. benchmarks/produced-by.sh
+produced_by_start
 ./mvnw -q -B -pl benchmarks -am package -DskipTests
 # dynalite for the DynamoDB runs (the build installs it only when it runs the tests).
 [ -f inbox-dynamodb/src/test/dynalite/node_modules/dynalite/cli.js ] \
@@ -65,3 +69,4 @@ java -Xmx512m -cp benchmarks/target/benchmarks.jar dev.inbox.benchmarks.adapters
 java -cp benchmarks/target/benchmarks.jar dev.inbox.benchmarks.memory.CaffeineFootprint 1000000 > $R/caffeine-footprint.txt
 
 ./mvnw -q -B -pl benchmarks -am compile exec:java -Dexec.mainClass=dev.inbox.benchmarks.report.ResultsReport
+produced_by_write benchmarks/regenerate-results.sh $R $R/PRODUCED-BY-regenerate-results.txt

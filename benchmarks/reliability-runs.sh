@@ -8,9 +8,8 @@ set -eu
 cd "$(dirname "$0")/.."
 R=benchmarks/results/reliability
 mkdir -p $R
-COMMIT=$(git rev-parse HEAD)
-TREE=$(if git diff --quiet HEAD -- . ':!benchmarks/results'; then echo "working tree clean"; else echo "WITH UNCOMMITTED CHANGES"; fi)
-STARTED=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+. benchmarks/produced-by.sh
+produced_by_start
 ./mvnw -q -B -pl benchmarks -am install -DskipTests
 ./mvnw -q -B -pl benchmarks test -Dtest='StormFaultTest,StormRestartFaultTest' -Dsurefire.failIfNoSpecifiedTests=false \
     -Dinbox.storm.reports="$PWD/$R"
@@ -20,11 +19,4 @@ $SOAK --store postgres --mode transactional --events 400000 --event-rate 1200 \
     --retention-ms 30000 --grace-ms 30000 --purge-every-ms 2000 --heap-every-ms 15000 > $R/soak-postgres-transactional.json
 $SOAK --store redis --events 400000 --event-rate 3000 \
     --retention-ms 30000 --grace-ms 30000 --heap-every-ms 15000 > $R/soak-redis-lease.json
-{
-    echo "Produced by benchmarks/reliability-runs.sh"
-    echo "commit: $COMMIT ($TREE)"
-    echo "started: $STARTED"
-    echo "finished: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-    echo "files (sha256):"
-    (cd $R && sha256sum $(ls *.json))
-} > $R/PRODUCED-BY.txt
+produced_by_write benchmarks/reliability-runs.sh $R $R/PRODUCED-BY.txt
