@@ -107,7 +107,7 @@ public final class KafkaInboxLoop<K, V> {
     private KafkaInboxLoop(Builder<K, V> builder) {
         this.consumer = builder.consumer;
         this.processor = builder.processor;
-        this.counts = new DeliveryCounts(processor.consumerName(), processor.metrics());
+        this.counts = builder.counts;
         this.keys = builder.keys;
         this.busyBackoff = builder.busyBackoff;
         this.failureBackoff = builder.failureBackoff;
@@ -126,7 +126,10 @@ public final class KafkaInboxLoop<K, V> {
     public static <K, V> Builder<K, V> lease(Consumer<K, V> consumer, Inbox inbox, RecordHandler<K, V> handler) {
         requireNonNull(inbox, "inbox");
         requireNonNull(handler, "handler");
-        return new Builder<>(requireNonNull(consumer, "consumer"), new LeaseProcessor<>(inbox, handler, false));
+        return new Builder<>(
+                requireNonNull(consumer, "consumer"),
+                new LeaseProcessor<>(inbox, handler, false),
+                new DeliveryCounts(inbox.consumer(), inbox.metrics()));
     }
 
     /**
@@ -140,7 +143,10 @@ public final class KafkaInboxLoop<K, V> {
             Consumer<K, V> consumer, TransactionalInbox inbox, TransactionalRecordHandler<K, V> handler) {
         requireNonNull(inbox, "inbox");
         requireNonNull(handler, "handler");
-        return new Builder<>(requireNonNull(consumer, "consumer"), new TransactionalProcessor<>(inbox, handler, false));
+        return new Builder<>(
+                requireNonNull(consumer, "consumer"),
+                new TransactionalProcessor<>(inbox, handler, false),
+                new DeliveryCounts(inbox.consumer(), inbox.metrics()));
     }
 
     /**
@@ -160,7 +166,10 @@ public final class KafkaInboxLoop<K, V> {
             Consumer<K, V> consumer, TransactionalInbox inbox, TransactionalRecordHandler<K, V> handler) {
         requireNonNull(inbox, "inbox");
         requireNonNull(handler, "handler");
-        return new Builder<>(requireNonNull(consumer, "consumer"), new TransactionalProcessor<>(inbox, handler, true));
+        return new Builder<>(
+                requireNonNull(consumer, "consumer"),
+                new TransactionalProcessor<>(inbox, handler, true),
+                new DeliveryCounts(inbox.consumer(), inbox.metrics()));
     }
 
     /**
@@ -622,12 +631,6 @@ public final class KafkaInboxLoop<K, V> {
 
     /** Lease or transactional: how a poll's records are claimed and applied. */
     interface Processor<K, V> {
-        /** The inbox's consumer name, for the delivery counts. */
-        String consumerName();
-
-        /** Where the inbox reports, and so where the loop reports each record's outcome. */
-        InboxMetrics metrics();
-
         /** Fails with {@link IllegalArgumentException} when the inbox would refuse {@code id}. */
         void validate(String id);
 
@@ -685,16 +688,6 @@ public final class KafkaInboxLoop<K, V> {
         @Override
         public Processor<K, V> completingPerPoll() {
             return new LeaseProcessor<>(inbox, handler, true);
-        }
-
-        @Override
-        public String consumerName() {
-            return inbox.consumer();
-        }
-
-        @Override
-        public InboxMetrics metrics() {
-            return inbox.metrics();
         }
 
         @Override
@@ -825,16 +818,6 @@ public final class KafkaInboxLoop<K, V> {
         }
 
         @Override
-        public String consumerName() {
-            return inbox.consumer();
-        }
-
-        @Override
-        public InboxMetrics metrics() {
-            return inbox.metrics();
-        }
-
-        @Override
         public @Nullable SpanOutcome applyAll(List<Item<K, V>> items) {
             if (!batches) {
                 return null;
@@ -907,15 +890,17 @@ public final class KafkaInboxLoop<K, V> {
 
         private final Consumer<K, V> consumer;
         private Processor<K, V> processor;
+        private final DeliveryCounts counts;
         private RecordKeys keys = RecordKeys.standard();
         private Duration busyBackoff = Duration.ofSeconds(1);
         private Duration failureBackoff = Duration.ofSeconds(1);
         private @Nullable RecordRecoverer<K, V> recoverer;
         private @Nullable RecordRecoverer<K, V> missingKey;
 
-        private Builder(Consumer<K, V> consumer, Processor<K, V> processor) {
+        private Builder(Consumer<K, V> consumer, Processor<K, V> processor, DeliveryCounts counts) {
             this.consumer = consumer;
             this.processor = processor;
+            this.counts = counts;
         }
 
         /**

@@ -14,12 +14,6 @@ import org.jspecify.annotations.Nullable;
 /** How a receive's messages go through the inbox: lease or transactional mode. */
 interface Processor {
 
-    /** The inbox's consumer name, for the delivery counts. */
-    String consumerName();
-
-    /** Where the inbox reports, and so where the loop reports each message's outcome. */
-    dev.inbox.InboxMetrics metrics();
-
     /** The lease a claim holds outside a transaction; zero in transactional mode. */
     Duration lease();
 
@@ -120,16 +114,6 @@ interface Processor {
         }
 
         @Override
-        public String consumerName() {
-            return inbox.consumer();
-        }
-
-        @Override
-        public dev.inbox.InboxMetrics metrics() {
-            return inbox.metrics();
-        }
-
-        @Override
         public void validate(String id) {
             InboxKey.of(inbox.consumer(), id);
         }
@@ -227,16 +211,6 @@ interface Processor {
         @Override
         public Duration retention() {
             return inbox.retention();
-        }
-
-        @Override
-        public String consumerName() {
-            return inbox.consumer();
-        }
-
-        @Override
-        public dev.inbox.InboxMetrics metrics() {
-            return inbox.metrics();
         }
 
         @Override

@@ -128,7 +128,7 @@ public final class SqsInboxLoop {
         this.sqs = builder.sqs;
         this.queueUrl = builder.queueUrl;
         this.processor = builder.processor;
-        this.counts = new DeliveryCounts(processor.consumerName(), processor.metrics());
+        this.counts = builder.counts;
         this.keys = builder.keys;
         this.maxMessages = builder.maxMessages;
         this.waitTime = builder.waitTime;
@@ -147,7 +147,11 @@ public final class SqsInboxLoop {
     public static Builder lease(SqsClient sqs, String queueUrl, Inbox inbox, SqsMessageHandler handler) {
         requireNonNull(inbox, "inbox");
         requireNonNull(handler, "handler");
-        return new Builder(sqs, queueUrl, new Processor.LeaseProcessor(inbox, handler));
+        return new Builder(
+                sqs,
+                queueUrl,
+                new Processor.LeaseProcessor(inbox, handler),
+                new DeliveryCounts(inbox.consumer(), inbox.metrics()));
     }
 
     /**
@@ -160,7 +164,11 @@ public final class SqsInboxLoop {
             SqsClient sqs, String queueUrl, TransactionalInbox inbox, TransactionalSqsMessageHandler handler) {
         requireNonNull(inbox, "inbox");
         requireNonNull(handler, "handler");
-        return new Builder(sqs, queueUrl, new Processor.TransactionalProcessor(inbox, handler));
+        return new Builder(
+                sqs,
+                queueUrl,
+                new Processor.TransactionalProcessor(inbox, handler),
+                new DeliveryCounts(inbox.consumer(), inbox.metrics()));
     }
 
     /**
@@ -177,7 +185,11 @@ public final class SqsInboxLoop {
             SqsClient sqs, String queueUrl, TransactionalInbox inbox, TransactionalSqsMessageHandler handler) {
         requireNonNull(inbox, "inbox");
         requireNonNull(handler, "handler");
-        return new Builder(sqs, queueUrl, new Processor.TransactionalBatchProcessor(inbox, handler));
+        return new Builder(
+                sqs,
+                queueUrl,
+                new Processor.TransactionalBatchProcessor(inbox, handler),
+                new DeliveryCounts(inbox.consumer(), inbox.metrics()));
     }
 
     /**
@@ -619,6 +631,7 @@ public final class SqsInboxLoop {
         private final SqsClient sqs;
         private final String queueUrl;
         private final Processor processor;
+        private final DeliveryCounts counts;
         private SqsKeys keys = SqsKeys.standard();
         private int maxMessages = 10;
         private Duration waitTime = Duration.ofSeconds(20);
@@ -627,11 +640,12 @@ public final class SqsInboxLoop {
         private Duration failureBackoff = Duration.ofSeconds(5);
         private @Nullable String deadLetterQueue;
 
-        private Builder(SqsClient sqs, String queueUrl, Processor processor) {
+        private Builder(SqsClient sqs, String queueUrl, Processor processor, DeliveryCounts counts) {
             this.sqs = requireNonNull(sqs, "sqs");
             requireArgument(queueUrl != null && !queueUrl.isBlank(), "queueUrl must not be null or empty");
             this.queueUrl = queueUrl;
             this.processor = processor;
+            this.counts = counts;
         }
 
         /**
