@@ -7,19 +7,24 @@ import dev.inbox.jdbc.TransactionalInbox;
 import dev.inbox.postgres.PostgresInboxStore;
 import dev.inbox.tck.adapter.AdapterHarness;
 import dev.inbox.tck.adapter.AdapterKit;
+import dev.inbox.tck.adapter.Outage;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.header.Header;
 import org.jspecify.annotations.Nullable;
 
@@ -39,6 +44,7 @@ final class KafkaLoopHarness implements AdapterHarness {
     private final KafkaProducer<String, String> producer = Kafka.producer();
     private final AtomicInteger sent = new AtomicInteger();
     private final boolean batch;
+    private final Outage outage = new Outage();
 
     /** In lease mode on the in-memory store, or ({@code pool} given) in transactional mode on PostgreSQL. */
     KafkaLoopHarness(AdapterKit kit, @Nullable HikariDataSource pool) throws Exception {
@@ -85,7 +91,23 @@ final class KafkaLoopHarness implements AdapterHarness {
         return header == null ? null : new String(header.value(), StandardCharsets.UTF_8);
     }
 
-    private KafkaInboxLoop<String, String> loop(KafkaConsumer<String, String> consumer) {
+    /**
+     * {@code consumer} behind the harness's outage: while the connection is "cut", a poll waits and
+     * finds nothing and a commit times out, as they do while a Kafka client cannot reach its broker.
+     */
+    private Consumer<String, String> behindOutage(KafkaConsumer<String, String> consumer) {
+        return outage.wrap(
+                Consumer.class,
+                consumer,
+                Map.of(
+                        "poll", args -> Outage.idle((Duration) args[0], ConsumerRecords.empty()),
+                        "commitSync",
+                                args -> {
+                                    throw new TimeoutException("adapter kit: the broker connection is cut");
+                                }));
+    }
+
+    private KafkaInboxLoop<String, String> loop(Consumer<String, String> consumer) {
         KafkaInboxLoop.Builder<String, String> builder = pool == null
                 ? KafkaInboxLoop.lease(
                         consumer,
@@ -119,7 +141,7 @@ final class KafkaLoopHarness implements AdapterHarness {
 
     @Override
     public Running start() {
-        Consumer running = new Consumer();
+        Member running = new Member();
         running.thread.start();
         return running;
     }
@@ -133,7 +155,7 @@ final class KafkaLoopHarness implements AdapterHarness {
     }
 
     /** One member of the group: a thread that runs a loop, and runs a new one when a loop dies by a throw. */
-    private final class Consumer implements Running {
+    private final class Member implements Running {
         final Thread thread = new Thread(this::supervise, "adapter-kit-kafka-consumer");
         volatile boolean stopped;
         volatile boolean crashed;
@@ -143,7 +165,7 @@ final class KafkaLoopHarness implements AdapterHarness {
         private void supervise() {
             while (!stopped && !crashed) {
                 KafkaConsumer<String, String> consumer = Kafka.consumer(group);
-                KafkaInboxLoop<String, String> running = loop(consumer);
+                KafkaInboxLoop<String, String> running = loop(behindOutage(consumer));
                 current = consumer;
                 loop = running;
                 ConsumerRebalanceListener listener = running.rebalanceListener();
@@ -210,6 +232,16 @@ final class KafkaLoopHarness implements AdapterHarness {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
+        }
+
+        @Override
+        public void cutConnection() {
+            outage.begin();
+        }
+
+        @Override
+        public void restoreConnection() {
+            outage.end();
         }
     }
 }

@@ -11,9 +11,12 @@ import dev.inbox.Inbox;
 import dev.inbox.caffeine.CaffeineInboxStore;
 import dev.inbox.jdbc.TransactionalInbox;
 import dev.inbox.postgres.PostgresInboxStore;
+import dev.inbox.tck.FaultProxy;
 import dev.inbox.tck.adapter.AdapterHarness;
 import dev.inbox.tck.adapter.AdapterKit;
+import dev.inbox.testing.Endpoints;
 import dev.inbox.testing.TestServers;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Map;
@@ -35,6 +38,8 @@ final class RabbitHarness implements AdapterHarness {
     private final @Nullable CaffeineInboxStore caffeine;
     private final @Nullable PostgresInboxStore postgres;
     private final ConnectionFactory factory = new ConnectionFactory();
+    private final ConnectionFactory proxied = new ConnectionFactory();
+    private final FaultProxy proxy;
     private final Connection admin;
     private final Channel publisher;
     private final String queue = "inbox-adapter-kit-" + UUID.randomUUID();
@@ -63,6 +68,9 @@ final class RabbitHarness implements AdapterHarness {
         }
         factory.setUri(TestServers.rabbitmq());
         factory.setNetworkRecoveryInterval(200);
+        proxy = FaultProxy.start(factory.getHost(), factory.getPort());
+        proxied.setUri(Endpoints.via(TestServers.rabbitmq(), proxy.host(), proxy.port()));
+        proxied.setNetworkRecoveryInterval(200);
         admin = factory.newConnection("adapter-kit-admin");
         publisher = admin.createChannel();
         publisher.queueDeclare(queue + "-dead", false, false, false, null);
@@ -129,7 +137,7 @@ final class RabbitHarness implements AdapterHarness {
 
     @Override
     public Running start() throws Exception {
-        return new Member(factory.newConnection("adapter-kit-consumer"));
+        return new Member(proxied.newConnection("adapter-kit-consumer"));
     }
 
     @Override
@@ -139,6 +147,7 @@ final class RabbitHarness implements AdapterHarness {
             cleanup.queueDelete(queue + "-dead");
         }
         admin.close(5_000);
+        proxy.close();
         if (caffeine != null) {
             caffeine.close();
         }
@@ -202,6 +211,16 @@ final class RabbitHarness implements AdapterHarness {
             while ((connection.isOpen() || channel.isOpen()) && System.nanoTime() < deadline) {
                 Thread.onSpinWait();
             }
+        }
+
+        @Override
+        public void cutConnection() throws IOException {
+            proxy.refuse();
+        }
+
+        @Override
+        public void restoreConnection() throws IOException {
+            proxy.accept();
         }
     }
 }

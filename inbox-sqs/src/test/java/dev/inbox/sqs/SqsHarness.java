@@ -5,9 +5,14 @@ import dev.inbox.Inbox;
 import dev.inbox.caffeine.CaffeineInboxStore;
 import dev.inbox.jdbc.TransactionalInbox;
 import dev.inbox.postgres.PostgresInboxStore;
+import dev.inbox.tck.FaultProxy;
 import dev.inbox.tck.adapter.AdapterHarness;
 import dev.inbox.tck.adapter.AdapterKit;
+import dev.inbox.testing.Endpoints;
 import dev.inbox.testing.SqsQueues;
+import dev.inbox.testing.SqsServer;
+import java.io.IOException;
+import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
@@ -32,14 +37,15 @@ final class SqsHarness implements AdapterHarness {
     private final AutoCloseable deadReader;
 
     private final boolean batch;
+    private final FaultProxy proxy;
 
     /** In lease mode on the in-memory store, or ({@code pool} given) in transactional mode on PostgreSQL. */
-    SqsHarness(AdapterKit kit, @Nullable HikariDataSource pool) {
+    SqsHarness(AdapterKit kit, @Nullable HikariDataSource pool) throws IOException {
         this(kit, pool, false);
     }
 
     /** With {@code batch}, in transactional mode with one transaction per receive. */
-    SqsHarness(AdapterKit kit, @Nullable HikariDataSource pool, boolean batch) {
+    SqsHarness(AdapterKit kit, @Nullable HikariDataSource pool, boolean batch) throws IOException {
         this.kit = kit;
         this.pool = pool;
         this.batch = batch;
@@ -61,6 +67,8 @@ final class SqsHarness implements AdapterHarness {
                         QueueAttributeName.VISIBILITY_TIMEOUT, Long.toString(visibility),
                         QueueAttributeName.REDRIVE_POLICY, SqsQueues.redrive(admin, dead, 1000)));
         deadReader = SqsQueues.drain(admin, dead, kit::deadLettered);
+        InetSocketAddress server = Endpoints.address(SqsServer.endpoint());
+        proxy = FaultProxy.start(server.getHostString(), server.getPort());
     }
 
     @Override
@@ -121,6 +129,7 @@ final class SqsHarness implements AdapterHarness {
         admin.deleteQueue(r -> r.queueUrl(queue));
         admin.deleteQueue(r -> r.queueUrl(dead));
         admin.close();
+        proxy.close();
         if (caffeine != null) {
             caffeine.close();
         }
@@ -128,7 +137,7 @@ final class SqsHarness implements AdapterHarness {
 
     /** One consumer: its client, and a thread that runs the loop again after an Error ended it. */
     private final class Member implements Running {
-        final SqsClient client = SqsQueues.client();
+        final SqsClient client = SqsQueues.client(Endpoints.via(SqsServer.endpoint(), proxy.host(), proxy.port()));
         final Thread thread = new Thread(this::supervise, "adapter-kit-sqs-consumer");
         volatile boolean ended;
         volatile SqsInboxLoop loop;
@@ -165,6 +174,16 @@ final class SqsHarness implements AdapterHarness {
             ended = true;
             loop.stop();
             client.close();
+        }
+
+        @Override
+        public void cutConnection() throws IOException {
+            proxy.refuse();
+        }
+
+        @Override
+        public void restoreConnection() throws IOException {
+            proxy.accept();
         }
     }
 }

@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Tag;
 class SqsInboxLoopKitTest extends AdapterContract {
 
     @Override
-    protected AdapterHarness createHarness(AdapterKit kit) {
+    protected AdapterHarness createHarness(AdapterKit kit) throws Exception {
         return new SqsHarness(kit, null);
     }
 }

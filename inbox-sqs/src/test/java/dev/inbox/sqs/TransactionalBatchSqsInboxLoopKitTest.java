@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Tag;
 class TransactionalBatchSqsInboxLoopKitTest extends PostgresSqsKit {
 
     @Override
-    protected AdapterHarness createHarness(AdapterKit kit) {
+    protected AdapterHarness createHarness(AdapterKit kit) throws Exception {
         return new SqsHarness(kit, db.pool(), true);
     }
 }

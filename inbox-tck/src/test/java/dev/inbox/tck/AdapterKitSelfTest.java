@@ -26,7 +26,7 @@ import org.junit.platform.testkit.engine.Events;
  * Tests the adapter kit itself, on the real RabbitMQ: it passes the reference adapter and fails
  * each deliberately broken one on the rule it breaks. The kit subclasses below are static nested
  * classes, which Surefire does not run on its own; only the engine test kit here runs them. The
- * reference run and the meta-tests are in the default build; the ten broken adapters (about 6 s
+ * reference run and the meta-tests are in the default build; the twelve broken adapters (about 6 s
  * each, four at once) are {@code extended}, which CI runs.
  */
 class AdapterKitSelfTest {
@@ -140,6 +140,13 @@ class AdapterKitSelfTest {
         }
     }
 
+    static class RetriesDieWithTheConnection extends ReferenceKit {
+        @Override
+        Breakage breakage() {
+            return Breakage.RETRIES_DIE_WITH_THE_CONNECTION;
+        }
+    }
+
     @Test
     void theReferenceAdapterPassesEveryRule() {
         Events events = KitRun.all(Correct.class);
@@ -235,6 +242,14 @@ class AdapterKitSelfTest {
     @DisplayName("A11 catches an adapter whose lease ends while its work runs")
     void a11() {
         assertThat(KitRun.failedRules(NoRenewal.class, "A11")).contains("A11");
+    }
+
+    @Test
+    @Tag("extended")
+    @Execution(ExecutionMode.CONCURRENT)
+    @DisplayName("A12 catches an adapter whose retries die with the connection its client recovers")
+    void a12() {
+        assertThat(KitRun.failedRules(RetriesDieWithTheConnection.class, "A12")).contains("A12");
     }
 
     /** Every adapter rule has a test named "<id> catches …" here, and a test in the contract. */

@@ -6,6 +6,7 @@ import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ConnectionFactory;
 import com.rabbitmq.client.DefaultConsumer;
 import com.rabbitmq.client.Envelope;
+import com.rabbitmq.client.ShutdownSignalException;
 import dev.inbox.Claim;
 import dev.inbox.CompletionFailedException;
 import dev.inbox.HandleOutcome;
@@ -14,6 +15,7 @@ import dev.inbox.InboxKey;
 import dev.inbox.InboxStoreException;
 import dev.inbox.tck.adapter.AdapterHarness;
 import dev.inbox.tck.adapter.AdapterKit;
+import dev.inbox.testing.Endpoints;
 import dev.inbox.testing.TestServers;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -57,7 +59,12 @@ final class ReferenceRabbitHarness implements AdapterHarness {
         /** Requeues a message whose work threw at once, without the back-off. */
         RETRY_AT_ONCE,
         /** Does not renew the lease of work that runs longer than it. */
-        NO_RENEWAL
+        NO_RENEWAL,
+        /**
+         * Shuts its retry timer down when the connection is lost, and is registered again by the
+         * client's recovery: the first retry after the reconnect throws out of the delivery.
+         */
+        RETRIES_DIE_WITH_THE_CONNECTION
     }
 
     private final AdapterKit kit;
@@ -66,6 +73,8 @@ final class ReferenceRabbitHarness implements AdapterHarness {
     private final Inbox inbox;
     private final ScheduledExecutorService later = Executors.newSingleThreadScheduledExecutor();
     private final ConnectionFactory factory = new ConnectionFactory();
+    private final ConnectionFactory proxied = new ConnectionFactory();
+    private final FaultProxy proxy;
     private final Connection admin;
     private final Channel publisher;
     private final String queue = "inbox-adapter-kit-" + UUID.randomUUID();
@@ -78,6 +87,9 @@ final class ReferenceRabbitHarness implements AdapterHarness {
                 .lease(kit.lease())
                 .build();
         factory.setUri(TestServers.rabbitmq());
+        proxy = FaultProxy.start(factory.getHost(), factory.getPort());
+        proxied.setUri(Endpoints.via(TestServers.rabbitmq(), proxy.host(), proxy.port()));
+        proxied.setNetworkRecoveryInterval(200);
         admin = factory.newConnection("adapter-kit-admin");
         publisher = admin.createChannel();
         publisher.queueDeclare(queue + "-dead", false, false, false, null);
@@ -113,7 +125,7 @@ final class ReferenceRabbitHarness implements AdapterHarness {
 
     @Override
     public Running start() throws Exception {
-        Connection connection = factory.newConnection("adapter-kit-consumer");
+        Connection connection = proxied.newConnection("adapter-kit-consumer");
         Channel channel = connection.createChannel();
         channel.basicQos(10);
         ReferenceConsumer consumer = new ReferenceConsumer(channel);
@@ -144,12 +156,23 @@ final class ReferenceRabbitHarness implements AdapterHarness {
                     Thread.onSpinWait();
                 }
             }
+
+            @Override
+            public void cutConnection() throws IOException {
+                proxy.refuse();
+            }
+
+            @Override
+            public void restoreConnection() throws IOException {
+                proxy.accept();
+            }
         };
     }
 
     @Override
     public void close() throws Exception {
         later.shutdownNow();
+        proxy.close();
         try (Channel cleanup = admin.createChannel()) {
             cleanup.queueDelete(queue);
             cleanup.queueDelete(queue + "-dead");
@@ -162,6 +185,13 @@ final class ReferenceRabbitHarness implements AdapterHarness {
 
         ReferenceConsumer(Channel channel) {
             super(channel);
+        }
+
+        @Override
+        public void handleShutdownSignal(String tag, ShutdownSignalException signal) {
+            if (breakage == Breakage.RETRIES_DIE_WITH_THE_CONNECTION) {
+                later.shutdownNow();
+            }
         }
 
         @Override

@@ -3,9 +3,13 @@ package dev.inbox.spring.amqp;
 import dev.inbox.caffeine.CaffeineInboxStore;
 import dev.inbox.spring.Database;
 import dev.inbox.spring.SpringInbox;
+import dev.inbox.tck.FaultProxy;
 import dev.inbox.tck.adapter.AdapterHarness;
 import dev.inbox.tck.adapter.AdapterKit;
+import dev.inbox.testing.Endpoints;
 import dev.inbox.testing.TestServers;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
@@ -40,6 +44,7 @@ final class SpringRabbitHarness implements AdapterHarness {
     private final RabbitTemplate template;
     private final SimpleMessageListenerContainer deadLetters;
     private final String queue = "inbox-spring-kit-" + UUID.randomUUID();
+    private final FaultProxy proxy;
 
     /** Lease mode on the in-memory store, or ({@code db} given) transactional mode on its PostgreSQL. */
     SpringRabbitHarness(AdapterKit kit, @Nullable Database db) {
@@ -48,6 +53,11 @@ final class SpringRabbitHarness implements AdapterHarness {
         this.caffeine = db == null ? CaffeineInboxStore.builder().build() : null;
         this.inbox = Database.kitInbox(kit, db, caffeine);
         adminConnections = new CachingConnectionFactory(URI.create(TestServers.rabbitmq()));
+        try {
+            proxy = FaultProxy.start(adminConnections.getHost(), adminConnections.getPort());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
         admin = new RabbitAdmin(adminConnections);
         admin.declareQueue(new Queue(queue + "-dead", false, false, false));
         admin.declareQueue(new Queue(
@@ -92,6 +102,7 @@ final class SpringRabbitHarness implements AdapterHarness {
         admin.deleteQueue(queue);
         admin.deleteQueue(queue + "-dead");
         adminConnections.destroy();
+        proxy.close();
         if (caffeine != null) {
             caffeine.close();
         }
@@ -99,7 +110,8 @@ final class SpringRabbitHarness implements AdapterHarness {
 
     /** One consumer: a container on a connection factory of its own, and a watcher that replaces a stopped one. */
     private final class Member implements Running {
-        final CachingConnectionFactory connections = new CachingConnectionFactory(URI.create(TestServers.rabbitmq()));
+        final CachingConnectionFactory connections = new CachingConnectionFactory(
+                URI.create(Endpoints.via(TestServers.rabbitmq(), proxy.host(), proxy.port())));
         final Thread watcher = new Thread(this::watch, "adapter-kit-spring-rabbit-watcher");
         volatile SimpleMessageListenerContainer container;
         volatile boolean ended;
@@ -116,6 +128,7 @@ final class SpringRabbitHarness implements AdapterHarness {
             SimpleMessageListenerContainer created = new SimpleMessageListenerContainer(connections);
             created.setQueueNames(queue);
             created.setPrefetchCount(10);
+            created.setRecoveryInterval(kit.backoff().toMillis());
             created.setMessageListener((ChannelAwareMessageListener) (message, delivering) -> {
                 channel = delivering;
                 try {
@@ -187,6 +200,16 @@ final class SpringRabbitHarness implements AdapterHarness {
                         connections.destroy();
                     })
                     .start();
+        }
+
+        @Override
+        public void cutConnection() throws IOException {
+            proxy.refuse();
+        }
+
+        @Override
+        public void restoreConnection() throws IOException {
+            proxy.accept();
         }
     }
 }

@@ -6,8 +6,10 @@ import dev.inbox.spring.Database;
 import dev.inbox.spring.SpringInbox;
 import dev.inbox.tck.adapter.AdapterHarness;
 import dev.inbox.tck.adapter.AdapterKit;
+import dev.inbox.tck.adapter.Outage;
 import dev.inbox.testing.KafkaBroker;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
@@ -17,6 +19,7 @@ import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.header.Header;
 import org.jspecify.annotations.Nullable;
 import org.springframework.jdbc.datasource.DataSourceUtils;
@@ -55,6 +58,7 @@ final class SpringKafkaHarness implements AdapterHarness {
     private final KafkaTemplate<String, String> template;
     private final DefaultKafkaConsumerFactory<String, String> consumers;
     private final AtomicInteger sent = new AtomicInteger();
+    private final Outage outage = new Outage();
 
     /** Lease mode on the in-memory store, or ({@code db} given) transactional mode on its PostgreSQL. */
     SpringKafkaHarness(AdapterKit kit, @Nullable Database db) {
@@ -77,6 +81,17 @@ final class SpringKafkaHarness implements AdapterHarness {
         producers = SpringKafka.producers();
         template = new KafkaTemplate<>(producers);
         consumers = SpringKafka.consumers(group);
+        // While the connection is "cut", a poll waits and finds nothing and a commit times out, as
+        // they do while a Kafka client cannot reach its broker.
+        consumers.addPostProcessor(consumer -> outage.wrap(
+                Consumer.class,
+                consumer,
+                Map.of(
+                        "poll", args -> Outage.idle((Duration) args[0], ConsumerRecords.empty()),
+                        "commitSync",
+                                args -> {
+                                    throw new TimeoutException("adapter kit: the broker connection is cut");
+                                })));
     }
 
     @Override
@@ -243,6 +258,16 @@ final class SpringKafkaHarness implements AdapterHarness {
                 return;
             }
             container.stop();
+        }
+
+        @Override
+        public void cutConnection() {
+            outage.begin();
+        }
+
+        @Override
+        public void restoreConnection() {
+            outage.end();
         }
     }
 }

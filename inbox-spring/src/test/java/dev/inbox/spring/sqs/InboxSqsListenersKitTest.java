@@ -23,7 +23,7 @@ class InboxSqsListenersKitTest extends AdapterContract {
     }
 
     @Override
-    protected AdapterHarness createHarness(AdapterKit kit) {
+    protected AdapterHarness createHarness(AdapterKit kit) throws Exception {
         return new SpringSqsHarness(kit);
     }
 }

@@ -3,14 +3,18 @@ package dev.inbox.spring.sqs;
 import dev.inbox.Inbox;
 import dev.inbox.caffeine.CaffeineInboxStore;
 import dev.inbox.spring.SpringInbox;
+import dev.inbox.tck.FaultProxy;
 import dev.inbox.tck.adapter.AdapterHarness;
 import dev.inbox.tck.adapter.AdapterKit;
+import dev.inbox.testing.Endpoints;
 import dev.inbox.testing.SqsQueues;
 import dev.inbox.testing.SqsServer;
 import io.awspring.cloud.sqs.annotation.SqsListener;
 import io.awspring.cloud.sqs.config.SqsBootstrapConfiguration;
 import io.awspring.cloud.sqs.config.SqsMessageListenerContainerFactory;
 import io.awspring.cloud.sqs.listener.MessageListenerContainerRegistry;
+import java.io.IOException;
+import java.net.InetSocketAddress;
 import java.net.URI;
 import java.time.Duration;
 import java.util.Map;
@@ -44,8 +48,9 @@ final class SpringSqsHarness implements AdapterHarness {
     private final String queue;
     private final String dead;
     private final AutoCloseable deadReader;
+    private final FaultProxy proxy;
 
-    SpringSqsHarness(AdapterKit kit) {
+    SpringSqsHarness(AdapterKit kit) throws IOException {
         this.kit = kit;
         dead = SqsQueues.create(admin, "inbox-kit-spring-dead", Map.of());
         long visibility = Math.max(1, kit.lease().toSeconds());
@@ -57,6 +62,8 @@ final class SpringSqsHarness implements AdapterHarness {
                                 SqsQueues.redrive(admin, dead, 5))))
                 .queueUrl();
         deadReader = SqsQueues.drain(admin, dead, kit::deadLettered);
+        InetSocketAddress server = Endpoints.address(SqsServer.endpoint());
+        proxy = FaultProxy.start(server.getHostString(), server.getPort());
     }
 
     @Override
@@ -81,7 +88,7 @@ final class SpringSqsHarness implements AdapterHarness {
                         }
                     }
                 }))
-                .endpointOverride(URI.create(SqsServer.endpoint()))
+                .endpointOverride(URI.create(Endpoints.via(SqsServer.endpoint(), proxy.host(), proxy.port())))
                 .region(Region.US_EAST_1)
                 .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("test", "test")))
                 .build();
@@ -134,6 +141,16 @@ final class SpringSqsHarness implements AdapterHarness {
                 closing.setDaemon(true);
                 closing.start();
             }
+
+            @Override
+            public void cutConnection() throws IOException {
+                proxy.refuse();
+            }
+
+            @Override
+            public void restoreConnection() throws IOException {
+                proxy.accept();
+            }
         };
     }
 
@@ -143,6 +160,7 @@ final class SpringSqsHarness implements AdapterHarness {
         admin.deleteQueue(r -> r.queueUrl(queue));
         admin.deleteQueue(r -> r.queueUrl(dead));
         admin.close();
+        proxy.close();
         store.close();
     }
 

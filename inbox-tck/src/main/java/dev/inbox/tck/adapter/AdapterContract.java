@@ -416,4 +416,46 @@ public abstract class AdapterContract {
                 .as("another delivery of %s while its work ran past the lease", payload("s"))
                 .isIn(null, ClaimStatus.BUSY);
     }
+
+    @Test
+    @Execution(ExecutionMode.CONCURRENT)
+    @DisplayName(
+            "A12 the broker connection cut and restored: the consumer comes back by itself, every event applied once")
+    void a12_connectionCutAndRestored() throws Exception {
+        AdapterKit.Hold hold = new AdapterKit.Hold();
+        kit.holding(payload("b"), hold);
+        publish("a", "b", "c");
+        AdapterHarness.Running first = start();
+        assertThat(hold.started.await(patience().toMillis(), TimeUnit.MILLISECONDS))
+                .as("%s reached the handler", payload("b"))
+                .isTrue();
+        first.cutConnection();
+        // b's work ends while the broker is unreachable: its acknowledgement or commit fails.
+        hold.released.countDown();
+        pause(backoff().multipliedBy(5).plusMillis(500));
+        first.restoreConnection();
+        // A BUSY answer on the restored connection: the adapter must still be able to retry later.
+        Runnable holder = kit.holdElsewhere("d");
+        publish("d", "e");
+        await(
+                payload("d") + " claimed again after a BUSY answer once the connection was restored (an adapter"
+                        + " that did not come back, or whose retry died with the old connection)",
+                () -> kit.claims("d") > 1);
+        holder.run();
+        awaitApplied("a", "b", "c", "d", "e");
+        quiet();
+        assertAppliedOnce("a", "b", "c", "d", "e");
+        first.stop();
+        List<String> payloads = List.of(payload("a"), payload("b"), payload("c"), payload("d"), payload("e"));
+        List<Integer> delivered = snapshot(payloads, kit::deliveries);
+        start();
+        quiet();
+        assertThat(snapshot(payloads, kit::deliveries))
+                .as(
+                        "deliveries of %s after a second consumer started: delivered again means a message"
+                                + " was left unacknowledged or uncommitted after the connection came back",
+                        payloads)
+                .isEqualTo(delivered);
+        assertAppliedOnce("a", "b", "c", "d", "e");
+    }
 }

@@ -61,5 +61,19 @@ public interface AdapterHarness extends AutoCloseable {
          * the handler) and must then return without waiting for the handler to end.
          */
         void crash() throws Exception;
+
+        /**
+         * Cuts this consumer's broker connection as a network failure would, and keeps the broker
+         * unreachable until {@link #restoreConnection()}: with a {@code FaultProxy} between the
+         * client and the broker ({@code refuse()}: open connections cut, new ones refused), or —
+         * for a client that connects to the addresses the broker advertises, which no proxy can
+         * stand in for, as Kafka's — by making the client's calls to the broker fail or find
+         * nothing, as they do while its connection is cut ({@link Outage}). The adapter is not
+         * told: its own recovery, or its client's or container's, must bring it back.
+         */
+        void cutConnection() throws Exception;
+
+        /** Makes the broker reachable again after {@link #cutConnection()}; returns at once. */
+        void restoreConnection() throws Exception;
     }
 }

@@ -33,7 +33,10 @@ public enum AdapterRule {
             + " after some attempts, dead-lettered once), and the messages beside it are applied once."),
     A11("Work longer than the lease keeps the event: another delivery while it runs, of it or of a message claimed"
             + " with it whose work has not begun, finds the event held (BUSY) or already applied, never free; every"
-            + " event is applied once.");
+            + " event is applied once."),
+    A12("The broker connection cut while a message is in hand and then restored: the adapter (or the client or"
+            + " container it runs on) comes back by itself, and the message in hand, a BUSY one after the cut and the"
+            + " ones after them are each applied once, with nothing left to redeliver.");
 
     private final String sentence;
 
