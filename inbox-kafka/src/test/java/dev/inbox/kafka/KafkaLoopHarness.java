@@ -119,13 +119,13 @@ final class KafkaLoopHarness implements AdapterHarness {
                 : (batch
                         ? KafkaInboxLoop.<String, String>transactionalBatch(
                                 consumer,
-                                TransactionalInbox.builder(kit.store(postgres), pool)
+                                TransactionalInbox.builder(kit.store(postgres), kit.dataSource(pool))
                                         .consumer(kit.consumer())
                                         .build(),
                                 (record, connection) -> kit.apply(record.value(), connection))
                         : KafkaInboxLoop.transactional(
                                 consumer,
-                                TransactionalInbox.builder(kit.store(postgres), pool)
+                                TransactionalInbox.builder(kit.store(postgres), kit.dataSource(pool))
                                         .consumer(kit.consumer())
                                         .build(),
                                 (record, connection) -> kit.apply(record.value(), connection)));

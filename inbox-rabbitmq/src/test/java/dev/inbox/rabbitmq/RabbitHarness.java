@@ -115,7 +115,7 @@ final class RabbitHarness implements AdapterHarness {
                         delivery -> kit.apply(body(delivery.getBody()), null))
                 : InboxConsumer.transactional(
                         channel,
-                        TransactionalInbox.builder(kit.store(postgres), pool)
+                        TransactionalInbox.builder(kit.store(postgres), kit.dataSource(pool))
                                 .consumer(kit.consumer())
                                 .build(),
                         (delivery, connection) -> kit.apply(body(delivery.getBody()), connection));

@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.stream.Collectors;
+import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
@@ -60,12 +61,29 @@ public final class Database implements AutoCloseable, AfterAllCallback {
     }
 
     /**
+     * An adapter-kit harness's view of this database: its connections through {@link
+     * AdapterKit#dataSource} (whose commits the kit can fail) and a transaction manager on them,
+     * which the container runs its transactions in and the inbox joins.
+     */
+    public record KitTransactions(DataSource connections, DataSourceTransactionManager manager) {}
+
+    /** This database as {@code kit} sees it: see {@link KitTransactions}. */
+    public KitTransactions forKit(AdapterKit kit) {
+        DataSource connections = kit.dataSource(pool);
+        return new KitTransactions(connections, new DataSourceTransactionManager(connections));
+    }
+
+    /**
      * The inbox of an adapter-kit harness: lease-only on {@code caffeine} when {@code db} is null,
-     * else joining {@code db}'s transactions; both over the kit's faulty store, for the kit's consumer.
+     * else joining the transactions of {@code transactions}; both over the kit's faulty store, for
+     * the kit's consumer.
      */
     public static SpringInbox kitInbox(
-            AdapterKit kit, @Nullable Database db, dev.inbox.caffeine.@Nullable CaffeineInboxStore caffeine) {
-        if (db == null) {
+            AdapterKit kit,
+            @Nullable Database db,
+            @Nullable KitTransactions transactions,
+            dev.inbox.caffeine.@Nullable CaffeineInboxStore caffeine) {
+        if (db == null || transactions == null) {
             return SpringInbox.leaseOnly(Inbox.builder(kit.store(java.util.Objects.requireNonNull(caffeine)))
                     .consumer(kit.consumer())
                     .lease(kit.lease())
@@ -76,7 +94,7 @@ public final class Database implements AutoCloseable, AfterAllCallback {
                         .consumer(kit.consumer())
                         .lease(kit.lease())
                         .build(),
-                db.pool);
+                transactions.connections());
     }
 
     /** A consumer name no other test uses. */

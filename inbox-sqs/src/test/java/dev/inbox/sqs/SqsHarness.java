@@ -97,7 +97,7 @@ final class SqsHarness implements AdapterHarness {
                         .loop(
                                 sqs,
                                 queue,
-                                TransactionalInbox.builder(kit.store(postgres), pool)
+                                TransactionalInbox.builder(kit.store(postgres), kit.dataSource(pool))
                                         .consumer(kit.consumer())
                                         .build(),
                                 (message, connection) -> kit.apply(message.body(), connection));

@@ -13,8 +13,14 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.EnumSet;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import javax.sql.DataSource;
+import org.h2.jdbcx.JdbcDataSource;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -23,10 +29,11 @@ import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.platform.testkit.engine.Events;
 
 /**
- * Tests the adapter kit itself, on the real RabbitMQ: it passes the reference adapter and fails
- * each deliberately broken one on the rule it breaks. The kit subclasses below are static nested
+ * Tests the adapter kit itself, on the real RabbitMQ: it passes the reference adapter (in lease
+ * mode, and in transactional mode on an embedded H2 database) and fails each deliberately broken
+ * one on the rule it breaks. The kit subclasses below are static nested
  * classes, which Surefire does not run on its own; only the engine test kit here runs them. The
- * reference run and the meta-tests are in the default build; the twelve broken adapters (about 6 s
+ * reference run and the meta-tests are in the default build; the fourteen broken adapters (about 6 s
  * each, four at once) are {@code extended}, which CI runs.
  */
 class AdapterKitSelfTest {
@@ -35,9 +42,20 @@ class AdapterKitSelfTest {
     abstract static class ReferenceKit extends AdapterContract {
         abstract Breakage breakage();
 
+        /** The H2 database of the transactional reference; null for the lease-mode one. */
+        @Nullable
+        DataSource database() {
+            return null;
+        }
+
+        @Override
+        protected @Nullable DataSource ledgerDataSource() {
+            return database();
+        }
+
         @Override
         protected AdapterHarness createHarness(AdapterKit kit) throws Exception {
-            return new ReferenceRabbitHarness(kit, breakage());
+            return new ReferenceRabbitHarness(kit, breakage(), database());
         }
 
         @Override
@@ -53,6 +71,41 @@ class AdapterKitSelfTest {
         @Override
         protected Duration patience() {
             return breakage() == Breakage.NONE ? Duration.ofSeconds(30) : Duration.ofSeconds(6);
+        }
+    }
+
+    /** The reference in transactional mode, on an H2 database of its own (per kit class). */
+    abstract static class TransactionalReferenceKit extends ReferenceKit {
+        private static final Map<Class<?>, DataSource> DATABASES = new ConcurrentHashMap<>();
+
+        @Override
+        DataSource database() {
+            return DATABASES.computeIfAbsent(getClass(), k -> {
+                JdbcDataSource h2 = new JdbcDataSource();
+                h2.setURL("jdbc:h2:mem:adapter-kit-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=2000");
+                return h2;
+            });
+        }
+    }
+
+    static class CorrectTransactional extends TransactionalReferenceKit {
+        @Override
+        Breakage breakage() {
+            return Breakage.NONE;
+        }
+    }
+
+    static class AcksFailedCommits extends TransactionalReferenceKit {
+        @Override
+        Breakage breakage() {
+            return Breakage.ACK_STORE_FAILURE;
+        }
+    }
+
+    static class NoCompletionRetry extends ReferenceKit {
+        @Override
+        Breakage breakage() {
+            return Breakage.NO_COMPLETION_RETRY;
         }
     }
 
@@ -157,6 +210,15 @@ class AdapterKitSelfTest {
     }
 
     @Test
+    void theTransactionalReferenceAdapterPassesEveryRule() {
+        Events events = KitRun.all(CorrectTransactional.class);
+        assertThat(events.started().count()).isEqualTo(AdapterRule.values().length);
+        assertThat(KitRun.failed(events))
+                .as("rules failed by the transactional reference adapter")
+                .isEmpty();
+    }
+
+    @Test
     @Tag("extended")
     @Execution(ExecutionMode.CONCURRENT)
     @DisplayName("A1 catches an adapter that runs the work without the inbox")
@@ -250,6 +312,22 @@ class AdapterKitSelfTest {
     @DisplayName("A12 catches an adapter whose retries die with the connection its client recovers")
     void a12() {
         assertThat(KitRun.failedRules(RetriesDieWithTheConnection.class, "A12")).contains("A12");
+    }
+
+    @Test
+    @Tag("extended")
+    @Execution(ExecutionMode.CONCURRENT)
+    @DisplayName("A13 catches an adapter that acknowledges a message whose transaction failed to commit")
+    void a13() {
+        assertThat(KitRun.failedRules(AcksFailedCommits.class, "A13")).contains("A13");
+    }
+
+    @Test
+    @Tag("extended")
+    @Execution(ExecutionMode.CONCURRENT)
+    @DisplayName("A13 catches an adapter that does not retry a completion that failed once")
+    void a13_lease() {
+        assertThat(KitRun.failedRules(NoCompletionRetry.class, "A13")).contains("A13");
     }
 
     /** Every adapter rule has a test named "<id> catches …" here, and a test in the contract. */

@@ -13,6 +13,7 @@ import dev.inbox.HandleOutcome;
 import dev.inbox.Inbox;
 import dev.inbox.InboxKey;
 import dev.inbox.InboxStoreException;
+import dev.inbox.jdbc.TransactionalInbox;
 import dev.inbox.tck.adapter.AdapterHarness;
 import dev.inbox.tck.adapter.AdapterKit;
 import dev.inbox.testing.Endpoints;
@@ -26,12 +27,14 @@ import java.util.UUID;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 
 /**
  * The adapter kit's reference adapter: the simplest correct manual-ack consumer on the real
  * RabbitMQ, following the outcome table, and the ways to break it one at a time ({@link Breakage})
- * for the kit's self-tests. Lease mode, on the {@link ReferenceStore}.
+ * for the kit's self-tests. Lease mode on the {@link ReferenceStore}, or transactional mode on the
+ * {@link H2TransactionalStore} (the kit's ledger then in the same H2 database).
  */
 final class ReferenceRabbitHarness implements AdapterHarness {
 
@@ -64,13 +67,16 @@ final class ReferenceRabbitHarness implements AdapterHarness {
          * Shuts its retry timer down when the connection is lost, and is registered again by the
          * client's recovery: the first retry after the reconnect throws out of the delivery.
          */
-        RETRIES_DIE_WITH_THE_CONNECTION
+        RETRIES_DIE_WITH_THE_CONNECTION,
+        /** Tries a completion once: one that fails leaves the claim held until its lease ends. */
+        NO_COMPLETION_RETRY
     }
 
     private final AdapterKit kit;
     private final Breakage breakage;
     private final ReferenceStore store = new ReferenceStore(Duration.ofMinutes(1), new HashMap<>());
     private final Inbox inbox;
+    private final @Nullable TransactionalInbox transactional;
     private final ScheduledExecutorService later = Executors.newSingleThreadScheduledExecutor();
     private final ConnectionFactory factory = new ConnectionFactory();
     private final ConnectionFactory proxied = new ConnectionFactory();
@@ -79,13 +85,21 @@ final class ReferenceRabbitHarness implements AdapterHarness {
     private final Channel publisher;
     private final String queue = "inbox-adapter-kit-" + UUID.randomUUID();
 
-    ReferenceRabbitHarness(AdapterKit kit, Breakage breakage) throws Exception {
+    /** In lease mode, or ({@code database} given) in transactional mode on that H2 database. */
+    ReferenceRabbitHarness(AdapterKit kit, Breakage breakage, @Nullable DataSource database) throws Exception {
         this.kit = kit;
         this.breakage = breakage;
         this.inbox = Inbox.builder(kit.store(store))
                 .consumer(kit.consumer())
                 .lease(kit.lease())
+                .claimAttempts(breakage == Breakage.NO_COMPLETION_RETRY ? 1 : 2)
                 .build();
+        this.transactional = database == null
+                ? null
+                : TransactionalInbox.builder(
+                                kit.store(new H2TransactionalStore(database, Duration.ZERO)), kit.dataSource(database))
+                        .consumer(kit.consumer())
+                        .build();
         factory.setUri(TestServers.rabbitmq());
         proxy = FaultProxy.start(factory.getHost(), factory.getPort());
         proxied.setUri(Endpoints.via(TestServers.rabbitmq(), proxy.host(), proxy.port()));
@@ -111,7 +125,7 @@ final class ReferenceRabbitHarness implements AdapterHarness {
 
     @Override
     public Mode mode() {
-        return Mode.LEASE;
+        return transactional == null ? Mode.LEASE : Mode.TRANSACTIONAL;
     }
 
     @Override
@@ -233,10 +247,15 @@ final class ReferenceRabbitHarness implements AdapterHarness {
             }
             HandleOutcome outcome;
             try {
-                outcome = breakage == Breakage.NO_RENEWAL
-                        ? inbox.handle(id, () -> kit.apply(payload, null)).outcome()
-                        : inbox.handleRenewing(id, lease -> kit.apply(payload, null))
-                                .outcome();
+                outcome = transactional != null
+                        ? transactional
+                                .handle(id, connection -> kit.apply(payload, connection))
+                                .outcome()
+                        : breakage == Breakage.NO_RENEWAL
+                                ? inbox.handle(id, () -> kit.apply(payload, null))
+                                        .outcome()
+                                : inbox.handleRenewing(id, lease -> kit.apply(payload, null))
+                                        .outcome();
             } catch (CompletionFailedException e) {
                 if (breakage == Breakage.REQUEUE_FAILED_COMPLETION) {
                     retryLater(delivery);

@@ -39,6 +39,7 @@ final class SpringRabbitHarness implements AdapterHarness {
     private final @Nullable Database db;
     private final @Nullable CaffeineInboxStore caffeine;
     private final SpringInbox inbox;
+    private final Database.@Nullable KitTransactions transactions;
     private final CachingConnectionFactory adminConnections;
     private final RabbitAdmin admin;
     private final RabbitTemplate template;
@@ -51,7 +52,8 @@ final class SpringRabbitHarness implements AdapterHarness {
         this.kit = kit;
         this.db = db;
         this.caffeine = db == null ? CaffeineInboxStore.builder().build() : null;
-        this.inbox = Database.kitInbox(kit, db, caffeine);
+        this.transactions = db == null ? null : db.forKit(kit);
+        this.inbox = Database.kitInbox(kit, db, transactions, caffeine);
         adminConnections = new CachingConnectionFactory(URI.create(TestServers.rabbitmq()));
         try {
             proxy = FaultProxy.start(adminConnections.getHost(), adminConnections.getPort());
@@ -132,15 +134,17 @@ final class SpringRabbitHarness implements AdapterHarness {
             created.setMessageListener((ChannelAwareMessageListener) (message, delivering) -> {
                 channel = delivering;
                 try {
-                    kit.apply(body(message), db == null ? null : DataSourceUtils.getConnection(db.pool));
+                    kit.apply(
+                            body(message),
+                            transactions == null ? null : DataSourceUtils.getConnection(transactions.connections()));
                 } catch (RuntimeException | Error e) {
                     throw e;
                 } catch (Exception e) {
                     throw new IllegalStateException(e);
                 }
             });
-            if (db != null) {
-                created.setTransactionManager(db.transactions);
+            if (transactions != null) {
+                created.setTransactionManager(transactions.manager());
             }
             // Spring AMQP's answer to an Error is System.exit(99): the process dies with its messages
             // unacknowledged. In a test JVM that dies with it, so this stands for the restart instead.

@@ -52,6 +52,7 @@ final class SpringKafkaHarness implements AdapterHarness {
     private final boolean batch;
     private final @Nullable CaffeineInboxStore caffeine;
     private final SpringInbox inbox;
+    private final Database.@Nullable KitTransactions transactions;
     private final String topic = "inbox-spring-kit-" + UUID.randomUUID();
     private final String group = "group-" + topic;
     private final DefaultKafkaProducerFactory<String, String> producers;
@@ -75,7 +76,8 @@ final class SpringKafkaHarness implements AdapterHarness {
         this.db = db;
         this.batch = batch;
         this.caffeine = db == null ? CaffeineInboxStore.builder().build() : null;
-        this.inbox = Database.kitInbox(kit, db, caffeine);
+        this.transactions = db == null ? null : db.forKit(kit);
+        this.inbox = Database.kitInbox(kit, db, transactions, caffeine);
         new KafkaAdmin(Map.of("bootstrap.servers", KafkaBroker.bootstrap()))
                 .createOrModifyTopics(new NewTopic(topic, 2, (short) 1));
         producers = SpringKafka.producers();
@@ -162,8 +164,8 @@ final class SpringKafkaHarness implements AdapterHarness {
         private KafkaMessageListenerContainer<String, String> newContainer() {
             ContainerProperties properties = new ContainerProperties(topic);
             properties.setPollTimeout(100);
-            if (db != null) {
-                properties.setTransactionManager(db.transactions);
+            if (transactions != null) {
+                properties.setTransactionManager(transactions.manager());
             }
             KafkaMessageListenerContainer<String, String> created =
                     new KafkaMessageListenerContainer<>(consumers, properties);
@@ -228,7 +230,9 @@ final class SpringKafkaHarness implements AdapterHarness {
 
         private void apply(ConsumerRecord<String, String> record) {
             try {
-                kit.apply(record.value(), db == null ? null : DataSourceUtils.getConnection(db.pool));
+                kit.apply(
+                        record.value(),
+                        transactions == null ? null : DataSourceUtils.getConnection(transactions.connections()));
             } catch (RuntimeException | Error e) {
                 throw e;
             } catch (Exception e) {

@@ -420,6 +420,34 @@ public abstract class AdapterContract {
     @Test
     @Execution(ExecutionMode.CONCURRENT)
     @DisplayName(
+            "A13 the store failing once at the commit or the completion: applied once, a later re-send a duplicate")
+    void a13_storeFailsOnceWhereTheOutcomeIsRecorded() throws Exception {
+        kit.failingOnceWhereRecorded(payload("b"), "b");
+        publish("a", "b", "c");
+        start();
+        awaitApplied("a", "b", "c");
+        await(
+                "the planned failure of " + payload("b") + "'s commit (transactional) or completion (lease)",
+                () -> kit.recordFaults() > 0);
+        quiet();
+        assertAppliedOnce("a", "b", "c");
+        int delivered = kit.deliveries(payload("b"));
+        publish("b");
+        await(payload("b") + " re-sent and delivered", () -> kit.deliveries(payload("b")) > delivered);
+        quiet();
+        assertThat(kit.applied(payload("b")))
+                .as(
+                        "%s applied (times) after a re-send: twice means its outcome was never recorded after the"
+                                + " store failed once (a commit that failed taken for done, a failed completion not"
+                                + " retried)",
+                        payload("b"))
+                .isEqualTo(1);
+        assertAppliedOnce("a", "c");
+    }
+
+    @Test
+    @Execution(ExecutionMode.CONCURRENT)
+    @DisplayName(
             "A12 the broker connection cut and restored: the consumer comes back by itself, every event applied once")
     void a12_connectionCutAndRestored() throws Exception {
         AdapterKit.Hold hold = new AdapterKit.Hold();

@@ -12,6 +12,9 @@ import org.jspecify.annotations.Nullable;
  *   <li>its inbox is built over {@link AdapterKit#store(dev.inbox.spi.InboxStore)} (lease mode) or
  *       {@link AdapterKit#store(dev.inbox.jdbc.TransactionalInboxStore)} (transactional mode), for
  *       consumer {@link AdapterKit#consumer()}, lease {@link AdapterKit#lease()};
+ *   <li>in transactional mode, the inbox and any transaction manager the adapter runs its
+ *       transactions in get their connections from {@link
+ *       AdapterKit#dataSource(javax.sql.DataSource)};
  *   <li>its key function returns {@link AdapterKit#keyOf(String, String)} of the message's {@value
  *       AdapterKit#ID_HEADER} header (null when absent) and body;
  *   <li>its handler calls {@link AdapterKit#apply(String, java.sql.Connection)} with the body (and,

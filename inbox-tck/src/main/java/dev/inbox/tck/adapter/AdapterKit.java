@@ -53,6 +53,8 @@ public final class AdapterKit implements AutoCloseable {
     private final Map<String, AtomicInteger> deadLetters = new ConcurrentHashMap<>();
     private final Map<String, Plan> plans = new ConcurrentHashMap<>();
     private final FaultyStore.Faults faults = new FaultyStore.Faults();
+    private final FaultyDataSource.Doomed doomed = new FaultyDataSource.Doomed();
+    private final AtomicInteger unwiredCommitFaults = new AtomicInteger();
     private volatile @Nullable InboxStore store;
     private final CompletableFuture<AdapterHarness.Running> crashTarget = new CompletableFuture<>();
 
@@ -119,6 +121,16 @@ public final class AdapterKit implements AutoCloseable {
     }
 
     /**
+     * {@code dataSource} with the kit's failures (a commit the kit plans to fail rolls back and
+     * throws): in transactional mode the inbox, and any transaction manager the adapter runs its
+     * transactions in, must get their connections from it, and the handler must pass the
+     * transaction's connection to {@link #apply}.
+     */
+    public DataSource dataSource(DataSource dataSource) {
+        return FaultyDataSource.wrap(dataSource, doomed);
+    }
+
+    /**
      * The key function: the message's {@value #ID_HEADER} header as its dedup id, null when the
      * header is absent; throws for {@value #THROWING_ID}. Counts each call as one delivery of
      * {@code payload}.
@@ -143,6 +155,11 @@ public final class AdapterKit implements AutoCloseable {
         Plan plan = plans.get(payload);
         if (plan != null) {
             plan.before(payload);
+        }
+        if (plan != null && plan.failCommit && transaction != null && plan.commitFaults.getAndIncrement() == 0) {
+            if (!doomed.doom(transaction)) {
+                unwiredCommitFaults.incrementAndGet();
+            }
         }
         if (transaction == null) {
             count(applied, payload);
@@ -211,6 +228,35 @@ public final class AdapterKit implements AutoCloseable {
     void clearFaults() {
         faults.claimsFail = false;
         faults.completionsOf.clear();
+        faults.completionOnce.clear();
+    }
+
+    /**
+     * Plans the store to fail once where {@code id}'s outcome is recorded: the commit of the first
+     * transaction that applies {@code payload} (transactional mode), or {@code id}'s next completion
+     * (lease mode).
+     */
+    void failingOnceWhereRecorded(String payload, String id) {
+        if (ledger == null) {
+            faults.completionOnce.add(id);
+        } else {
+            plans.put(payload, new Plan(0, null, false, null, true));
+        }
+    }
+
+    /**
+     * How often the failure {@link #failingOnceWhereRecorded} planned happened.
+     *
+     * @throws IllegalStateException when a commit was to fail on a connection the kit cannot fail
+     *     (the harness did not build the adapter's transactions on {@link #dataSource})
+     */
+    int recordFaults() {
+        if (unwiredCommitFaults.get() > 0) {
+            throw new IllegalStateException("adapter kit: a commit was to fail, but the transaction's connection"
+                    + " is not one of kit.dataSource(...)'s: build the transactional inbox (and the transaction"
+                    + " manager, if any) on kit.dataSource(yourDataSource)");
+        }
+        return faults.completionsFailedOnce.get() + doomed.failedCommits.get();
     }
 
     void crashTarget(AdapterHarness.Running running) {
@@ -219,7 +265,7 @@ public final class AdapterKit implements AutoCloseable {
 
     /** Plans {@code payload}'s work to throw {@code failure} the first {@code times} times. */
     void failing(String payload, int times, Throwable failure) {
-        plans.put(payload, new Plan(times, failure, false, null));
+        plans.put(payload, new Plan(times, failure, false, null, false));
     }
 
     /** Ends what was planned for {@code payload}: its work applies it from now on. */
@@ -229,7 +275,7 @@ public final class AdapterKit implements AutoCloseable {
 
     /** Plans {@code payload}'s work to crash its consumer once, after applying it. */
     void crashingAfter(String payload) {
-        plans.put(payload, new Plan(0, null, true, null));
+        plans.put(payload, new Plan(0, null, true, null, false));
     }
 
     /** True once {@code payload}'s work ran and crashed its consumer, as {@link #crashingAfter} planned. */
@@ -240,7 +286,7 @@ public final class AdapterKit implements AutoCloseable {
 
     /** Plans {@code payload}'s work to wait for {@code hold} before applying it. */
     void holding(String payload, Hold hold) {
-        plans.put(payload, new Plan(0, null, false, hold));
+        plans.put(payload, new Plan(0, null, false, hold, false));
     }
 
     /**
@@ -322,12 +368,15 @@ public final class AdapterKit implements AutoCloseable {
         final AtomicInteger crashes = new AtomicInteger();
         volatile boolean crashed;
         final @Nullable Hold hold;
+        final boolean failCommit;
+        final AtomicInteger commitFaults = new AtomicInteger();
 
-        Plan(int failures, @Nullable Throwable failure, boolean crashAfter, @Nullable Hold hold) {
+        Plan(int failures, @Nullable Throwable failure, boolean crashAfter, @Nullable Hold hold, boolean failCommit) {
             this.failuresLeft = new AtomicInteger(failures);
             this.failure = failure;
             this.crashAfter = crashAfter;
             this.hold = hold;
+            this.failCommit = failCommit;
         }
 
         void before(String payload) throws Exception {

@@ -36,7 +36,10 @@ public enum AdapterRule {
             + " event is applied once."),
     A12("The broker connection cut while a message is in hand and then restored: the adapter (or the client or"
             + " container it runs on) comes back by itself, and the message in hand, a BUSY one after the cut and the"
-            + " ones after them are each applied once, with nothing left to redeliver.");
+            + " ones after them are each applied once, with nothing left to redeliver."),
+    A13("The store failing once where the outcome is recorded — the commit of the work's transaction (transactional"
+            + " mode), the claim's completion (lease mode): the event is applied once and ends recorded, so a re-send of"
+            + " it later is a duplicate, not applied again.");
 
     private final String sentence;
 

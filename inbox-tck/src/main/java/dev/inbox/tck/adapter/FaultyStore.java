@@ -28,6 +28,10 @@ final class FaultyStore implements TransactionalInboxStore {
     static final class Faults {
         volatile boolean claimsFail;
         final Set<String> completionsOf = ConcurrentHashMap.newKeySet();
+        /** Ids whose next completion fails, once. */
+        final Set<String> completionOnce = ConcurrentHashMap.newKeySet();
+        /** Completions failed through {@link #completionOnce}. */
+        final AtomicInteger completionsFailedOnce = new AtomicInteger();
         /** How often each id was claimed, in any form: an adapter that retries a BUSY claim claims again. */
         final Map<String, AtomicInteger> claims = new ConcurrentHashMap<>();
 
@@ -88,6 +92,10 @@ final class FaultyStore implements TransactionalInboxStore {
     private void completionFault(InboxKey key) {
         if (faults.completionsOf.contains(key.id())) {
             throw new InboxStoreException("adapter kit: the completion of " + key + " failed", null, true);
+        }
+        if (faults.completionOnce.remove(key.id())) {
+            faults.completionsFailedOnce.incrementAndGet();
+            throw new InboxStoreException("adapter kit: the completion of " + key + " failed, once", null, true);
         }
     }
 
