@@ -11,7 +11,8 @@ import org.jspecify.annotations.Nullable;
  * <ul>
  *   <li>its inbox is built over {@link AdapterKit#store(dev.inbox.spi.InboxStore)} (lease mode) or
  *       {@link AdapterKit#store(dev.inbox.jdbc.TransactionalInboxStore)} (transactional mode), for
- *       consumer {@link AdapterKit#consumer()}, lease {@link AdapterKit#lease()};
+ *       consumer {@link AdapterKit#consumer()} (or one name derived from it, as the Boot starter's
+ *       {@code <consumer>/<group>}), lease {@link AdapterKit#lease()};
  *   <li>in transactional mode, the inbox and any transaction manager the adapter runs its
  *       transactions in get their connections from {@link
  *       AdapterKit#dataSource(javax.sql.DataSource)};

@@ -317,7 +317,11 @@ public final class AdapterKit implements AutoCloseable {
         return other.claimed().status();
     }
 
-    /** A claim of {@code id} by another delivery, on the real store (past the kit's faults). */
+    /**
+     * A claim of {@code id} by another delivery, on the real store (past the kit's faults), under
+     * the consumer the adapter claims under (which may be derived from {@link #consumer()}, as the
+     * Boot starter's {@code <consumer>/<group>} is).
+     */
     private record Elsewhere(InboxStore store, InboxKey key, OwnerToken owner, ClaimResult claimed) {}
 
     /** Claims {@code id} on the real store as another delivery would, with a lease of a minute. */
@@ -326,7 +330,8 @@ public final class AdapterKit implements AutoCloseable {
         if (real == null) {
             throw new IllegalStateException("adapter kit: the harness built no store through store(...) yet");
         }
-        InboxKey key = InboxKey.of(consumer, id);
+        String claimedUnder = faults.consumer;
+        InboxKey key = InboxKey.of(claimedUnder == null ? consumer : claimedUnder, id);
         OwnerToken owner = OwnerToken.random();
         return new Elsewhere(real, key, owner, real.claim(ClaimRequest.of(key, owner, Duration.ofMinutes(1))));
     }

@@ -34,8 +34,11 @@ final class FaultyStore implements TransactionalInboxStore {
         final AtomicInteger completionsFailedOnce = new AtomicInteger();
         /** How often each id was claimed, in any form: an adapter that retries a BUSY claim claims again. */
         final Map<String, AtomicInteger> claims = new ConcurrentHashMap<>();
+        /** The consumer the adapter claims under: the kit's, or one an adapter derives from it. */
+        volatile @Nullable String consumer;
 
         void claimed(InboxKey key) {
+            consumer = key.consumer();
             claims.computeIfAbsent(key.id(), id -> new AtomicInteger()).incrementAndGet();
         }
     }
