@@ -1,5 +1,6 @@
 package dev.inbox.spi;
 
+import dev.inbox.Deliveries;
 import dev.inbox.DeliveryOutcome;
 import dev.inbox.InboxMetrics;
 import java.util.EnumMap;
@@ -46,5 +47,16 @@ public final class DeliveryCounts {
     /** How many deliveries came to {@code outcome} so far. */
     public long count(DeliveryOutcome outcome) {
         return counts.get(outcome).sum();
+    }
+
+    /** Every count so far, as an adapter's {@code counts()} returns them. */
+    public Deliveries snapshot() {
+        return new Deliveries(
+                count(DeliveryOutcome.PROCESSED),
+                count(DeliveryOutcome.DUPLICATE),
+                count(DeliveryOutcome.BUSY),
+                count(DeliveryOutcome.FAILED),
+                count(DeliveryOutcome.DEAD_LETTERED),
+                count(DeliveryOutcome.STORE_FAILED));
     }
 }

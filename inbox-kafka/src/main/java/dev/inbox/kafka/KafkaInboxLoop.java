@@ -4,6 +4,7 @@ import static dev.inbox.spi.InboxArguments.requireNonNull;
 import static dev.inbox.spi.InboxArguments.requirePositive;
 
 import dev.inbox.Claim;
+import dev.inbox.Deliveries;
 import dev.inbox.DeliveryOutcome;
 import dev.inbox.HandleOutcome;
 import dev.inbox.HandleResult;
@@ -461,14 +462,8 @@ public final class KafkaInboxLoop<K, V> {
      * claim. Each record's outcome is also reported to the inbox's {@link InboxMetrics#delivered}
      * (the {@code inbox.deliveries} meter of {@code inbox-micrometer}).
      */
-    public Counts counts() {
-        return new Counts(
-                counts.count(DeliveryOutcome.PROCESSED),
-                counts.count(DeliveryOutcome.DUPLICATE),
-                counts.count(DeliveryOutcome.BUSY),
-                counts.count(DeliveryOutcome.FAILED),
-                counts.count(DeliveryOutcome.DEAD_LETTERED),
-                counts.count(DeliveryOutcome.STORE_FAILED));
+    public Deliveries counts() {
+        return counts.snapshot();
     }
 
     private Item<K, V> keyed(ConsumerRecord<K, V> record) {
@@ -586,20 +581,6 @@ public final class KafkaInboxLoop<K, V> {
     private static String where(Item<?, ?> item) {
         return item.record.topic() + "-" + item.record.partition() + "@" + item.record.offset() + " (" + item.id + ")";
     }
-
-    /**
-     * What the loop has done since it was built.
-     *
-     * @param processed records whose handler ran and whose claim was completed
-     * @param duplicates records skipped as already applied
-     * @param busy times a record was found being applied by another consumer and retried later
-     * @param failed records whose handler (or recoverer) failed, retried
-     * @param recovered records handed to a recoverer (a failed handler's, or the missing-key one's),
-     *     which returned: dead-lettered
-     * @param storeFailures records the store could not answer (retried; every record of a poll
-     *     whose claim failed)
-     */
-    public record Counts(long processed, long duplicates, long busy, long failed, long recovered, long storeFailures) {}
 
     /** What became of one record. */
     enum Outcome {

@@ -285,7 +285,7 @@ class KafkaInboxLoopTest {
         assertThat(reported)
                 .as("each record's outcome, reported to InboxMetrics.delivered")
                 .containsExactly(dev.inbox.DeliveryOutcome.DEAD_LETTERED, dev.inbox.DeliveryOutcome.PROCESSED);
-        assertThat(loop.counts().recovered()).isEqualTo(1);
+        assertThat(loop.counts().deadLettered()).isEqualTo(1);
     }
 
     @Test

@@ -6,6 +6,7 @@ import com.rabbitmq.client.DefaultConsumer;
 import com.rabbitmq.client.Delivery;
 import com.rabbitmq.client.Envelope;
 import dev.inbox.CompletionFailedException;
+import dev.inbox.Deliveries;
 import dev.inbox.DeliveryOutcome;
 import dev.inbox.HandleOutcome;
 import dev.inbox.HandleResult;
@@ -524,34 +525,8 @@ public final class InboxConsumer extends DefaultConsumer {
      * {@link dev.inbox.InboxMetrics#delivered} (the {@code inbox.deliveries} meter of {@code
      * inbox-micrometer}).
      */
-    public Counts counts() {
-        return new Counts(
-                counts.count(DeliveryOutcome.PROCESSED),
-                counts.count(DeliveryOutcome.DUPLICATE),
-                counts.count(DeliveryOutcome.BUSY),
-                counts.count(DeliveryOutcome.FAILED),
-                counts.count(DeliveryOutcome.DEAD_LETTERED),
-                counts.count(DeliveryOutcome.STORE_FAILED));
-    }
-
-    /**
-     * What a consumer has done.
-     *
-     * @param processed messages whose work ran, then acknowledged (also when its completion could
-     *     not be recorded after the work)
-     * @param duplicates messages acknowledged without work, as already applied
-     * @param busy messages requeued because another delivery held the event
-     * @param failed messages whose work threw, requeued
-     * @param rejected messages dead-lettered: without a usable key, or whose work threw with {@link
-     *     Builder#requeueFailedWork} false
-     * @param storeFailures messages requeued because the store could not answer
-     */
-    public record Counts(long processed, long duplicates, long busy, long failed, long rejected, long storeFailures) {
-
-        /** The messages acknowledged: processed and duplicates. */
-        public long acknowledged() {
-            return processed + duplicates;
-        }
+    public Deliveries counts() {
+        return counts.snapshot();
     }
 
     /** Requeues after the delay, so that a busy or failing message does not spin through the queue. */

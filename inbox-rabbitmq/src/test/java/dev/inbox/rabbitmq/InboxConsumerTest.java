@@ -146,7 +146,7 @@ class InboxConsumerTest {
         assertThat(pending(queue))
                 .as("messages left: every delivery was acknowledged")
                 .isZero();
-        assertThat(inboxConsumer.counts()).isEqualTo(new InboxConsumer.Counts(2, 2, 0, 0, 0, 0));
+        assertThat(inboxConsumer.counts()).isEqualTo(new dev.inbox.Deliveries(2, 2, 0, 0, 0, 0));
         assertThat(inboxConsumer.counts().acknowledged()).isEqualTo(4);
         assertThat(reported)
                 .as("outcomes reported to InboxMetrics.delivered")

@@ -3,6 +3,7 @@ package dev.inbox.sqs;
 import static dev.inbox.spi.InboxArguments.requireArgument;
 import static dev.inbox.spi.InboxArguments.requireNonNull;
 
+import dev.inbox.Deliveries;
 import dev.inbox.DeliveryOutcome;
 import dev.inbox.Inbox;
 import dev.inbox.InboxStoreException;
@@ -307,35 +308,8 @@ public final class SqsInboxLoop {
      * inbox's {@link dev.inbox.InboxMetrics#delivered} (the {@code inbox.deliveries} meter of {@code
      * inbox-micrometer}).
      */
-    public Counts counts() {
-        return new Counts(
-                counts.count(DeliveryOutcome.PROCESSED),
-                counts.count(DeliveryOutcome.DUPLICATE),
-                counts.count(DeliveryOutcome.BUSY),
-                counts.count(DeliveryOutcome.FAILED),
-                counts.count(DeliveryOutcome.DEAD_LETTERED),
-                counts.count(DeliveryOutcome.STORE_FAILED));
-    }
-
-    /**
-     * What a loop has done.
-     *
-     * @param processed messages whose work ran, then deleted
-     * @param duplicates messages deleted without work, as already applied
-     * @param busy messages put back because another delivery held the event
-     * @param failed messages whose work threw, put back
-     * @param deadLettered messages without a usable key, sent to the dead-letter queue (or left on
-     *     the queue without one)
-     * @param storeFailures messages put back because the store could not answer (a completion that
-     *     could not be recorded after the work is the inbox's store error, not counted here)
-     */
-    public record Counts(
-            long processed, long duplicates, long busy, long failed, long deadLettered, long storeFailures) {
-
-        /** The messages deleted as done: processed and duplicates. */
-        public long deleted() {
-            return processed + duplicates;
-        }
+    public Deliveries counts() {
+        return counts.snapshot();
     }
 
     /** What became of one message of a receive. */

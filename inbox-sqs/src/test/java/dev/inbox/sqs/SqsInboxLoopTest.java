@@ -153,7 +153,7 @@ class SqsInboxLoopTest {
                 .waitTime(Duration.ofSeconds(1))
                 .build();
 
-        pollUntil(loop, () -> loop.counts().deleted() == 2);
+        pollUntil(loop, () -> loop.counts().acknowledged() == 2);
 
         assertThat(applied("{\"order\":42}")).isEqualTo(1);
         assertThat(loop.counts().duplicates()).isEqualTo(1);
@@ -175,7 +175,7 @@ class SqsInboxLoopTest {
                 .waitTime(Duration.ofSeconds(1))
                 .build();
 
-        pollUntil(loop, () -> loop.counts().deleted() == 3);
+        pollUntil(loop, () -> loop.counts().acknowledged() == 3);
 
         assertThat(applied("{\"order\":7}"))
                 .as("one publish applied once, the second publish once")
@@ -212,7 +212,7 @@ class SqsInboxLoopTest {
             slowThread.join(30_000);
             otherClient.close();
         }
-        assertThat(other.counts()).isEqualTo(new SqsInboxLoop.Counts(0, 0, 0, 0, 0, 0));
+        assertThat(other.counts()).isEqualTo(new dev.inbox.Deliveries(0, 0, 0, 0, 0, 0));
         assertThat(applied("slow")).isEqualTo(1);
         assertThat(visibleAndHidden(queue)).isZero();
     }

@@ -293,7 +293,7 @@ public final class SqsThroughput {
             long counted = 0;
             while (!done.get()) {
                 loop.pollOnce();
-                long deleted = loop.counts().deleted(); // counted once deleted, as the bare loops count
+                long deleted = loop.counts().acknowledged(); // counted once deleted, as the bare loops count
                 consumed.add(deleted - counted);
                 counted = deleted;
             }

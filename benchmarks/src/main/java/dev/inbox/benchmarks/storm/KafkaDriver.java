@@ -137,7 +137,7 @@ final class KafkaDriver implements BrokerDriver {
                     } catch (ConsumerCrash crash) {
                         // dies mid-work: whatever its last poll applied stays uncommitted
                     } finally {
-                        KafkaInboxLoop.Counts counts = loop.counts();
+                        dev.inbox.Deliveries counts = loop.counts();
                         duplicates.add(counts.duplicates());
                         busy.add(counts.busy());
                         consumer.close(Duration.ofSeconds(5)); // leaves the group: its partitions move on

@@ -210,7 +210,7 @@ final class SqsDriver implements BrokerDriver {
     public boolean drained() {
         long deleted = 0;
         for (SqsInboxLoop loop : loops) {
-            deleted += loop.counts().deleted();
+            deleted += loop.counts().acknowledged();
         }
         if (deleted < published) {
             return false;
