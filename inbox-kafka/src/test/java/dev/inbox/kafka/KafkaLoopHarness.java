@@ -12,19 +12,16 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
-import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.header.Header;
 import org.jspecify.annotations.Nullable;
 
@@ -91,22 +88,6 @@ final class KafkaLoopHarness implements AdapterHarness {
         return header == null ? null : new String(header.value(), StandardCharsets.UTF_8);
     }
 
-    /**
-     * {@code consumer} behind the harness's outage: while the connection is "cut", a poll waits and
-     * finds nothing and a commit times out, as they do while a Kafka client cannot reach its broker.
-     */
-    private Consumer<String, String> behindOutage(KafkaConsumer<String, String> consumer) {
-        return outage.wrap(
-                Consumer.class,
-                consumer,
-                Map.of(
-                        "poll", args -> Outage.idle((Duration) args[0], ConsumerRecords.empty()),
-                        "commitSync",
-                                args -> {
-                                    throw new TimeoutException("adapter kit: the broker connection is cut");
-                                }));
-    }
-
     private KafkaInboxLoop<String, String> loop(Consumer<String, String> consumer) {
         KafkaInboxLoop.Builder<String, String> builder = pool == null
                 ? KafkaInboxLoop.lease(
@@ -165,7 +146,7 @@ final class KafkaLoopHarness implements AdapterHarness {
         private void supervise() {
             while (!stopped && !crashed) {
                 KafkaConsumer<String, String> consumer = Kafka.consumer(group);
-                KafkaInboxLoop<String, String> running = loop(behindOutage(consumer));
+                KafkaInboxLoop<String, String> running = loop(outage.kafkaConsumer(Consumer.class, consumer));
                 current = consumer;
                 loop = running;
                 ConsumerRebalanceListener listener = running.rebalanceListener();

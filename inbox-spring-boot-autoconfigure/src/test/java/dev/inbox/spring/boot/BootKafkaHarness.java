@@ -9,7 +9,6 @@ import dev.inbox.tck.adapter.AdapterKit;
 import dev.inbox.tck.adapter.Outage;
 import dev.inbox.testing.KafkaBroker;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
@@ -18,10 +17,8 @@ import javax.sql.DataSource;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.jspecify.annotations.Nullable;
@@ -185,7 +182,8 @@ final class BootKafkaHarness implements AdapterHarness {
                         // times out, as they do while a Kafka client cannot reach its broker.
                         beans.registerBean(
                                 DefaultKafkaConsumerFactoryCustomizer.class,
-                                () -> factory -> factory.addPostProcessor(polling -> behind(outage, polling)));
+                                () -> factory -> factory.addPostProcessor(
+                                        polling -> outage.kafkaConsumer(Consumer.class, polling)));
                         beans.registerBean(RecordInterceptor.class, () -> new RecordInterceptor<Object, Object>() {
                             @Override
                             public ConsumerRecord<Object, Object> intercept(
@@ -268,18 +266,5 @@ final class BootKafkaHarness implements AdapterHarness {
         public void restoreConnection() {
             outage.end();
         }
-    }
-
-    /** {@code consumer} behind the harness's outage. */
-    private static <K, V> Consumer<K, V> behind(Outage outage, Consumer<K, V> consumer) {
-        return outage.wrap(
-                Consumer.class,
-                consumer,
-                Map.of(
-                        "poll", args -> Outage.idle((Duration) args[0], ConsumerRecords.empty()),
-                        "commitSync",
-                                args -> {
-                                    throw new TimeoutException("adapter kit: the broker connection is cut");
-                                }));
     }
 }

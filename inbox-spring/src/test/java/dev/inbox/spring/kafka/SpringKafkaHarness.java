@@ -9,7 +9,6 @@ import dev.inbox.tck.adapter.AdapterKit;
 import dev.inbox.tck.adapter.Outage;
 import dev.inbox.testing.KafkaBroker;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
@@ -19,7 +18,6 @@ import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.header.Header;
 import org.jspecify.annotations.Nullable;
 import org.springframework.jdbc.datasource.DataSourceUtils;
@@ -85,15 +83,7 @@ final class SpringKafkaHarness implements AdapterHarness {
         consumers = SpringKafka.consumers(group);
         // While the connection is "cut", a poll waits and finds nothing and a commit times out, as
         // they do while a Kafka client cannot reach its broker.
-        consumers.addPostProcessor(consumer -> outage.wrap(
-                Consumer.class,
-                consumer,
-                Map.of(
-                        "poll", args -> Outage.idle((Duration) args[0], ConsumerRecords.empty()),
-                        "commitSync",
-                                args -> {
-                                    throw new TimeoutException("adapter kit: the broker connection is cut");
-                                })));
+        consumers.addPostProcessor(consumer -> outage.kafkaConsumer(Consumer.class, consumer));
     }
 
     @Override

@@ -15,9 +15,7 @@ import org.jspecify.annotations.Nullable;
  * call reaches the real client.
  *
  * <pre>{@code
- * Consumer<String, String> consumer = outage.wrap(Consumer.class, kafkaConsumer, Map.of(
- *         "poll", args -> Outage.idle((Duration) args[0], ConsumerRecords.empty()),
- *         "commitSync", args -> { throw new TimeoutException("the broker connection is cut"); }));
+ * Consumer<String, String> consumer = outage.kafkaConsumer(Consumer.class, kafkaConsumer);
  * }</pre>
  */
 public final class Outage {
@@ -71,6 +69,41 @@ public final class Outage {
                 throw e.getCause();
             }
         });
+    }
+
+    /**
+     * {@code consumer}, a Kafka {@code Consumer}, behind this outage ({@link #wrap}): while it lasts,
+     * {@code poll} waits ({@link #idle}) and finds nothing, and {@code commitSync} throws Kafka's
+     * {@code TimeoutException}, as they do while a Kafka client cannot reach its broker. The kit
+     * does not depend on kafka-clients: it finds those classes through {@code type}'s.
+     *
+     * @param type {@code org.apache.kafka.clients.consumer.Consumer}
+     * @throws IllegalArgumentException when {@code type} is not Kafka's {@code Consumer}
+     */
+    public <T> T kafkaConsumer(Class<? super T> type, T consumer) {
+        Object nothing;
+        Class<?> timeout;
+        try {
+            nothing = type.getMethod("poll", Duration.class)
+                    .getReturnType()
+                    .getMethod("empty")
+                    .invoke(null);
+            timeout = Class.forName("org.apache.kafka.common.errors.TimeoutException", false, type.getClassLoader());
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalArgumentException("not Kafka's Consumer: " + type.getName(), e);
+        }
+        return wrap(
+                type,
+                consumer,
+                Map.of(
+                        "poll",
+                        args -> idle(
+                                args[0] instanceof Duration wait ? wait : Duration.ofMillis((Long) args[0]), nothing),
+                        "commitSync",
+                        args -> {
+                            throw (Exception) timeout.getConstructor(String.class)
+                                    .newInstance("adapter kit: the broker connection is cut");
+                        }));
     }
 
     /**
