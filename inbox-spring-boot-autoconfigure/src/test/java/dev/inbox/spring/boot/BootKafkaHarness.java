@@ -3,7 +3,6 @@ package dev.inbox.spring.boot;
 import dev.inbox.caffeine.CaffeineInboxStore;
 import dev.inbox.kafka.RecordKeys;
 import dev.inbox.postgres.PostgresInboxStore;
-import dev.inbox.spi.InboxStore;
 import dev.inbox.tck.adapter.AdapterHarness;
 import dev.inbox.tck.adapter.AdapterKit;
 import dev.inbox.tck.adapter.Outage;
@@ -22,15 +21,10 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.jspecify.annotations.Nullable;
-import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
-import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.kafka.autoconfigure.DefaultKafkaConsumerFactoryCustomizer;
 import org.springframework.boot.kafka.autoconfigure.KafkaAutoConfiguration;
-import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Configuration;
-import org.springframework.context.support.GenericApplicationContext;
-import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.jdbc.datasource.DataSourceUtils;
 import org.springframework.kafka.annotation.KafkaListener;
 import org.springframework.kafka.config.KafkaListenerEndpointRegistry;
@@ -41,7 +35,6 @@ import org.springframework.kafka.listener.DefaultAfterRollbackProcessor;
 import org.springframework.kafka.listener.DefaultErrorHandler;
 import org.springframework.kafka.listener.MessageListenerContainer;
 import org.springframework.kafka.listener.RecordInterceptor;
-import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.util.backoff.FixedBackOff;
 
 /**
@@ -139,15 +132,10 @@ final class BootKafkaHarness implements AdapterHarness {
     }
 
     /**
-     * One consumer: an application, the consumer its container polls with (captured by the
-     * application's own record interceptor, which the starter composes with the inbox's), and a
-     * watcher that starts the container again when Spring Kafka stopped it on its own (it stops a
-     * container whose listener threw an {@code Error}), as a supervised application would.
+     * One consumer: an application, and the consumer its container polls with (captured by the
+     * application's own record interceptor, which the starter composes with the inbox's).
      */
-    private final class Member implements Running {
-        final ConfigurableApplicationContext context;
-        final Thread watcher = new Thread(this::watch, "adapter-kit-boot-watcher");
-        volatile boolean ended;
+    private final class Member extends BootKitApplication {
         volatile @Nullable Consumer<?, ?> consumer;
         volatile @Nullable Thread consumerThread;
 
@@ -155,26 +143,29 @@ final class BootKafkaHarness implements AdapterHarness {
             @Nullable DataSource connections = pool == null ? null : kit.dataSource(pool);
             ConsumerRecordRecoverer deadLetters = (record, failure) -> kit.deadLettered((String) record.value());
             FixedBackOff backOff = new FixedBackOff(kit.backoff().toMillis(), 9);
-            context = new SpringApplicationBuilder(KitApplication.class)
-                    .web(WebApplicationType.NONE)
-                    .logStartupInfo(false)
-                    .properties(Map.ofEntries(
-                            Map.entry("spring.main.banner-mode", "off"),
-                            Map.entry("kit.topic", topic),
-                            Map.entry("spring.kafka.bootstrap-servers", KafkaBroker.bootstrap()),
-                            Map.entry("spring.kafka.consumer.group-id", "group-" + topic),
-                            Map.entry("spring.kafka.consumer.auto-offset-reset", "earliest"),
-                            Map.entry("spring.kafka.consumer.properties.group.protocol", "consumer"),
-                            Map.entry("spring.kafka.listener.poll-timeout", "100ms"),
-                            Map.entry("inbox.consumer", kit.consumer()),
-                            Map.entry("inbox.lease", kit.lease().toMillis() + "ms"),
-                            Map.entry("inbox.purge.enabled", "false"),
-                            Map.entry("inbox.kafka.busy-backoff", kit.backoff().toMillis() + "ms"),
-                            Map.entry("inbox.kafka.transactional", Boolean.toString(pool != null))))
-                    .initializers(app -> {
-                        GenericApplicationContext beans = (GenericApplicationContext) app;
-                        beans.registerBean(
-                                InboxStore.class, () -> postgres == null ? kit.store(caffeine) : kit.store(postgres));
+            start(
+                    KitApplication.class,
+                    kit,
+                    postgres == null ? kit.store(caffeine) : kit.store(postgres),
+                    connections,
+                    Map.of(
+                            "kit.topic",
+                            topic,
+                            "spring.kafka.bootstrap-servers",
+                            KafkaBroker.bootstrap(),
+                            "spring.kafka.consumer.group-id",
+                            "group-" + topic,
+                            "spring.kafka.consumer.auto-offset-reset",
+                            "earliest",
+                            "spring.kafka.consumer.properties.group.protocol",
+                            "consumer",
+                            "spring.kafka.listener.poll-timeout",
+                            "100ms",
+                            "inbox.kafka.busy-backoff",
+                            kit.backoff().toMillis() + "ms",
+                            "inbox.kafka.transactional",
+                            Boolean.toString(connections != null)),
+                    beans -> {
                         beans.registerBean(
                                 RecordKeys.class, () -> record -> kit.keyOf(header(record), (String) record.value()));
                         beans.registerBean(KitListener.class, () -> new KitListener(kit, connections));
@@ -197,47 +188,21 @@ final class BootKafkaHarness implements AdapterHarness {
                             beans.registerBean(
                                     CommonErrorHandler.class, () -> new DefaultErrorHandler(deadLetters, backOff));
                         } else {
-                            beans.registerBean(DataSource.class, () -> connections);
-                            beans.registerBean(
-                                    PlatformTransactionManager.class,
-                                    () -> new DataSourceTransactionManager(connections));
                             beans.registerBean(
                                     DefaultAfterRollbackProcessor.class,
                                     () -> new DefaultAfterRollbackProcessor<>(deadLetters, backOff));
                         }
-                    })
-                    .run();
-            watcher.setDaemon(true);
-            watcher.start();
+                    });
         }
 
-        private MessageListenerContainer container() {
+        @Override
+        MessageListenerContainer container() {
             MessageListenerContainer container =
-                    context.getBean(KafkaListenerEndpointRegistry.class).getListenerContainer(LISTENER);
+                    context().getBean(KafkaListenerEndpointRegistry.class).getListenerContainer(LISTENER);
             if (container == null) {
                 throw new IllegalStateException("no listener container " + LISTENER);
             }
             return container;
-        }
-
-        private void watch() {
-            while (!ended) {
-                try {
-                    Thread.sleep(50);
-                } catch (InterruptedException e) {
-                    return;
-                }
-                if (!ended && context.isActive() && !container().isRunning()) {
-                    container().start();
-                }
-            }
-        }
-
-        @Override
-        public void stop() throws InterruptedException {
-            ended = true;
-            watcher.join(5_000);
-            context.close();
         }
 
         /**
@@ -247,14 +212,14 @@ final class BootKafkaHarness implements AdapterHarness {
          */
         @Override
         public void crash() {
-            ended = true;
+            end();
             Consumer<?, ?> polling = consumer;
             if (Thread.currentThread() == consumerThread && polling != null) {
                 polling.close();
-                new Thread(context::close).start();
+                new Thread(context()::close).start();
                 return;
             }
-            context.close();
+            context().close();
         }
 
         @Override

@@ -3,7 +3,6 @@ package dev.inbox.spring.boot;
 import dev.inbox.caffeine.CaffeineInboxStore;
 import dev.inbox.postgres.PostgresInboxStore;
 import dev.inbox.rabbitmq.MessageKeys;
-import dev.inbox.spi.InboxStore;
 import dev.inbox.tck.FaultProxy;
 import dev.inbox.tck.adapter.AdapterHarness;
 import dev.inbox.tck.adapter.AdapterKit;
@@ -29,17 +28,11 @@ import org.springframework.amqp.rabbit.listener.MessageListenerContainer;
 import org.springframework.amqp.rabbit.listener.RabbitListenerEndpointRegistry;
 import org.springframework.amqp.rabbit.listener.SimpleMessageListenerContainer;
 import org.springframework.beans.factory.support.RootBeanDefinition;
-import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.amqp.autoconfigure.RabbitAutoConfiguration;
 import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
-import org.springframework.boot.builder.SpringApplicationBuilder;
-import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Configuration;
-import org.springframework.context.support.GenericApplicationContext;
 import org.springframework.core.ResolvableType;
-import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.jdbc.datasource.DataSourceUtils;
-import org.springframework.transaction.PlatformTransactionManager;
 
 /**
  * The Boot starter under the adapter kit on RabbitMQ, as an application uses it: each consumer is
@@ -151,42 +144,30 @@ final class BootRabbitHarness implements AdapterHarness {
         }
     }
 
-    /** One consumer: an application, and a watcher that starts its container again when Spring AMQP stopped it. */
-    private final class Member implements Running {
-        final ConfigurableApplicationContext context;
+    /** One consumer: an application (see {@link BootKitApplication}). */
+    private final class Member extends BootKitApplication {
         final KitListener listener;
-        final Thread watcher = new Thread(this::watch, "adapter-kit-boot-rabbit-watcher");
-        volatile boolean ended;
 
         Member() {
             @Nullable DataSource connections = pool == null ? null : kit.dataSource(pool);
             listener = new KitListener(kit, connections);
-            context = new SpringApplicationBuilder(KitApplication.class)
-                    .web(WebApplicationType.NONE)
-                    .logStartupInfo(false)
-                    .properties(Map.of(
-                            "spring.main.banner-mode",
-                            "off",
+            start(
+                    KitApplication.class,
+                    kit,
+                    postgres == null ? kit.store(caffeine) : kit.store(postgres),
+                    connections,
+                    Map.of(
                             "kit.queue",
                             queue,
                             "spring.rabbitmq.addresses",
                             Endpoints.via(TestServers.rabbitmq(), proxy.host(), proxy.port()),
                             "spring.rabbitmq.listener.simple.prefetch",
                             "10",
-                            "inbox.consumer",
-                            kit.consumer(),
-                            "inbox.lease",
-                            kit.lease().toMillis() + "ms",
-                            "inbox.purge.enabled",
-                            "false",
                             "inbox.rabbit.busy-backoff",
                             kit.backoff().toMillis() + "ms",
                             "inbox.rabbit.transactional",
-                            Boolean.toString(pool != null)))
-                    .initializers(app -> {
-                        GenericApplicationContext beans = (GenericApplicationContext) app;
-                        beans.registerBean(
-                                InboxStore.class, () -> postgres == null ? kit.store(caffeine) : kit.store(postgres));
+                            Boolean.toString(connections != null)),
+                    beans -> {
                         beans.registerBean(MessageKeys.class, () -> delivery -> {
                             Map<String, Object> headers =
                                     delivery.getProperties().getHeaders();
@@ -197,16 +178,7 @@ final class BootRabbitHarness implements AdapterHarness {
                         });
                         beans.registerBean(KitListener.class, () -> listener);
                         beans.registerBeanDefinition("kitContainerCustomizer", customizer());
-                        if (connections != null) {
-                            beans.registerBean(DataSource.class, () -> connections);
-                            beans.registerBean(
-                                    PlatformTransactionManager.class,
-                                    () -> new DataSourceTransactionManager(connections));
-                        }
-                    })
-                    .run();
-            watcher.setDaemon(true);
-            watcher.start();
+                    });
         }
 
         /**
@@ -226,33 +198,14 @@ final class BootRabbitHarness implements AdapterHarness {
             return definition;
         }
 
-        private MessageListenerContainer container() {
+        @Override
+        MessageListenerContainer container() {
             MessageListenerContainer container =
-                    context.getBean(RabbitListenerEndpointRegistry.class).getListenerContainer(LISTENER);
+                    context().getBean(RabbitListenerEndpointRegistry.class).getListenerContainer(LISTENER);
             if (container == null) {
                 throw new IllegalStateException("no listener container " + LISTENER);
             }
             return container;
-        }
-
-        private void watch() {
-            while (!ended) {
-                try {
-                    Thread.sleep(50);
-                } catch (InterruptedException e) {
-                    return;
-                }
-                if (!ended && context.isActive() && !container().isRunning()) {
-                    container().start();
-                }
-            }
-        }
-
-        @Override
-        public void stop() throws InterruptedException {
-            ended = true;
-            watcher.join(5_000);
-            context.close();
         }
 
         /**
@@ -262,11 +215,12 @@ final class BootRabbitHarness implements AdapterHarness {
          */
         @Override
         public void crash() {
-            ended = true;
-            if (!context.isActive()) {
+            end();
+            if (!context().isActive()) {
                 return; // stopped or crashed already
             }
-            com.rabbitmq.client.Connection rabbit = context.getBean(CachingConnectionFactory.class)
+            com.rabbitmq.client.Connection rabbit = context()
+                    .getBean(CachingConnectionFactory.class)
                     .createConnection()
                     .getDelegate();
             com.rabbitmq.client.Channel delivering = listener.channel;
@@ -275,7 +229,7 @@ final class BootRabbitHarness implements AdapterHarness {
             while ((rabbit.isOpen() || (delivering != null && delivering.isOpen())) && System.nanoTime() < deadline) {
                 Thread.onSpinWait();
             }
-            new Thread(context::close).start();
+            new Thread(context()::close).start();
         }
 
         @Override
