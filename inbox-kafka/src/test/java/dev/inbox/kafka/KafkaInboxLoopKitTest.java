@@ -6,7 +6,7 @@ import dev.inbox.tck.adapter.AdapterKit;
 import org.junit.jupiter.api.Tag;
 
 /** The adapter kit on {@link KafkaInboxLoop} in lease mode, through the real broker. */
-// 15 to 25 s (four tests at once): the default build keeps the kit's own self-tests (a reference
+// 15 to 20 s (seven tests at once): the default build keeps the kit's own self-tests (a reference
 // adapter on RabbitMQ); CI (-Pcontainers) and -Pextended run the kit on every adapter.
 @Tag("extended")
 class KafkaInboxLoopKitTest extends AdapterContract {

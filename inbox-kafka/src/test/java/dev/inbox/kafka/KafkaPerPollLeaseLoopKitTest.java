@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Tag;
  * KafkaInboxLoop.Builder#completePerPoll()}: each poll's claims completed together, through the real
  * broker.
  */
-// 15 to 25 s (four tests at once): the default build keeps the kit's own self-tests (a reference
+// 15 to 20 s (seven tests at once): the default build keeps the kit's own self-tests (a reference
 // adapter on RabbitMQ); CI (-Pcontainers) and -Pextended run the kit on every adapter.
 @Tag("extended")
 class KafkaPerPollLeaseLoopKitTest extends AdapterContract {

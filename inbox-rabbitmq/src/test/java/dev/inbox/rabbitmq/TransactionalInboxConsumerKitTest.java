@@ -9,7 +9,7 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The adapter kit on {@link InboxConsumer} in transactional mode, through the real RabbitMQ into PostgreSQL. */
-// 15 to 25 s (four tests at once): the default build keeps the kit's own self-tests (a reference
+// 15 to 20 s (seven tests at once): the default build keeps the kit's own self-tests (a reference
 // adapter on RabbitMQ); CI (-Pcontainers) and -Pextended run the kit on every adapter.
 @Tag("extended")
 class TransactionalInboxConsumerKitTest extends AdapterContract {

@@ -34,7 +34,7 @@ import org.junit.platform.testkit.engine.Events;
  * one on the rule it breaks. The kit subclasses below are static nested
  * classes, which Surefire does not run on its own; only the engine test kit here runs them. The
  * reference run and the meta-tests are in the default build; the fourteen broken adapters (about 6 s
- * each, four at once) are {@code extended}, which CI runs.
+ * each, seven at once) are {@code extended}, which CI runs.
  */
 class AdapterKitSelfTest {
 

@@ -18,14 +18,14 @@ final class KitRun {
 
     /**
      * The Jupiter engine with parallel execution on, as the build configures it for its own tests: a
-     * kit that asks for it (the adapter kit) runs up to four tests at once.
+     * kit that asks for it (the adapter kit) runs up to seven tests at once.
      */
     private static EngineTestKit.Builder engine() {
         return EngineTestKit.engine("junit-jupiter")
                 .configurationParameter("junit.jupiter.execution.parallel.enabled", "true")
                 .configurationParameter("junit.jupiter.execution.parallel.config.strategy", "fixed")
-                .configurationParameter("junit.jupiter.execution.parallel.config.fixed.parallelism", "4")
-                .configurationParameter("junit.jupiter.execution.parallel.config.fixed.max-pool-size", "4");
+                .configurationParameter("junit.jupiter.execution.parallel.config.fixed.parallelism", "7")
+                .configurationParameter("junit.jupiter.execution.parallel.config.fixed.max-pool-size", "7");
     }
 
     /** Every test of {@code kit}. */

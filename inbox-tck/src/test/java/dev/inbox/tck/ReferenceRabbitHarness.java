@@ -6,7 +6,6 @@ import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ConnectionFactory;
 import com.rabbitmq.client.DefaultConsumer;
 import com.rabbitmq.client.Envelope;
-import com.rabbitmq.client.ShutdownSignalException;
 import dev.inbox.Claim;
 import dev.inbox.CompletionFailedException;
 import dev.inbox.HandleOutcome;
@@ -140,6 +139,10 @@ final class ReferenceRabbitHarness implements AdapterHarness {
     @Override
     public Running start() throws Exception {
         Connection connection = proxied.newConnection("adapter-kit-consumer");
+        if (breakage == Breakage.RETRIES_DIE_WITH_THE_CONNECTION) {
+            // On the connection's own thread, as it goes down: before anything is delivered again.
+            connection.addShutdownListener(lost -> later.shutdownNow());
+        }
         Channel channel = connection.createChannel();
         channel.basicQos(10);
         ReferenceConsumer consumer = new ReferenceConsumer(channel);
@@ -199,13 +202,6 @@ final class ReferenceRabbitHarness implements AdapterHarness {
 
         ReferenceConsumer(Channel channel) {
             super(channel);
-        }
-
-        @Override
-        public void handleShutdownSignal(String tag, ShutdownSignalException signal) {
-            if (breakage == Breakage.RETRIES_DIE_WITH_THE_CONNECTION) {
-                later.shutdownNow();
-            }
         }
 
         @Override

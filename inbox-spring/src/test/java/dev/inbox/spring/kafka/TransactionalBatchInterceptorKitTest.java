@@ -12,7 +12,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * The adapter kit on {@link InboxBatchInterceptor}: a batch listener in Spring Kafka's container with a
  * {@code DataSourceTransactionManager} that the claim joins, into PostgreSQL.
  */
-// 15 to 25 s (four tests at once): the default build keeps the kit's own self-tests (a reference adapter on RabbitMQ);
+// 15 to 20 s (seven tests at once): the default build keeps the kit's own self-tests (a reference adapter on RabbitMQ);
 // CI (-Pcontainers) and -Pextended run the kit on every adapter.
 @Tag("extended")
 class TransactionalBatchInterceptorKitTest extends AdapterContract {
