@@ -57,4 +57,11 @@ public interface InboxMetrics {
      * dead-lettered ones are the ones an operator must look at.
      */
     default void delivered(String consumer, DeliveryOutcome outcome) {}
+
+    /**
+     * An operator changed a record of {@code consumer} through {@link InboxOperations}: {@code
+     * action} is {@code release-lease} or {@code forget}, and {@code changed} says whether a record
+     * was deleted.
+     */
+    default void adminAction(String consumer, String action, boolean changed) {}
 }

@@ -169,6 +169,19 @@ public interface InboxStore extends AutoCloseable {
     long purge();
 
     /**
+     * The operator's operations on this store: inspect, list stuck records, count by state, end a
+     * lease, forget a key. The returned object uses this store's connections and is closed with it.
+     *
+     * <p>The default throws {@link UnsupportedOperationException}: a store that offers none fails
+     * the kit's rules M1 to M7.
+     *
+     * @throws IllegalStateException if the store is closed
+     */
+    default InboxAdmin admin() {
+        throw new UnsupportedOperationException(getClass().getName() + " offers no admin operations");
+    }
+
+    /**
      * Releases what the store created itself (never what the caller passed in, such as a pool or a
      * client). Later operations throw {@link IllegalStateException}. Closing twice is harmless.
      */

@@ -51,7 +51,7 @@ import org.junit.jupiter.api.TestInstance;
  * #timeUnit()}): a store whose clock is coarse may raise it.
  */
 @TestInstance(TestInstance.Lifecycle.PER_METHOD)
-public abstract class InboxStoreContract {
+public abstract class InboxStoreContract implements InboxAdminRules {
 
     /** The store under test, created before each test with {@link #defaultGrace()}. */
     protected InboxStore store;
@@ -1204,6 +1204,21 @@ public abstract class InboxStoreContract {
     }
 
     @Test
+    @DisplayName("L1 admin operations after close fail with IllegalStateException")
+    void l1_adminOperationsAfterCloseFail() throws Exception {
+        InboxStore closing = storeWithGrace(defaultGrace());
+        dev.inbox.spi.InboxAdmin admin = closing.admin();
+        closing.close();
+        assertThatThrownBy(() -> admin.inspect(key("l1"))).isInstanceOf(IllegalStateException.class);
+        assertThatThrownBy(() -> admin.stuck(dev.inbox.spi.StuckQuery.of(consumer)))
+                .isInstanceOf(IllegalStateException.class);
+        assertThatThrownBy(() -> admin.count(consumer)).isInstanceOf(IllegalStateException.class);
+        assertThatThrownBy(() -> admin.releaseLease(key("l1"))).isInstanceOf(IllegalStateException.class);
+        assertThatThrownBy(() -> admin.forget(key("l1"))).isInstanceOf(IllegalStateException.class);
+        assertThatThrownBy(() -> closing.admin().inspect(key("l1"))).isInstanceOf(IllegalStateException.class);
+    }
+
+    @Test
     @DisplayName("L1 schema creation is idempotent and keeps existing records")
     void l1_schemaCreationIsIdempotent() throws Exception {
         claimAndComplete("l1-kept", OwnerToken.random());
@@ -1215,6 +1230,37 @@ public abstract class InboxStoreContract {
     }
 
     // --------------------------------------------------------------------------------- helpers
+
+    /** What rules M1 to M7 ({@link InboxAdminRules}) need: this test's store, consumer and times. */
+    @Override
+    public final Fixture adminFixture() {
+        return new Fixture() {
+            @Override
+            public InboxStore store() {
+                return store;
+            }
+
+            @Override
+            public String consumer() {
+                return consumer;
+            }
+
+            @Override
+            public Duration timeUnit() {
+                return InboxStoreContract.this.timeUnit();
+            }
+
+            @Override
+            public Duration grace() {
+                return defaultGrace();
+            }
+
+            @Override
+            public InboxStore storeWithGrace(Duration grace) throws Exception {
+                return InboxStoreContract.this.storeWithGrace(grace);
+            }
+        };
+    }
 
     /** This test's key for {@code id}. */
     protected final InboxKey key(String id) {

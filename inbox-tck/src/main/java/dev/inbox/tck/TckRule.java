@@ -60,7 +60,23 @@ public enum TckRule {
     E6("A transactional claim waiting on a transaction that hangs gets a retryable InboxStoreException within the"
             + " store's lock wait bound, never an answer; after the holder dies the next delivery is ACQUIRED and the"
             + " event is applied once."),
-    L1("Operations after close fail with IllegalStateException; schema creation is idempotent.");
+    M1("inspect shows a record as the store holds it: state, owner, lease or retention end, purge time, fingerprint,"
+            + " result size; nothing for an absent key, the same id under another consumer, or an id that differs in"
+            + " case or length."),
+    M2("inspect judges a record's state by the store's clock: LEASE_ENDED or RETENTION_ENDED once its lease or"
+            + " retention ended, EXPIRED (or no record) past expiry + grace."),
+    M3("stuck lists exactly the consumer's IN_PROGRESS records whose lease ended at least the asked time ago, in"
+            + " UTF-8 byte order of their ids, page by page after a cursor, each once; never live leases, completed"
+            + " records or another consumer's."),
+    M4("count tallies the consumer's records by state, and only the consumer's."),
+    M5("releaseLease deletes any owner's IN_PROGRESS record, live or ended: the next claim is ACQUIRED and the old"
+            + " owner's complete, renew and release answer false; a COMPLETED or absent key is left alone."),
+    M6("forget deletes one key's record whatever its state: the next delivery is ACQUIRED, a holder is fenced, the"
+            + " same id under another consumer stays, and forgetting again answers false."),
+    M7("Bad admin input (null or invalid keys and consumers, a page limit outside 1 to 1000, a negative overdue"
+            + " time, an empty cursor) fails with IllegalArgumentException before any I/O."),
+    L1("Operations after close fail with IllegalStateException, admin operations too; schema creation is"
+            + " idempotent.");
 
     private final String sentence;
 

@@ -4,12 +4,19 @@ import dev.inbox.InboxKey;
 import dev.inbox.spi.ClaimRequest;
 import dev.inbox.spi.ClaimResult;
 import dev.inbox.spi.FingerprintCheck;
+import dev.inbox.spi.InboxAdmin;
 import dev.inbox.spi.InboxArguments;
 import dev.inbox.spi.InboxStore;
 import dev.inbox.spi.OwnerToken;
+import dev.inbox.spi.RecordCounts;
+import dev.inbox.spi.RecordView;
+import dev.inbox.spi.StuckPage;
+import dev.inbox.spi.StuckQuery;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -194,7 +201,106 @@ class ReferenceStore implements InboxStore {
         return rec.goneAt;
     }
 
-    private void ensureOpen() {
+    @Override
+    public InboxAdmin admin() {
+        ensureOpen();
+        return new ReferenceAdmin();
+    }
+
+    /** The admin operations on the map; broken stores override one thing each. */
+    class ReferenceAdmin implements InboxAdmin {
+
+        @Override
+        public Optional<RecordView> inspect(InboxKey key) {
+            InboxArguments.requireNonNull(key, "key");
+            ensureOpen();
+            synchronized (records) {
+                Rec rec = records.get(mapKey(key));
+                return rec == null ? Optional.empty() : Optional.of(view(key, rec, System.nanoTime()));
+            }
+        }
+
+        @Override
+        public List<RecordView> stuck(StuckQuery query) {
+            InboxArguments.requireNonNull(query, "query");
+            ensureOpen();
+            StuckPage page = new StuckPage(query);
+            long now = System.nanoTime();
+            for (Map.Entry<InboxKey, Rec> e : snapshot().entrySet()) {
+                page.offer(view(e.getKey(), e.getValue(), now), millis(now, now));
+            }
+            return page.records();
+        }
+
+        @Override
+        public RecordCounts count(String consumer) {
+            InboxKey.validate(consumer, "consumer");
+            ensureOpen();
+            RecordCounts counts = RecordCounts.NONE;
+            long now = System.nanoTime();
+            for (Map.Entry<InboxKey, Rec> e : snapshot().entrySet()) {
+                if (e.getKey().consumer().equals(consumer)) {
+                    counts = counts.plus(view(e.getKey(), e.getValue(), now).state());
+                }
+            }
+            return counts;
+        }
+
+        @Override
+        public boolean releaseLease(InboxKey key) {
+            InboxArguments.requireNonNull(key, "key");
+            ensureOpen();
+            synchronized (records) {
+                Rec rec = records.get(mapKey(key));
+                if (rec == null || rec.completed || live(rec) == null) {
+                    return false;
+                }
+                records.remove(mapKey(key));
+                return true;
+            }
+        }
+
+        @Override
+        public boolean forget(InboxKey key) {
+            InboxArguments.requireNonNull(key, "key");
+            ensureOpen();
+            synchronized (records) {
+                Rec rec = records.get(mapKey(key));
+                return rec != null && live(rec) != null && records.remove(mapKey(key)) != null;
+            }
+        }
+
+        /** The records by key, copied under the lock. */
+        Map<InboxKey, Rec> snapshot() {
+            Map<InboxKey, Rec> copy = new HashMap<>();
+            synchronized (records) {
+                records.forEach((k, rec) -> {
+                    int zero = k.indexOf(0);
+                    copy.put(InboxKey.of(k.substring(0, zero), k.substring(zero + 1)), rec);
+                });
+            }
+            return copy;
+        }
+
+        RecordView view(InboxKey key, Rec rec, long now) {
+            return RecordView.ofMillis(
+                    key,
+                    rec.completed,
+                    rec.owner,
+                    millis(now, now),
+                    millis(rec.expiresAt, now),
+                    millis(goneAt(rec), now),
+                    rec.fingerprint,
+                    rec.result == null ? null : rec.result.length);
+        }
+
+        /** The epoch milliseconds of {@code nanos} (of {@link System#nanoTime()}), read at {@code now}. */
+        private long millis(long nanos, long now) {
+            return System.currentTimeMillis() + Math.floorDiv(nanos - now, 1_000_000L);
+        }
+    }
+
+    void ensureOpen() {
         if (closed) {
             throw new IllegalStateException("closed");
         }

@@ -455,6 +455,7 @@ class RuleSelfTest {
         Set<TckRule> caught = EnumSet.noneOf(TckRule.class);
         for (Class<?> selfTests : List.of(
                 RuleSelfTest.class,
+                AdminRuleSelfTest.class,
                 KitSelfTest.class,
                 NetworkRuleSelfTest.class,
                 TransactionalRuleSelfTest.class,
