@@ -9,8 +9,9 @@ import org.jspecify.annotations.Nullable;
  *
  * @param key the event's key
  * @param state where the record stands, judged by the store's clock when it was read
- * @param owner the owner token of the delivery that claimed it (for a COMPLETED record, the one
- *     that completed it)
+ * @param owner the owner token of the delivery that holds it, or that completed it; null for a
+ *     COMPLETED record of a store that keeps no owner token with it (the in-memory Caffeine store
+ *     keeps a hash)
  * @param expiresAt when the lease (IN_PROGRESS) or the retention (COMPLETED) ends, by the store's
  *     clock
  * @param purgeAfter expiry + the writer's grace: from then on the record counts as absent and is
@@ -21,7 +22,7 @@ import org.jspecify.annotations.Nullable;
 public record RecordView(
         InboxKey key,
         RecordState state,
-        String owner,
+        @Nullable String owner,
         Instant expiresAt,
         Instant purgeAfter,
         @Nullable String fingerprint,
@@ -35,7 +36,12 @@ public record RecordView(
     public RecordView {
         InboxArguments.requireNonNull(key, "key");
         InboxArguments.requireNonNull(state, "state");
-        InboxArguments.requireNonNull(owner, "owner");
+        InboxArguments.requireArgument(
+                owner != null
+                        || state == RecordState.COMPLETED
+                        || state == RecordState.RETENTION_ENDED
+                        || state == RecordState.EXPIRED,
+                "an IN_PROGRESS record has an owner");
         InboxArguments.requireNonNull(expiresAt, "expiresAt");
         InboxArguments.requireNonNull(purgeAfter, "purgeAfter");
     }
@@ -47,7 +53,7 @@ public record RecordView(
     public static RecordView ofMillis(
             InboxKey key,
             boolean completed,
-            String owner,
+            @Nullable String owner,
             long nowMillis,
             long expiresAtMillis,
             long purgeAfterMillis,

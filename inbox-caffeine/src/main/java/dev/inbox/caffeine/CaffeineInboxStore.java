@@ -17,6 +17,7 @@ import dev.inbox.caffeine.MemoryRecord.Held;
 import dev.inbox.spi.ClaimRequest;
 import dev.inbox.spi.ClaimResult;
 import dev.inbox.spi.FingerprintCheck;
+import dev.inbox.spi.InboxAdmin;
 import dev.inbox.spi.InboxStore;
 import dev.inbox.spi.OwnerToken;
 import java.lang.System.Logger.Level;
@@ -232,6 +233,19 @@ public final class CaffeineInboxStore implements InboxStore {
     }
 
     /**
+     * The operator's operations: inspect, release and forget cost one map operation; stuck and
+     * count visit every record (O(size)). A COMPLETED record shows no owner (the store keeps only a
+     * hash of it).
+     *
+     * @throws IllegalStateException if the store is closed
+     */
+    @Override
+    public InboxAdmin admin() {
+        ensureOpen();
+        return new CaffeineAdmin(records.asMap(), ticker, grace, this::ensureOpen);
+    }
+
+    /**
      * How many live records (within lease or retention) were evicted because the store reached its
      * maximum size. Each let a possible duplicate through; any non-zero value means the maximum
      * size is too small for the throughput and retention.
@@ -281,7 +295,7 @@ public final class CaffeineInboxStore implements InboxStore {
         }
     }
 
-    private static String cacheKey(InboxKey key) {
+    static String cacheKey(InboxKey key) {
         return key.consumer() + '\0' + key.id();
     }
 

@@ -14,13 +14,18 @@ import dev.inbox.spi.ClaimResult;
 import dev.inbox.spi.ClaimStatus;
 import dev.inbox.spi.FingerprintCheck;
 import dev.inbox.spi.HeldKey;
+import dev.inbox.spi.InboxAdmin;
 import dev.inbox.spi.InboxStore;
 import dev.inbox.spi.OwnerToken;
+import dev.inbox.spi.RecordCounts;
+import dev.inbox.spi.RecordView;
+import dev.inbox.spi.StuckQuery;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
@@ -176,6 +181,55 @@ public final class NearCacheInboxStore implements InboxStore {
     public long purge() {
         ensureOpen();
         return delegate.purge();
+    }
+
+    /**
+     * The backing store's admin operations, each as costly as there; {@code forget} also drops the
+     * key from this instance's memory, so its next delivery here reaches the backing store. Other
+     * instances' near-caches may still answer it DUPLICATE from memory for up to their {@code
+     * maxTtl}: forget a key meant for replay before redelivering it, and expect that delay.
+     *
+     * @throws IllegalStateException if the store is closed
+     * @throws UnsupportedOperationException if the backing store offers no admin operations
+     */
+    @Override
+    public InboxAdmin admin() {
+        ensureOpen();
+        InboxAdmin backing = delegate.admin();
+        return new InboxAdmin() {
+            @Override
+            public Optional<RecordView> inspect(InboxKey key) {
+                ensureOpen();
+                return backing.inspect(key);
+            }
+
+            @Override
+            public List<RecordView> stuck(StuckQuery query) {
+                ensureOpen();
+                return backing.stuck(query);
+            }
+
+            @Override
+            public RecordCounts count(String consumer) {
+                ensureOpen();
+                return backing.count(consumer);
+            }
+
+            @Override
+            public boolean releaseLease(InboxKey key) {
+                ensureOpen();
+                return backing.releaseLease(key);
+            }
+
+            @Override
+            public boolean forget(InboxKey key) {
+                requireNonNull(key, "key");
+                ensureOpen();
+                boolean forgot = backing.forget(key);
+                known.invalidate(key); // after: a claim racing the forget may have learned the old record
+                return forgot;
+            }
+        };
     }
 
     /** How many claims were answered from memory. */

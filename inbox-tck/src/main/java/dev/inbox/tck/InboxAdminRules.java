@@ -83,7 +83,9 @@ public interface InboxAdminRules {
                 .isTrue();
         RecordView done = admin.inspect(key(f, "m1")).orElseThrow(() -> new AssertionError("no record of m1"));
         assertThat(done.state()).as("completed").isEqualTo(RecordState.COMPLETED);
-        assertThat(done.owner()).as("owner of the completed record").isEqualTo(owner.value());
+        assertThat(done.owner())
+                .as("owner of the completed record (null only where the store keeps no token with it)")
+                .isIn(owner.value(), null);
         assertThat(done.resultBytes()).as("result size").isEqualTo(5);
         assertAround(done.expiresAt(), Instant.now().plus(retention), "retention end");
 

@@ -1,0 +1,120 @@
+package dev.inbox.caffeine;
+
+import com.github.benmanes.caffeine.cache.Ticker;
+import dev.inbox.InboxKey;
+import dev.inbox.spi.InboxAdmin;
+import dev.inbox.spi.InboxArguments;
+import dev.inbox.spi.RecordCounts;
+import dev.inbox.spi.RecordView;
+import dev.inbox.spi.StuckPage;
+import dev.inbox.spi.StuckQuery;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * {@link CaffeineInboxStore#admin()}: inspect, release and forget are one map operation on the
+ * key; stuck and count visit every record in the store (O(size), no I/O). Times are the store's
+ * ticker, shown as wall-clock instants by its distance from now. A COMPLETED record keeps only a
+ * hash of its owner token, so it shows no owner.
+ */
+final class CaffeineAdmin implements InboxAdmin {
+
+    private final Map<String, MemoryRecord> records;
+    private final Ticker ticker;
+    private final long grace;
+    private final Runnable ensureOpen;
+
+    CaffeineAdmin(Map<String, MemoryRecord> records, Ticker ticker, long grace, Runnable ensureOpen) {
+        this.records = records;
+        this.ticker = ticker;
+        this.grace = grace;
+        this.ensureOpen = ensureOpen;
+    }
+
+    @Override
+    public Optional<RecordView> inspect(InboxKey key) {
+        InboxArguments.requireNonNull(key, "key");
+        ensureOpen.run();
+        MemoryRecord record = records.get(CaffeineInboxStore.cacheKey(key));
+        return record == null
+                ? Optional.empty()
+                : Optional.of(view(key, record, ticker.read(), System.currentTimeMillis()));
+    }
+
+    @Override
+    public List<RecordView> stuck(StuckQuery query) {
+        InboxArguments.requireNonNull(query, "query");
+        ensureOpen.run();
+        StuckPage page = new StuckPage(query);
+        long now = ticker.read();
+        long wall = System.currentTimeMillis();
+        String prefix = query.consumer() + '\0';
+        records.forEach((k, record) -> {
+            if (k.startsWith(prefix) && record instanceof MemoryRecord.Held) {
+                page.offer(view(InboxKey.of(query.consumer(), k.substring(prefix.length())), record, now, wall), wall);
+            }
+        });
+        return page.records();
+    }
+
+    @Override
+    public RecordCounts count(String consumer) {
+        InboxKey.validate(consumer, "consumer");
+        ensureOpen.run();
+        long now = ticker.read();
+        long wall = System.currentTimeMillis();
+        String prefix = consumer + '\0';
+        RecordCounts counts = RecordCounts.NONE;
+        for (Map.Entry<String, MemoryRecord> e : records.entrySet()) {
+            if (e.getKey().startsWith(prefix)) {
+                InboxKey key = InboxKey.of(consumer, e.getKey().substring(prefix.length()));
+                counts = counts.plus(view(key, e.getValue(), now, wall).state());
+            }
+        }
+        return counts;
+    }
+
+    @Override
+    public boolean releaseLease(InboxKey key) {
+        InboxArguments.requireNonNull(key, "key");
+        ensureOpen.run();
+        return delete(key, true);
+    }
+
+    @Override
+    public boolean forget(InboxKey key) {
+        InboxArguments.requireNonNull(key, "key");
+        ensureOpen.run();
+        return delete(key, false);
+    }
+
+    private boolean delete(InboxKey key, boolean heldOnly) {
+        boolean[] deleted = new boolean[1];
+        records.computeIfPresent(CaffeineInboxStore.cacheKey(key), (k, old) -> {
+            if (Nanos.reached(ticker.read(), old.expiresAt + grace)) {
+                return null; // counts as absent: nothing an operator deleted
+            }
+            if (heldOnly && !(old instanceof MemoryRecord.Held)) {
+                return old;
+            }
+            deleted[0] = true;
+            return null;
+        });
+        return deleted[0];
+    }
+
+    private RecordView view(InboxKey key, MemoryRecord record, long now, long wall) {
+        boolean held = record instanceof MemoryRecord.Held;
+        byte[] result = record instanceof MemoryRecord.Done done ? done.result : null;
+        return RecordView.ofMillis(
+                key,
+                !held,
+                held ? ((MemoryRecord.Held) record).owner : null,
+                wall,
+                wall + Math.floorDiv(record.expiresAt - now, 1_000_000L),
+                wall + Math.floorDiv(record.expiresAt + grace - now, 1_000_000L),
+                record.fingerprint,
+                result == null ? null : result.length);
+    }
+}
