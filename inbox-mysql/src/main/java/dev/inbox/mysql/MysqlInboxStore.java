@@ -7,6 +7,7 @@ import static dev.inbox.spi.InboxArguments.requireResult;
 import dev.inbox.InboxKey;
 import dev.inbox.InboxStoreException;
 import dev.inbox.jdbc.JdbcExecutor;
+import dev.inbox.jdbc.JdbcInboxAdmin;
 import dev.inbox.jdbc.JdbcStoreBuilder;
 import dev.inbox.jdbc.Micros;
 import dev.inbox.jdbc.NamedSql;
@@ -18,6 +19,7 @@ import dev.inbox.spi.ClaimRequest;
 import dev.inbox.spi.ClaimResult;
 import dev.inbox.spi.ClaimStatus;
 import dev.inbox.spi.HeldKey;
+import dev.inbox.spi.InboxAdmin;
 import dev.inbox.spi.InboxArguments;
 import dev.inbox.spi.OwnerToken;
 import dev.inbox.spi.StoredRecord;
@@ -628,6 +630,42 @@ public final class MysqlInboxStore implements TransactionalInboxStore {
                     }
                 }));
     }
+
+    /**
+     * The operator's operations on this store's table, by the server's {@code UTC_TIMESTAMP(6)}:
+     * inspect, release and forget are one primary-key lookup or delete; a page of {@code stuck}
+     * walks the consumer's part of the primary key from its cursor until it has the page; {@code
+     * count} reads all the consumer's rows. Each runs in its own short transaction.
+     *
+     * @throws IllegalStateException if the store is closed
+     */
+    @Override
+    public InboxAdmin admin() {
+        jdbc.ensureOpen();
+        return new JdbcInboxAdmin(jdbc, sql.inboxTable(), MYSQL, 0);
+    }
+
+    private static final JdbcInboxAdmin.Dialect MYSQL = new JdbcInboxAdmin.Dialect() {
+        @Override
+        public String now() {
+            return "UTC_TIMESTAMP(6)";
+        }
+
+        @Override
+        public String epochMicros(String timestamp) {
+            return "TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', " + timestamp + ")";
+        }
+
+        @Override
+        public String minusMicros(String timestamp, String param) {
+            return "(" + timestamp + " - INTERVAL :" + param + " MICROSECOND)";
+        }
+
+        @Override
+        public boolean binaryText() {
+            return true;
+        }
+    };
 
     /**
      * Deletes the records past expiry + grace in batches of {@link Builder#purgeBatchSize(int)}

@@ -7,6 +7,7 @@ import static dev.inbox.spi.InboxArguments.requireResult;
 import dev.inbox.InboxKey;
 import dev.inbox.InboxStoreException;
 import dev.inbox.jdbc.JdbcExecutor;
+import dev.inbox.jdbc.JdbcInboxAdmin;
 import dev.inbox.jdbc.JdbcStoreBuilder;
 import dev.inbox.jdbc.Micros;
 import dev.inbox.jdbc.NamedSql;
@@ -17,6 +18,7 @@ import dev.inbox.spi.BatchCompletions;
 import dev.inbox.spi.ClaimRequest;
 import dev.inbox.spi.ClaimResult;
 import dev.inbox.spi.HeldKey;
+import dev.inbox.spi.InboxAdmin;
 import dev.inbox.spi.InboxArguments;
 import dev.inbox.spi.OwnerToken;
 import dev.inbox.spi.StoredRecord;
@@ -488,6 +490,42 @@ public final class PostgresInboxStore implements TransactionalInboxStore {
             }
         });
     }
+
+    /**
+     * The operator's operations on this store's table, by the database's clock: inspect, release
+     * and forget are one primary-key lookup or delete; a page of {@code stuck} walks the consumer's
+     * part of the primary key from its cursor until it has the page; {@code count} reads all the
+     * consumer's rows. Each runs in its own short transaction with the store's query timeout.
+     *
+     * @throws IllegalStateException if the store is closed
+     */
+    @Override
+    public InboxAdmin admin() {
+        jdbc.ensureOpen();
+        return new JdbcInboxAdmin(jdbc, sql.inboxTable(), POSTGRES, queryTimeoutSeconds);
+    }
+
+    private static final JdbcInboxAdmin.Dialect POSTGRES = new JdbcInboxAdmin.Dialect() {
+        @Override
+        public String now() {
+            return "now()";
+        }
+
+        @Override
+        public String epochMicros(String timestamp) {
+            return "floor(extract(epoch from " + timestamp + ") * 1000000)::bigint";
+        }
+
+        @Override
+        public String minusMicros(String timestamp, String param) {
+            return "(" + timestamp + " - :" + param + " * interval '1 microsecond')";
+        }
+
+        @Override
+        public boolean binaryText() {
+            return false;
+        }
+    };
 
     /**
      * Deletes the records past expiry + grace in batches of {@link Builder#purgeBatchSize(int)}
