@@ -5,9 +5,13 @@ import dev.inbox.spi.ClaimResult;
 import dev.inbox.spi.FingerprintCheck;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisException;
+import io.lettuce.core.RedisFuture;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
 
 /**
@@ -64,5 +68,19 @@ final class RedisCodec {
                     .withPastRetention(Duration.ofMillis((Long) reply.get(3)));
         }
         return ClaimResult.busy();
+    }
+
+    /** Waits for a pipelined reply until {@code deadline} ({@link System#nanoTime()}); a failure becomes {@link InboxStoreException}. */
+    static <T> T await(String what, RedisFuture<T> reply, long deadline) {
+        try {
+            return reply.get(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+        } catch (ExecutionException e) {
+            throw failure(what, e.getCause());
+        } catch (TimeoutException e) {
+            throw new InboxStoreException(what + " timed out", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new InboxStoreException(what + " was interrupted", e);
+        }
     }
 }

@@ -12,6 +12,7 @@ import dev.inbox.spi.BatchClaims;
 import dev.inbox.spi.ClaimRequest;
 import dev.inbox.spi.ClaimResult;
 import dev.inbox.spi.HeldKey;
+import dev.inbox.spi.InboxAdmin;
 import dev.inbox.spi.InboxArguments;
 import dev.inbox.spi.InboxStore;
 import dev.inbox.spi.OwnerToken;
@@ -533,6 +534,27 @@ public final class RedisInboxStore implements InboxStore {
         requireArgument(from != keys.layout(), "from must be another layout than this store's " + keys.layout());
         ensureOpen();
         return RedisLayoutCopy.copy(redis(), RedisKeys.of(keys.prefix(), from), keys);
+    }
+
+    /**
+     * The operator's operations, by the server's clock. {@code inspect}, {@code releaseLease} and
+     * {@code forget} are one script on the record's key; {@code stuck} and {@code count} {@code
+     * SCAN} the whole key space (every primary of a Cluster) for the consumer's keys and read them
+     * in pipelines: their cost grows with every key the server holds, so run them as an operator
+     * does, not in a loop. Records past expiry + grace are removed by their TTL, so none shows
+     * {@code EXPIRED}.
+     *
+     * @throws IllegalStateException if the store is closed
+     */
+    @Override
+    public InboxAdmin admin() {
+        ensureOpen();
+        return new RedisAdmin(this);
+    }
+
+    /** Waits for the configured replicas to acknowledge a change to {@code record} (see the builder). */
+    void replicate(String what, byte[] record) {
+        replicas.await(redis(), what, List.of(record));
     }
 
     /** A {@link RedisSequenceGuard} on this store's connection and prefix. */

@@ -113,6 +113,13 @@ final class RedisKeys {
         return (prefix + (layout == RedisKeyLayout.SPREAD ? ":[0-9a-f]*" : ":{*")).getBytes(StandardCharsets.US_ASCII);
     }
 
+    /** The {@code SCAN MATCH} pattern of the record keys of {@code consumer}, in this layout. */
+    byte[] consumerPattern(String consumer) {
+        String hex = new String(hexOf(consumer).hex, StandardCharsets.US_ASCII);
+        return (prefix + (layout == RedisKeyLayout.SPREAD ? ":" + hex + ":{*" : ":{" + hex + "}:*"))
+                .getBytes(StandardCharsets.US_ASCII);
+    }
+
     /** The key a record key of this layout names, or null for a key of another shape. */
     @Nullable
     InboxKey parse(byte[] recordKey) {

@@ -1,18 +1,10 @@
 package dev.inbox.redis;
 
 import dev.inbox.InboxKey;
-import dev.inbox.InboxStoreException;
-import io.lettuce.core.KeyScanCursor;
 import io.lettuce.core.RedisFuture;
-import io.lettuce.core.ScanArgs;
-import io.lettuce.core.ScanCursor;
 import io.lettuce.core.SetArgs;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 
 /**
  * {@link RedisInboxStore#copyRecordsFrom(RedisKeyLayout)}: a {@code SCAN} over the old layout's
@@ -21,24 +13,14 @@ import java.util.concurrent.TimeoutException;
  */
 final class RedisLayoutCopy {
 
-    private static final int PAGE = 1_000;
-
     private RedisLayoutCopy() {}
 
     static long copy(RedisConnection redis, RedisKeys from, RedisKeys to) {
         String what = "copy of the records from the " + from.layout() + " layout";
-        ScanArgs match = ScanArgs.Builder.matches(new String(from.recordPattern(), StandardCharsets.US_ASCII))
-                .limit(PAGE);
-        long copied = 0;
-        KeyScanCursor<byte[]> page = RedisCodec.call(what, () -> redis.sync.scan(match));
-        while (true) {
-            copied += copyPage(redis, what, from, to, page.getKeys());
-            if (page.isFinished()) {
-                return copied;
-            }
-            ScanCursor cursor = page;
-            page = RedisCodec.call(what, () -> redis.sync.scan(cursor, match));
-        }
+        long[] copied = new long[1];
+        RedisScan.forEachPage(
+                redis, what, from.recordPattern(), names -> copied[0] += copyPage(redis, what, from, to, names));
+        return copied[0];
     }
 
     private static long copyPage(RedisConnection redis, String what, RedisKeys from, RedisKeys to, List<byte[]> names) {
@@ -63,8 +45,8 @@ final class RedisLayoutCopy {
         long deadline = System.nanoTime() + redis.timeout.toNanos();
         List<RedisFuture<String>> writes = new ArrayList<>(old.size());
         for (int i = 0; i < old.size(); i++) {
-            byte[] value = await(what, values.get(i), deadline);
-            Long ttl = await(what, ttls.get(i), deadline);
+            byte[] value = RedisCodec.await(what, values.get(i), deadline);
+            Long ttl = RedisCodec.await(what, ttls.get(i), deadline);
             if (value != null && ttl != null && ttl > 0) { // gone, or expired, since the scan
                 byte[] name = to.record(parsed.get(i));
                 writes.add(RedisCodec.call(
@@ -74,23 +56,10 @@ final class RedisLayoutCopy {
         }
         long copied = 0;
         for (RedisFuture<String> write : writes) {
-            if (await(what, write, deadline) != null) {
+            if (RedisCodec.await(what, write, deadline) != null) {
                 copied++;
             }
         }
         return copied;
-    }
-
-    private static <T> T await(String what, RedisFuture<T> reply, long deadline) {
-        try {
-            return reply.get(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-        } catch (ExecutionException e) {
-            throw RedisCodec.failure(what, e.getCause());
-        } catch (TimeoutException e) {
-            throw new InboxStoreException(what + " timed out", e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new InboxStoreException(what + " was interrupted", e);
-        }
     }
 }
