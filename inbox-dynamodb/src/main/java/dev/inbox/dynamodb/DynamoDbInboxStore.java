@@ -11,6 +11,7 @@ import dev.inbox.InboxStoreException;
 import dev.inbox.spi.BatchClaims;
 import dev.inbox.spi.ClaimRequest;
 import dev.inbox.spi.ClaimResult;
+import dev.inbox.spi.InboxAdmin;
 import dev.inbox.spi.InboxStore;
 import dev.inbox.spi.OwnerToken;
 import dev.inbox.spi.StoredRecord;
@@ -407,6 +408,21 @@ public final class DynamoDbInboxStore implements InboxStore {
         return 0;
     }
 
+    /**
+     * The operator's operations. {@code inspect} is one strongly consistent {@code GetItem}, {@code
+     * releaseLease} and {@code forget} one conditional {@code DeleteItem}; {@code stuck} and {@code
+     * count} {@code Scan} the whole table (DynamoDB bills every item scanned, not only the
+     * consumer's). Times are this JVM's clock, as for the claims; an item past expiry + grace that
+     * TTL has not deleted yet shows {@code EXPIRED}.
+     *
+     * @throws IllegalStateException if the store is closed
+     */
+    @Override
+    public InboxAdmin admin() {
+        ensureOpen();
+        return new DynamoDbAdmin(this);
+    }
+
     /** A {@link DynamoDbSequenceGuard} on this store's client and table. */
     public DynamoDbSequenceGuard sequenceGuard() {
         ensureOpen();
@@ -436,6 +452,10 @@ public final class DynamoDbInboxStore implements InboxStore {
 
     String table() {
         return table;
+    }
+
+    Clock clock() {
+        return clock;
     }
 
     private Map<String, AttributeValue> read(InboxKey key) {

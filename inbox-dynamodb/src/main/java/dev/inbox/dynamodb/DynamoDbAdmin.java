@@ -1,0 +1,135 @@
+package dev.inbox.dynamodb;
+
+import dev.inbox.InboxKey;
+import dev.inbox.spi.InboxAdmin;
+import dev.inbox.spi.InboxArguments;
+import dev.inbox.spi.RecordCounts;
+import dev.inbox.spi.RecordView;
+import dev.inbox.spi.StuckPage;
+import dev.inbox.spi.StuckQuery;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.BiConsumer;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+
+/**
+ * {@link DynamoDbInboxStore#admin()}. {@code inspect} is one strongly consistent {@code GetItem};
+ * {@code releaseLease} and {@code forget} one conditional {@code DeleteItem}. {@code stuck} and
+ * {@code count} {@code Scan} the whole table (strongly consistent, filtered on the consumer's key
+ * prefix on the server): DynamoDB bills every item scanned, whatever the filter keeps, so they cost
+ * the table's read capacity for all its items. Times are this JVM's clock, as for the claims.
+ */
+final class DynamoDbAdmin implements InboxAdmin {
+
+    private final DynamoDbInboxStore store;
+
+    DynamoDbAdmin(DynamoDbInboxStore store) {
+        this.store = store;
+    }
+
+    @Override
+    public Optional<RecordView> inspect(InboxKey key) {
+        InboxArguments.requireNonNull(key, "key");
+        store.ensureOpen();
+        Map<String, AttributeValue> item = DynamoDbItems.call(
+                        "inspection of " + key,
+                        () -> store.client()
+                                .getItem(b -> b.tableName(store.table())
+                                        .key(Map.of("pk", DynamoDbItems.s(DynamoDbItems.recordKey(key))))
+                                        .consistentRead(true)))
+                .item();
+        return item == null || !item.containsKey("ow")
+                ? Optional.empty()
+                : Optional.of(view(key, item, store.clock().millis()));
+    }
+
+    @Override
+    public List<RecordView> stuck(StuckQuery query) {
+        InboxArguments.requireNonNull(query, "query");
+        store.ensureOpen();
+        StuckPage page = new StuckPage(query);
+        scan("listing of the stuck records of " + query.consumer(), query.consumer(), page::offer);
+        return page.records();
+    }
+
+    @Override
+    public RecordCounts count(String consumer) {
+        InboxKey.validate(consumer, "consumer");
+        store.ensureOpen();
+        RecordCounts[] counts = {RecordCounts.NONE};
+        scan("count of the records of " + consumer, consumer, (view, now) -> counts[0] = counts[0].plus(view.state()));
+        return counts[0];
+    }
+
+    @Override
+    public boolean releaseLease(InboxKey key) {
+        InboxArguments.requireNonNull(key, "key");
+        store.ensureOpen();
+        return delete("release of the lease of " + key, key, "st = :held AND rm > :now");
+    }
+
+    @Override
+    public boolean forget(InboxKey key) {
+        InboxArguments.requireNonNull(key, "key");
+        store.ensureOpen();
+        return delete("forgetting " + key, key, "rm > :now");
+    }
+
+    private boolean delete(String what, InboxKey key, String condition) {
+        Map<String, AttributeValue> values = condition.contains(":held")
+                ? Map.of(
+                        ":held",
+                        DynamoDbItems.s("I"),
+                        ":now",
+                        DynamoDbItems.n(store.clock().millis()))
+                : Map.of(":now", DynamoDbItems.n(store.clock().millis()));
+        try {
+            DynamoDbItems.call(
+                    what,
+                    () -> store.client()
+                            .deleteItem(b -> b.tableName(store.table())
+                                    .key(Map.of("pk", DynamoDbItems.s(DynamoDbItems.recordKey(key))))
+                                    .conditionExpression(condition)
+                                    .expressionAttributeValues(values)));
+            return true;
+        } catch (DynamoDbItems.ConditionalFailure failure) {
+            return false; // absent, completed (release) or past expiry + grace
+        }
+    }
+
+    private void scan(String what, String consumer, BiConsumer<RecordView, Long> visit) {
+        String prefix = DynamoDbItems.recordKey(InboxKey.of(consumer, "x"));
+        String head = prefix.substring(0, prefix.length() - 1);
+        DynamoDbItems.call(what, () -> {
+            store.client()
+                    .scanPaginator(b -> b.tableName(store.table())
+                            .consistentRead(true)
+                            .filterExpression("begins_with(pk, :head)")
+                            .expressionAttributeValues(Map.of(":head", DynamoDbItems.s(head))))
+                    .items()
+                    .forEach(item -> {
+                        if (item.containsKey("ow")) {
+                            long now = store.clock().millis();
+                            String id = item.get("pk").s().substring(head.length());
+                            visit.accept(view(InboxKey.of(consumer, id), item, now), now);
+                        }
+                    });
+            return null;
+        });
+    }
+
+    private static RecordView view(InboxKey key, Map<String, AttributeValue> item, long now) {
+        AttributeValue fingerprint = item.get("fp");
+        AttributeValue result = item.get("rs");
+        return RecordView.ofMillis(
+                key,
+                "C".equals(item.get("st").s()),
+                item.get("ow").s(),
+                now,
+                Long.parseLong(item.get("ex").n()),
+                Long.parseLong(item.get("rm").n()),
+                fingerprint == null ? null : fingerprint.s(),
+                result == null ? null : result.b().asByteArrayUnsafe().length);
+    }
+}
