@@ -189,6 +189,11 @@ class DynamoDbInboxStoreTest {
         }
 
         @Override
+        public dev.inbox.spi.InboxAdmin admin() {
+            return store.admin();
+        }
+
+        @Override
         public void close() {
             store.close();
             client.close();

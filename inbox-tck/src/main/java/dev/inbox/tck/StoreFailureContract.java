@@ -8,6 +8,7 @@ import dev.inbox.InboxStoreException;
 import dev.inbox.spi.ClaimRequest;
 import dev.inbox.spi.InboxStore;
 import dev.inbox.spi.OwnerToken;
+import dev.inbox.spi.StuckQuery;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
@@ -115,6 +116,11 @@ public abstract class StoreFailureContract {
         assertFails(store, "claimAll", s -> s.claimAll(List.of(claim)));
         assertFails(store, "complete", s -> s.complete(key, owner, Duration.ofMinutes(1)));
         assertFails(store, "release", s -> s.release(key, owner));
+        assertFails(store, "admin inspect", s -> s.admin().inspect(key));
+        assertFails(store, "admin stuck", s -> s.admin().stuck(StuckQuery.of(consumer)));
+        assertFails(store, "admin count", s -> s.admin().count(consumer));
+        assertFails(store, "admin releaseLease", s -> s.admin().releaseLease(key));
+        assertFails(store, "admin forget", s -> s.admin().forget(key));
         if (purgeTalksToServer()) {
             assertFails(store, "purge", InboxStore::purge);
         } else {

@@ -5,9 +5,14 @@ import dev.inbox.InboxStoreException;
 import dev.inbox.spi.ClaimRequest;
 import dev.inbox.spi.ClaimResult;
 import dev.inbox.spi.FingerprintCheck;
+import dev.inbox.spi.InboxAdmin;
 import dev.inbox.spi.InboxArguments;
 import dev.inbox.spi.InboxStore;
 import dev.inbox.spi.OwnerToken;
+import dev.inbox.spi.RecordCounts;
+import dev.inbox.spi.RecordState;
+import dev.inbox.spi.RecordView;
+import dev.inbox.spi.StuckQuery;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -20,6 +25,12 @@ import java.net.URLDecoder;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
+import java.util.stream.Stream;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -70,6 +81,97 @@ class NetStore implements InboxStore {
     @Override
     public long purge() {
         return Long.parseLong(call("PURGE"));
+    }
+
+    /** The admin operations, over the same connection: each view travels as one token. */
+    @Override
+    public InboxAdmin admin() {
+        return new InboxAdmin() {
+            @Override
+            public Optional<RecordView> inspect(InboxKey key) {
+                InboxArguments.requireNonNull(key, "key");
+                List<RecordView> views = decodeViews(call("INSPECT", key.consumer(), key.id()));
+                return views.stream().findFirst();
+            }
+
+            @Override
+            public List<RecordView> stuck(StuckQuery q) {
+                InboxArguments.requireNonNull(q, "query");
+                return decodeViews(call(
+                        "STUCK",
+                        q.consumer(),
+                        Long.toString(q.overdue().toMillis()),
+                        q.after() == null ? "" : q.after(),
+                        Integer.toString(q.limit())));
+            }
+
+            @Override
+            public RecordCounts count(String consumer) {
+                InboxKey.validate(consumer, "consumer");
+                long[] n = Arrays.stream(call("COUNT", consumer).split(" "))
+                        .mapToLong(Long::parseLong)
+                        .toArray();
+                return new RecordCounts(n[0], n[1], n[2], n[3], n[4]);
+            }
+
+            @Override
+            public boolean releaseLease(InboxKey key) {
+                InboxArguments.requireNonNull(key, "key");
+                return Boolean.parseBoolean(call("RELEASE_LEASE", key.consumer(), key.id()));
+            }
+
+            @Override
+            public boolean forget(InboxKey key) {
+                InboxArguments.requireNonNull(key, "key");
+                return Boolean.parseBoolean(call("FORGET", key.consumer(), key.id()));
+            }
+        };
+    }
+
+    /** Views as one line: each view a token of comma-separated, URL-encoded fields; "-" for none. */
+    static String encodeViews(List<RecordView> views) {
+        if (views.isEmpty()) {
+            return "-";
+        }
+        StringBuilder line = new StringBuilder();
+        for (RecordView v : views) {
+            line.append(line.length() == 0 ? "" : " ");
+            line.append(String.join(
+                    ",",
+                    Stream.of(
+                                    v.key().consumer(),
+                                    v.key().id(),
+                                    v.state().name(),
+                                    String.valueOf(v.owner()),
+                                    Long.toString(v.expiresAt().toEpochMilli()),
+                                    Long.toString(v.purgeAfter().toEpochMilli()),
+                                    String.valueOf(v.fingerprint()),
+                                    String.valueOf(v.resultBytes()))
+                            .map(s -> URLEncoder.encode(s, StandardCharsets.UTF_8))
+                            .toList()));
+        }
+        return line.toString();
+    }
+
+    static List<RecordView> decodeViews(String line) {
+        List<RecordView> views = new ArrayList<>();
+        if (line.equals("-")) {
+            return views;
+        }
+        for (String token : line.split(" ")) {
+            String[] f = Arrays.stream(token.split(",", -1))
+                    .map(s -> URLDecoder.decode(s, StandardCharsets.UTF_8))
+                    .toArray(String[]::new);
+            views.add(new RecordView(
+                    InboxKey.of(f[0], f[1]),
+                    RecordState.valueOf(f[2]),
+                    f[3].equals("null") ? null : f[3],
+                    Instant.ofEpochMilli(Long.parseLong(f[4])),
+                    Instant.ofEpochMilli(Long.parseLong(f[5])),
+                    f[6].equals("null") ? null : f[6],
+                    f[7].equals("null") ? null : Integer.valueOf(f[7])));
+        }
+        return views;
     }
 
     @Override
@@ -215,6 +317,23 @@ class NetStore implements InboxStore {
                             InboxKey.of(w[1], w[2]), OwnerToken.of(w[3]), Duration.ofMillis(Long.parseLong(w[4]))));
                 case "RELEASE" -> Boolean.toString(store.release(InboxKey.of(w[1], w[2]), OwnerToken.of(w[3])));
                 case "PURGE" -> Long.toString(store.purge());
+                case "INSPECT" ->
+                    encodeViews(store.admin().inspect(InboxKey.of(w[1], w[2])).stream()
+                            .toList());
+                case "STUCK" ->
+                    encodeViews(store.admin()
+                            .stuck(new StuckQuery(
+                                    w[1],
+                                    Duration.ofMillis(Long.parseLong(w[2])),
+                                    w[3].isEmpty() ? null : w[3],
+                                    Integer.parseInt(w[4]))));
+                case "COUNT" -> {
+                    RecordCounts c = store.admin().count(w[1]);
+                    yield c.inProgress() + " " + c.leaseEnded() + " " + c.completed() + " " + c.retentionEnded() + " "
+                            + c.expired();
+                }
+                case "RELEASE_LEASE" -> Boolean.toString(store.admin().releaseLease(InboxKey.of(w[1], w[2])));
+                case "FORGET" -> Boolean.toString(store.admin().forget(InboxKey.of(w[1], w[2])));
                 default -> "ERROR";
             };
         }
