@@ -142,6 +142,12 @@ final class FaultyStore implements TransactionalInboxStore {
         return store.purge();
     }
 
+    /** The real store's admin operations, without faults. */
+    @Override
+    public dev.inbox.spi.InboxAdmin admin() {
+        return store.admin();
+    }
+
     /** Leaves the real store open: the harness that built it closes it. */
     @Override
     public void close() {}
