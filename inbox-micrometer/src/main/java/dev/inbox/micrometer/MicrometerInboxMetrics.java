@@ -49,6 +49,9 @@ import org.jspecify.annotations.Nullable;
  *   <tr><td>{@code inbox.lease.lost}</td><td>counter</td><td></td>
  *       <td>any: work outlived its lease and may have been applied twice</td></tr>
  *   <tr><td>{@code inbox.purge.removed}</td><td>counter</td><td></td><td>a purge that stops removing</td></tr>
+ *   <tr><td>{@code inbox.admin.actions}</td><td>counter</td><td>{@code action}=release-lease|forget,
+ *       {@code changed}=true|false</td><td>any: an operator overrode the claims (see {@code
+ *       InboxOperations})</td></tr>
  * </table>
  *
  * <p>In Prometheus these appear as {@code inbox_claims_total}, {@code
@@ -164,6 +167,18 @@ public final class MicrometerInboxMetrics implements InboxMetrics {
     @Override
     public void delivered(String consumer, DeliveryOutcome outcome) {
         meters(consumer).deliveries(registry, consumer).get(outcome).increment();
+    }
+
+    /** Counts the operator's action in {@code inbox.admin.actions}. */
+    @Override
+    public void adminAction(String consumer, String action, boolean changed) {
+        Counter.builder("inbox.admin.actions")
+                .description("Leases released and records forgotten by an operator")
+                .tag("consumer", consumer)
+                .tag("action", action)
+                .tag("changed", Boolean.toString(changed))
+                .register(registry)
+                .increment();
     }
 
     private Meters meters(String consumer) {
