@@ -168,6 +168,22 @@ public class InboxAutoConfiguration {
     }
 
     @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass({
+        org.springframework.boot.actuate.endpoint.annotation.Endpoint.class,
+        org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint.class
+    })
+    static class Endpoint {
+
+        /** The {@code inbox} endpoint, when exposed, for a store that offers the admin operations. */
+        @Bean
+        @ConditionalOnMissingBean
+        @org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint
+        InboxEndpoint inboxEndpoint(Inbox inbox) {
+            return new InboxEndpoint(inbox);
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
     @ConditionalOnClass(InfoContributor.class)
     static class Info {
 
