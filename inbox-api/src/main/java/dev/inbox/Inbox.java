@@ -62,6 +62,8 @@ public final class Inbox {
     private final Duration lease;
     private final int claimAttempts;
     private final InboxMetrics metrics;
+    private final InboxObserver observer;
+    private final String storeKind;
     private final @Nullable ScheduledExecutorService renewals;
     private final @Nullable Duration renewEvery;
     private final RetentionAdvisor advisor;
@@ -73,6 +75,8 @@ public final class Inbox {
         this.lease = builder.lease;
         this.claimAttempts = builder.claimAttempts;
         this.metrics = builder.metrics;
+        this.observer = builder.observer;
+        this.storeKind = store.getClass().getSimpleName();
         this.renewals = builder.renewals;
         this.renewEvery = builder.renewEvery;
         requireArgument(
@@ -200,15 +204,20 @@ public final class Inbox {
         }
         T value;
         byte @Nullable [] result;
-        try {
-            value = work.run();
-            result = value == null || codec == null ? null : codec.encode(value);
-            if (result != null) {
-                InboxArguments.requireResult(result, limit, store);
+        try (InboxObserver.Step step = observer.start("work", consumer, key.id(), storeKind)) {
+            try {
+                value = work.run();
+                result = value == null || codec == null ? null : codec.encode(value);
+                if (result != null) {
+                    InboxArguments.requireResult(result, limit, store);
+                }
+                step.outcome("done");
+            } catch (Throwable failure) {
+                step.outcome("failed");
+                step.error(failure);
+                release(key, owner, failure);
+                throw Inbox.<E>rethrow(failure);
             }
-        } catch (Throwable failure) {
-            release(key, owner, failure);
-            throw Inbox.<E>rethrow(failure);
         }
         boolean completed = completeClaim(key, owner, result);
         return new Reply<>(new HandleResult(HandleOutcome.PROCESSED, claim, !completed), value);
@@ -248,12 +257,17 @@ public final class Inbox {
                 break;
         }
         Lease held = renewing(key, owner, claimedAt);
-        try {
-            work.run(held);
-        } catch (Throwable failure) {
-            held.finish();
-            release(key, owner, failure);
-            throw Inbox.<E>rethrow(failure);
+        try (InboxObserver.Step step = observer.start("work", consumer, key.id(), storeKind)) {
+            try {
+                work.run(held);
+                step.outcome("done");
+            } catch (Throwable failure) {
+                step.outcome("failed");
+                step.error(failure);
+                held.finish();
+                release(key, owner, failure);
+                throw Inbox.<E>rethrow(failure);
+            }
         }
         held.finish();
         boolean completed = completeClaim(key, owner);
@@ -361,6 +375,12 @@ public final class Inbox {
         if (requests.isEmpty()) {
             return List.of();
         }
+        try (InboxObserver.Step step = observer.start("claimAll", consumer, null, storeKind)) {
+            return claimAll(requests, step);
+        }
+    }
+
+    private List<Claim> claimAll(List<ClaimRequest> requests, InboxObserver.Step step) {
         for (int attempt = 1; ; attempt++) {
             long start = System.nanoTime();
             try {
@@ -376,6 +396,7 @@ public final class Inbox {
             } catch (InboxStoreException e) {
                 metrics.storeError(consumer, "claimAll", e);
                 if (attempt >= claimAttempts || !e.isRetryable()) {
+                    step.error(e);
                     throw e;
                 }
             }
@@ -481,6 +502,12 @@ public final class Inbox {
         if (held.isEmpty()) {
             return List.of();
         }
+        try (InboxObserver.Step step = observer.start("completeAll", consumer, null, storeKind)) {
+            return completeAll(held, step);
+        }
+    }
+
+    private List<Boolean> completeAll(List<dev.inbox.spi.HeldKey> held, InboxObserver.Step step) {
         for (int attempt = 1; ; attempt++) {
             try {
                 List<Boolean> answers = store.completeAll(held, retention);
@@ -494,6 +521,7 @@ public final class Inbox {
                 metrics.storeError(consumer, "completeAll", e);
                 // Completing again with the same owners is idempotent, so a retry is safe.
                 if (attempt >= claimAttempts || !e.isRetryable()) {
+                    step.error(e);
                     throw new InboxStoreException(
                             "the work of " + held.size() + " events ran, but their completion could not be"
                                     + " recorded; the claims stay held until their lease ends",
@@ -511,11 +539,20 @@ public final class Inbox {
 
     /** Completes with retries, keeping {@code result} when not null; a lost lease is counted. */
     private boolean completeClaim(InboxKey key, OwnerToken owner, byte @Nullable [] result) {
-        boolean completed = complete(key, owner, result);
-        if (!completed) {
-            metrics.leaseLost(consumer);
+        try (InboxObserver.Step step = observer.start("complete", consumer, key.id(), storeKind)) {
+            boolean completed;
+            try {
+                completed = complete(key, owner, result);
+            } catch (RuntimeException e) {
+                step.error(e);
+                throw e;
+            }
+            step.outcome(completed ? "completed" : "lease_lost");
+            if (!completed) {
+                metrics.leaseLost(consumer);
+            }
+            return completed;
         }
-        return completed;
     }
 
     /** {@link Claim#release()}: the store's answer, its failure counted and thrown. */
@@ -535,13 +572,17 @@ public final class Inbox {
      * @return how many records were removed
      */
     public long purge() {
-        try {
-            long removed = store.purge();
-            metrics.purged(consumer, removed);
-            return removed;
-        } catch (InboxStoreException e) {
-            metrics.storeError(consumer, "purge", e);
-            throw e;
+        try (InboxObserver.Step step = observer.start("purge", consumer, null, storeKind)) {
+            try {
+                long removed = store.purge();
+                metrics.purged(consumer, removed);
+                step.outcome(removed == 0 ? "none" : "removed");
+                return removed;
+            } catch (InboxStoreException e) {
+                step.error(e);
+                metrics.storeError(consumer, "purge", e);
+                throw e;
+            }
         }
     }
 
@@ -559,6 +600,7 @@ public final class Inbox {
         builder.lease = lease;
         builder.claimAttempts = claimAttempts;
         builder.metrics = metrics;
+        builder.observer = observer;
         builder.renewals = renewals;
         builder.renewEvery = renewEvery;
         return new Inbox(builder);
@@ -588,6 +630,8 @@ public final class Inbox {
         this.lease = lease;
         this.claimAttempts = base.claimAttempts;
         this.metrics = base.metrics;
+        this.observer = base.observer;
+        this.storeKind = base.storeKind;
         this.renewals = base.renewals;
         this.renewEvery = base.renewEvery;
         this.advisor = base.advisor;
@@ -596,6 +640,11 @@ public final class Inbox {
     /** The store this inbox claims in. */
     public InboxStore store() {
         return store;
+    }
+
+    /** What observes this inbox's steps for tracing ({@link Builder#observer(InboxObserver)}). */
+    public InboxObserver observer() {
+        return observer;
     }
 
     /** Where this inbox reports claims, errors, late duplicates and purges. */
@@ -619,21 +668,30 @@ public final class Inbox {
     }
 
     private ClaimResult claim(ClaimRequest request) {
-        for (int attempt = 1; ; attempt++) {
-            long start = System.nanoTime();
-            try {
-                ClaimResult result = store.claim(request);
-                observe(result, System.nanoTime() - start);
-                return result;
-            } catch (InboxStoreException e) {
-                metrics.storeError(consumer, "claim", e);
-                // Retrying with the same owner is safe: a claim that was applied but whose reply
-                // was lost is answered ACQUIRED again, never DUPLICATE.
-                if (attempt >= claimAttempts || !e.isRetryable()) {
-                    throw e;
+        try (InboxObserver.Step step =
+                observer.start("claim", consumer, request.key().id(), storeKind)) {
+            for (int attempt = 1; ; attempt++) {
+                long start = System.nanoTime();
+                try {
+                    ClaimResult result = store.claim(request);
+                    observe(result, System.nanoTime() - start);
+                    step.outcome(outcomeOf(result));
+                    return result;
+                } catch (InboxStoreException e) {
+                    metrics.storeError(consumer, "claim", e);
+                    // Retrying with the same owner is safe: a claim that was applied but whose reply
+                    // was lost is answered ACQUIRED again, never DUPLICATE.
+                    if (attempt >= claimAttempts || !e.isRetryable()) {
+                        step.error(e);
+                        throw e;
+                    }
                 }
             }
         }
+    }
+
+    private static String outcomeOf(ClaimResult result) {
+        return result.isTakeover() ? "taken_over" : result.status().name().toLowerCase(java.util.Locale.ROOT);
     }
 
     /**
@@ -720,6 +778,7 @@ public final class Inbox {
         private Duration lease = Duration.ofMinutes(1);
         private int claimAttempts = 2;
         private InboxMetrics metrics = InboxMetrics.NONE;
+        private InboxObserver observer = InboxObserver.NONE;
         private @Nullable ScheduledExecutorService renewals;
         private @Nullable Duration renewEvery;
 
@@ -778,6 +837,18 @@ public final class Inbox {
          */
         public Builder metrics(InboxMetrics metrics) {
             this.metrics = requireNonNull(metrics, "metrics");
+            return this;
+        }
+
+        /**
+         * Observes the claim, the work and the completion of each event, and each purge, for
+         * tracing (default: nothing); {@code ObservationInboxObserver.of(observationRegistry)} in
+         * {@code inbox-micrometer} makes Micrometer observations of them.
+         *
+         * @throws IllegalArgumentException if {@code observer} is null
+         */
+        public Builder observer(InboxObserver observer) {
+            this.observer = requireNonNull(observer, "observer");
             return this;
         }
 

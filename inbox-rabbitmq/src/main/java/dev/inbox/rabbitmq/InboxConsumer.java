@@ -13,6 +13,7 @@ import dev.inbox.HandleResult;
 import dev.inbox.Inbox;
 import dev.inbox.InboxKey;
 import dev.inbox.InboxMetrics;
+import dev.inbox.InboxObserver;
 import dev.inbox.InboxStoreException;
 import dev.inbox.jdbc.TransactionalInbox;
 import dev.inbox.spi.DeliveryCounts;
@@ -117,10 +118,12 @@ public final class InboxConsumer extends DefaultConsumer {
     private final ReentrantLock inHand = new ReentrantLock();
     private volatile boolean stopping;
     private final DeliveryCounts counts;
+    private final InboxObserver observer;
 
     private InboxConsumer(Builder b) {
         super(b.channel);
         this.consumer = b.consumer;
+        this.observer = b.observer;
         this.counts = new DeliveryCounts(b.consumer, b.metrics);
         this.handling = b.handling;
         this.keys = b.keys;
@@ -143,11 +146,13 @@ public final class InboxConsumer extends DefaultConsumer {
         if (inbox == null || handler == null) {
             throw new IllegalArgumentException("channel, inbox and handler must not be null");
         }
-        return new Builder(
+        Builder builder = new Builder(
                 channel,
                 inbox.consumer(),
                 inbox.metrics(),
                 (key, delivery) -> inbox.handleRenewing(key, lease -> handler.handle(delivery)));
+        builder.observer = inbox.observer();
+        return builder;
     }
 
     /**
@@ -334,6 +339,19 @@ public final class InboxConsumer extends DefaultConsumer {
     }
 
     private void handle(String key, Delivery delivery) throws IOException {
+        // The producer's trace context, from the message's headers, is the parent of the event's steps.
+        try (InboxObserver.Step receipt = observer.receive(consumer, "rabbitmq", name -> header(delivery, name))) {
+            handleObserved(key, delivery, receipt);
+        }
+    }
+
+    private static @Nullable String header(Delivery delivery, String name) {
+        java.util.Map<String, Object> headers = delivery.getProperties().getHeaders();
+        Object value = headers == null ? null : headers.get(name);
+        return value == null ? null : value.toString(); // amqp-client reads strings as LongString
+    }
+
+    private void handleObserved(String key, Delivery delivery, InboxObserver.Step receipt) throws IOException {
         long deliveryTag = delivery.getEnvelope().getDeliveryTag();
         HandleResult result;
         try {
@@ -342,13 +360,16 @@ public final class InboxConsumer extends DefaultConsumer {
             // Requeued, the message would be applied again once the lease ends: acknowledged instead.
             LOG.log(System.Logger.Level.WARNING, workRan.getMessage() + "; the message is acknowledged", workRan);
             counts.record(DeliveryOutcome.PROCESSED); // the work ran; the inbox reported the store's error
+            receipt.outcome("processed");
             ack(deliveryTag);
             return;
         } catch (InboxStoreException storeDown) {
             counts.record(DeliveryOutcome.STORE_FAILED);
+            receipt.error(storeDown);
             requeueLater(deliveryTag);
             return;
         } catch (Exception workFailed) {
+            receipt.error(workFailed);
             if (requeueFailedWork) {
                 counts.record(DeliveryOutcome.FAILED);
                 requeueLater(deliveryTag);
@@ -358,12 +379,14 @@ public final class InboxConsumer extends DefaultConsumer {
             }
             return;
         } catch (Error error) {
+            receipt.error(error);
             // Its claim was released; nothing is acknowledged past it. amqp-client closes the channel,
             // and the broker requeues what it held.
             counts.record(DeliveryOutcome.FAILED);
             nack(deliveryTag, true);
             throw error;
         }
+        receipt.outcome(result.outcome().name().toLowerCase(java.util.Locale.ROOT));
         settle(result.outcome(), deliveryTag);
     }
 
@@ -549,6 +572,7 @@ public final class InboxConsumer extends DefaultConsumer {
         private final String consumer;
         private final InboxMetrics metrics;
         private final Handling handling;
+        private InboxObserver observer = InboxObserver.NONE;
         private MessageKeys keys = MessageKeys.standard();
         private Duration busyDelay = Duration.ofSeconds(1);
         private boolean requeueFailedWork = true;

@@ -2,13 +2,16 @@ package dev.inbox.spring.boot;
 
 import dev.inbox.Inbox;
 import dev.inbox.InboxMetrics;
+import dev.inbox.InboxObserver;
 import dev.inbox.jdbc.TransactionalInboxStore;
 import dev.inbox.micrometer.MicrometerInboxMetrics;
+import dev.inbox.micrometer.ObservationInboxObserver;
 import dev.inbox.spi.InboxStore;
 import dev.inbox.spring.SpringInbox;
 import dev.inbox.spring.amqp.InboxRabbitAdvice;
 import dev.inbox.spring.kafka.InboxRecordInterceptor;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.observation.ObservationRegistry;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.function.Function;
@@ -67,7 +70,8 @@ public class InboxAutoConfiguration {
             InboxStore store,
             InboxProperties properties,
             Environment environment,
-            ObjectProvider<InboxMetrics> metrics) {
+            ObjectProvider<InboxMetrics> metrics,
+            ObjectProvider<InboxObserver> observer) {
         String consumer = properties.getConsumer() != null
                 ? properties.getConsumer()
                 : environment.getProperty("spring.application.name");
@@ -86,6 +90,7 @@ public class InboxAutoConfiguration {
                 .retention(properties.getRetention())
                 .lease(properties.getLease());
         metrics.ifAvailable(builder::metrics);
+        observer.ifAvailable(builder::observer);
         return builder.build();
     }
 
@@ -153,6 +158,19 @@ public class InboxAutoConfiguration {
         @ConditionalOnBean(MeterRegistry.class)
         InboxMetrics inboxMetrics(MeterRegistry registry) {
             return MicrometerInboxMetrics.of(registry);
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass({ObservationRegistry.class, ObservationInboxObserver.class})
+    static class Observations {
+
+        /** Observations of each claim, work, completion and purge, for tracing. */
+        @Bean
+        @ConditionalOnMissingBean(InboxObserver.class)
+        @ConditionalOnBean(ObservationRegistry.class)
+        InboxObserver inboxObserver(ObservationRegistry registry) {
+            return ObservationInboxObserver.of(registry);
         }
     }
 

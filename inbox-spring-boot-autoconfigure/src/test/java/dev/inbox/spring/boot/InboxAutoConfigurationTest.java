@@ -288,6 +288,30 @@ class InboxAutoConfigurationTest {
     }
 
     @Test
+    void anObservationRegistry_observesTheInboxSteps() {
+        io.micrometer.observation.tck.TestObservationRegistry observations =
+                io.micrometer.observation.tck.TestObservationRegistry.create();
+        runner.withPropertyValues("inbox.store=memory")
+                .withBean(io.micrometer.observation.ObservationRegistry.class, () -> observations)
+                .run(context -> {
+                    context.getBean(Inbox.class).handle("e1", () -> {});
+                    io.micrometer.observation.tck.TestObservationRegistryAssert.assertThat(observations)
+                            .hasObservationWithNameEqualTo("inbox.claim")
+                            .that()
+                            .hasLowCardinalityKeyValue("outcome", "acquired")
+                            .hasHighCardinalityKeyValue("inbox.key", "e1");
+                    io.micrometer.observation.tck.TestObservationRegistryAssert.assertThat(observations)
+                            .hasObservationWithNameEqualTo("inbox.work")
+                            .that()
+                            .hasBeenStopped();
+                    io.micrometer.observation.tck.TestObservationRegistryAssert.assertThat(observations)
+                            .hasObservationWithNameEqualTo("inbox.complete")
+                            .that()
+                            .hasLowCardinalityKeyValue("outcome", "completed");
+                });
+    }
+
+    @Test
     void theHealthIndicator_isUpWhenTheStoreAnswers_andDownWhenItDoesNot() {
         runner.withBean(DataSource.class, () -> pool(TestServers.postgres()))
                 .withPropertyValues("inbox.create-schema=true", "inbox.jdbc.table=inbox_boot")
