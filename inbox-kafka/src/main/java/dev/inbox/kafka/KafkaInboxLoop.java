@@ -11,6 +11,7 @@ import dev.inbox.HandleResult;
 import dev.inbox.Inbox;
 import dev.inbox.InboxKey;
 import dev.inbox.InboxMetrics;
+import dev.inbox.InboxObserver;
 import dev.inbox.InboxStoreException;
 import dev.inbox.jdbc.TransactionalInbox;
 import dev.inbox.spi.DeliveryCounts;
@@ -578,6 +579,14 @@ public final class KafkaInboxLoop<K, V> {
         }
     }
 
+    /** A record's header of {@code name} as UTF-8 text (its last value), or null. */
+    private static @Nullable String header(ConsumerRecord<?, ?> record, String name) {
+        org.apache.kafka.common.header.Header header = record.headers().lastHeader(name);
+        return header == null || header.value() == null
+                ? null
+                : new String(header.value(), java.nio.charset.StandardCharsets.UTF_8);
+    }
+
     private static String where(Item<?, ?> item) {
         return item.record.topic() + "-" + item.record.partition() + "@" + item.record.offset() + " (" + item.id + ")";
     }
@@ -659,11 +668,13 @@ public final class KafkaInboxLoop<K, V> {
         private final Inbox inbox;
         private final RecordHandler<K, V> handler;
         private final boolean perPoll;
+        private final String storeKind;
 
         LeaseProcessor(Inbox inbox, RecordHandler<K, V> handler, boolean perPoll) {
             this.inbox = inbox;
             this.handler = handler;
             this.perPoll = perPoll;
+            this.storeKind = inbox.store().getClass().getSimpleName();
         }
 
         @Override
@@ -705,6 +716,19 @@ public final class KafkaInboxLoop<K, V> {
                 @Override
                 public Outcome run(int index) throws WorkFailed {
                     Claim claim = claims[index];
+                    ConsumerRecord<K, V> record = items.get(index).record;
+                    // The record's own span, in the producer's trace (its headers): the poll's claimAll
+                    // is a span of its own, the work and a per-record completion are children of this.
+                    try (InboxObserver.Step receipt =
+                            inbox.observer().receive(inbox.consumer(), "kafka", name -> header(record, name))) {
+                        Outcome outcome = run(index, claim, record, items.get(index).id);
+                        receipt.outcome(outcome.name().toLowerCase(java.util.Locale.ROOT));
+                        return outcome;
+                    }
+                }
+
+                private Outcome run(int index, Claim claim, ConsumerRecord<K, V> record, @Nullable String id)
+                        throws WorkFailed {
                     switch (claim.status()) {
                         case DUPLICATE:
                             return Outcome.DUPLICATE;
@@ -713,14 +737,20 @@ public final class KafkaInboxLoop<K, V> {
                         default:
                             break;
                     }
-                    try {
-                        handler.handle(items.get(index).record);
-                    } catch (Exception e) {
-                        releaseQuietly(claim);
-                        throw new WorkFailed(e);
-                    } catch (Error e) {
-                        releaseQuietly(claim);
-                        throw e;
+                    try (InboxObserver.Step work = inbox.observer().start("work", inbox.consumer(), id, storeKind)) {
+                        try {
+                            handler.handle(record);
+                            work.outcome("done");
+                        } catch (Exception e) {
+                            work.outcome("failed");
+                            work.error(e);
+                            releaseQuietly(claim);
+                            throw new WorkFailed(e);
+                        } catch (Error e) {
+                            work.error(e);
+                            releaseQuietly(claim);
+                            throw e;
+                        }
                     }
                     ran[index] = true;
                     if (perPoll) {
