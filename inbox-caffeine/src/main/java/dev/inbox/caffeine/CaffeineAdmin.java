@@ -2,13 +2,9 @@ package dev.inbox.caffeine;
 
 import com.github.benmanes.caffeine.cache.Ticker;
 import dev.inbox.InboxKey;
-import dev.inbox.spi.InboxAdmin;
 import dev.inbox.spi.InboxArguments;
-import dev.inbox.spi.RecordCounts;
 import dev.inbox.spi.RecordView;
-import dev.inbox.spi.StuckPage;
-import dev.inbox.spi.StuckQuery;
-import java.util.List;
+import dev.inbox.spi.ScanningInboxAdmin;
 import java.util.Map;
 import java.util.Optional;
 
@@ -18,24 +14,24 @@ import java.util.Optional;
  * ticker, shown as wall-clock instants by its distance from now. A COMPLETED record keeps only a
  * hash of its owner token, so it shows no owner.
  */
-final class CaffeineAdmin implements InboxAdmin {
+final class CaffeineAdmin extends ScanningInboxAdmin {
 
     private final Map<String, MemoryRecord> records;
     private final Ticker ticker;
     private final long grace;
-    private final Runnable ensureOpen;
+    private final Runnable openCheck;
 
     CaffeineAdmin(Map<String, MemoryRecord> records, Ticker ticker, long grace, Runnable ensureOpen) {
         this.records = records;
         this.ticker = ticker;
         this.grace = grace;
-        this.ensureOpen = ensureOpen;
+        this.openCheck = ensureOpen;
     }
 
     @Override
     public Optional<RecordView> inspect(InboxKey key) {
         InboxArguments.requireNonNull(key, "key");
-        ensureOpen.run();
+        openCheck.run();
         MemoryRecord record = records.get(CaffeineInboxStore.cacheKey(key));
         return record == null
                 ? Optional.empty()
@@ -43,49 +39,33 @@ final class CaffeineAdmin implements InboxAdmin {
     }
 
     @Override
-    public List<RecordView> stuck(StuckQuery query) {
-        InboxArguments.requireNonNull(query, "query");
-        ensureOpen.run();
-        StuckPage page = new StuckPage(query);
-        long now = ticker.read();
-        long wall = System.currentTimeMillis();
-        String prefix = query.consumer() + '\0';
-        records.forEach((k, record) -> {
-            if (k.startsWith(prefix) && record instanceof MemoryRecord.Held) {
-                page.offer(view(InboxKey.of(query.consumer(), k.substring(prefix.length())), record, now, wall), wall);
-            }
-        });
-        return page.records();
+    protected void ensureOpen() {
+        openCheck.run();
     }
 
     @Override
-    public RecordCounts count(String consumer) {
-        InboxKey.validate(consumer, "consumer");
-        ensureOpen.run();
+    protected void scan(String operation, String consumer, Visitor visitor) {
         long now = ticker.read();
         long wall = System.currentTimeMillis();
         String prefix = consumer + '\0';
-        RecordCounts counts = RecordCounts.NONE;
-        for (Map.Entry<String, MemoryRecord> e : records.entrySet()) {
-            if (e.getKey().startsWith(prefix)) {
-                InboxKey key = InboxKey.of(consumer, e.getKey().substring(prefix.length()));
-                counts = counts.plus(view(key, e.getValue(), now, wall).state());
+        records.forEach((k, record) -> {
+            if (k.startsWith(prefix)) {
+                visitor.visit(view(InboxKey.of(consumer, k.substring(prefix.length())), record, now, wall), wall);
             }
-        }
-        return counts;
+        });
     }
 
     @Override
     public boolean releaseLease(InboxKey key) {
         InboxArguments.requireNonNull(key, "key");
-        ensureOpen.run();
+        openCheck.run();
         return delete(key, true);
     }
 
     @Override
     public boolean forget(InboxKey key) {
         InboxArguments.requireNonNull(key, "key");
-        ensureOpen.run();
+        openCheck.run();
         return delete(key, false);
     }
 

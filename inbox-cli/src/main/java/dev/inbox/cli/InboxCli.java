@@ -263,13 +263,22 @@ public final class InboxCli implements Callable<Integer> {
         }
     }
 
-    @Command(
-            name = "release",
-            description = "End a key's lease whoever holds it, so the next delivery claims it now. Only for an owner"
-                    + " known to be dead: if it still works, the event may be applied twice. Needs --yes.")
-    static final class Release extends KeyCommand implements Callable<Integer> {
+    /** A write on one key: without {@code --yes}, shows the record and changes nothing. */
+    abstract static class WriteCommand extends KeyCommand implements Callable<Integer> {
         @Option(names = "--yes", description = "Do it; without it, show the record and change nothing.")
         boolean yes;
+
+        /** What {@code --yes} would do, in the note a dry run prints. */
+        abstract String doing();
+
+        /** Does the write: true when a record changed. */
+        abstract boolean write(InboxOperations ops, InboxKey key);
+
+        /** How the output names a change: {@code released}, {@code forgotten}. */
+        abstract String done();
+
+        /** What the output says when nothing changed. */
+        abstract String nothing();
 
         @Override
         public Integer call() {
@@ -277,13 +286,39 @@ public final class InboxCli implements Callable<Integer> {
             return cli.withStore((store, ops, out) -> {
                 if (!yes) {
                     out.record(key, ops.inspect(key).orElse(null));
-                    out.note("nothing changed: add --yes to release the lease");
+                    out.note("nothing changed: add --yes to " + doing());
                     return NOTHING;
                 }
-                boolean released = ops.releaseLease(key);
-                out.changed("released", key, released, "no lease held: the key is absent or completed");
-                return released ? OK : NOTHING;
+                boolean changed = write(ops, key);
+                out.changed(done(), key, changed, nothing());
+                return changed ? OK : NOTHING;
             });
+        }
+    }
+
+    @Command(
+            name = "release",
+            description = "End a key's lease whoever holds it, so the next delivery claims it now. Only for an owner"
+                    + " known to be dead: if it still works, the event may be applied twice. Needs --yes.")
+    static final class Release extends WriteCommand {
+        @Override
+        String doing() {
+            return "release the lease";
+        }
+
+        @Override
+        boolean write(InboxOperations ops, InboxKey key) {
+            return ops.releaseLease(key);
+        }
+
+        @Override
+        String done() {
+            return "released";
+        }
+
+        @Override
+        String nothing() {
+            return "no lease held: the key is absent or completed";
         }
     }
 
@@ -291,23 +326,25 @@ public final class InboxCli implements Callable<Integer> {
             name = "forget",
             description = "Delete a key's record whatever its state: its next delivery is applied again (replay on"
                     + " purpose). Needs --yes.")
-    static final class Forget extends KeyCommand implements Callable<Integer> {
-        @Option(names = "--yes", description = "Do it; without it, show the record and change nothing.")
-        boolean yes;
+    static final class Forget extends WriteCommand {
+        @Override
+        String doing() {
+            return "forget the record";
+        }
 
         @Override
-        public Integer call() {
-            InboxKey key = key();
-            return cli.withStore((store, ops, out) -> {
-                if (!yes) {
-                    out.record(key, ops.inspect(key).orElse(null));
-                    out.note("nothing changed: add --yes to forget the record");
-                    return NOTHING;
-                }
-                boolean forgot = ops.forget(key);
-                out.changed("forgotten", key, forgot, "no record of the key");
-                return forgot ? OK : NOTHING;
-            });
+        boolean write(InboxOperations ops, InboxKey key) {
+            return ops.forget(key);
+        }
+
+        @Override
+        String done() {
+            return "forgotten";
+        }
+
+        @Override
+        String nothing() {
+            return "no record of the key";
         }
     }
 

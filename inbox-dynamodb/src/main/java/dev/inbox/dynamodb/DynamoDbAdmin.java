@@ -1,16 +1,11 @@
 package dev.inbox.dynamodb;
 
 import dev.inbox.InboxKey;
-import dev.inbox.spi.InboxAdmin;
 import dev.inbox.spi.InboxArguments;
-import dev.inbox.spi.RecordCounts;
 import dev.inbox.spi.RecordView;
-import dev.inbox.spi.StuckPage;
-import dev.inbox.spi.StuckQuery;
-import java.util.List;
+import dev.inbox.spi.ScanningInboxAdmin;
 import java.util.Map;
 import java.util.Optional;
-import java.util.function.BiConsumer;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 
 /**
@@ -20,7 +15,7 @@ import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
  * prefix on the server): DynamoDB bills every item scanned, whatever the filter keeps, so they cost
  * the table's read capacity for all its items. Times are this JVM's clock, as for the claims.
  */
-final class DynamoDbAdmin implements InboxAdmin {
+final class DynamoDbAdmin extends ScanningInboxAdmin {
 
     private final DynamoDbInboxStore store;
 
@@ -45,21 +40,8 @@ final class DynamoDbAdmin implements InboxAdmin {
     }
 
     @Override
-    public List<RecordView> stuck(StuckQuery query) {
-        InboxArguments.requireNonNull(query, "query");
+    protected void ensureOpen() {
         store.ensureOpen();
-        StuckPage page = new StuckPage(query);
-        scan("listing of the stuck records of " + query.consumer(), query.consumer(), page::offer);
-        return page.records();
-    }
-
-    @Override
-    public RecordCounts count(String consumer) {
-        InboxKey.validate(consumer, "consumer");
-        store.ensureOpen();
-        RecordCounts[] counts = {RecordCounts.NONE};
-        scan("count of the records of " + consumer, consumer, (view, now) -> counts[0] = counts[0].plus(view.state()));
-        return counts[0];
     }
 
     @Override
@@ -98,7 +80,8 @@ final class DynamoDbAdmin implements InboxAdmin {
         }
     }
 
-    private void scan(String what, String consumer, BiConsumer<RecordView, Long> visit) {
+    @Override
+    protected void scan(String what, String consumer, Visitor visit) {
         String prefix = DynamoDbItems.recordKey(InboxKey.of(consumer, "x"));
         String head = prefix.substring(0, prefix.length() - 1);
         DynamoDbItems.call(what, () -> {
@@ -112,7 +95,7 @@ final class DynamoDbAdmin implements InboxAdmin {
                         if (item.containsKey("ow")) {
                             long now = store.clock().millis();
                             String id = item.get("pk").s().substring(head.length());
-                            visit.accept(view(InboxKey.of(consumer, id), item, now), now);
+                            visit.visit(view(InboxKey.of(consumer, id), item, now), now);
                         }
                     });
             return null;

@@ -27,19 +27,40 @@ import org.jspecify.annotations.Nullable;
  */
 public final class JdbcInboxAdmin implements InboxAdmin {
 
-    /** What differs between the databases: the clock, time arithmetic, and how keys are typed. */
-    public interface Dialect {
-        /** The database's current time, as the store decides expiry by it (such as {@code now()}). */
-        String now();
+    /**
+     * What differs between the databases: the clock, time arithmetic, and how keys are typed.
+     *
+     * @param now the database's current time, by which the store decides expiry ({@code now()})
+     * @param epochMicros SQL for a timestamp ({@code %s}) as microseconds since the epoch, a {@code
+     *     bigint}
+     * @param minusMicros SQL for a timestamp (the first {@code %s}) minus a {@code bigint} named
+     *     parameter (the second {@code %s}, without its colon) of microseconds
+     * @param binaryText true when consumers, keys, owners and fingerprints are binary columns holding
+     *     UTF-8 ({@code VARBINARY})
+     */
+    public record Dialect(String now, String epochMicros, String minusMicros, boolean binaryText) {
 
-        /** SQL for {@code timestamp} as microseconds since the epoch, a {@code bigint}. */
-        String epochMicros(String timestamp);
+        /** PostgreSQL: {@code now()}, {@code text} keys. */
+        public static final Dialect POSTGRES = new Dialect(
+                "now()",
+                "floor(extract(epoch from %s) * 1000000)::bigint",
+                "(%s - :%s * interval '1 microsecond')",
+                false);
 
-        /** SQL for {@code timestamp} minus the {@code bigint} parameter {@code :param} in microseconds. */
-        String minusMicros(String timestamp, String param);
+        /** MySQL and MariaDB: {@code UTC_TIMESTAMP(6)} into {@code DATETIME(6)} columns, {@code VARBINARY} keys. */
+        public static final Dialect MYSQL = new Dialect(
+                "UTC_TIMESTAMP(6)",
+                "TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', %s)",
+                "(%s - INTERVAL :%s MICROSECOND)",
+                true);
 
-        /** True when consumers, keys, owners and fingerprints are binary columns holding UTF-8 ({@code VARBINARY}). */
-        boolean binaryText();
+        String epochMicros(String timestamp) {
+            return String.format(epochMicros, timestamp);
+        }
+
+        String minusMicros(String timestamp, String param) {
+            return String.format(minusMicros, timestamp, param);
+        }
     }
 
     private final JdbcExecutor jdbc;

@@ -642,30 +642,8 @@ public final class MysqlInboxStore implements TransactionalInboxStore {
     @Override
     public InboxAdmin admin() {
         jdbc.ensureOpen();
-        return new JdbcInboxAdmin(jdbc, sql.inboxTable(), MYSQL, 0);
+        return new JdbcInboxAdmin(jdbc, sql.inboxTable(), JdbcInboxAdmin.Dialect.MYSQL, 0);
     }
-
-    private static final JdbcInboxAdmin.Dialect MYSQL = new JdbcInboxAdmin.Dialect() {
-        @Override
-        public String now() {
-            return "UTC_TIMESTAMP(6)";
-        }
-
-        @Override
-        public String epochMicros(String timestamp) {
-            return "TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', " + timestamp + ")";
-        }
-
-        @Override
-        public String minusMicros(String timestamp, String param) {
-            return "(" + timestamp + " - INTERVAL :" + param + " MICROSECOND)";
-        }
-
-        @Override
-        public boolean binaryText() {
-            return true;
-        }
-    };
 
     /**
      * Deletes the records past expiry + grace in batches of {@link Builder#purgeBatchSize(int)}

@@ -502,30 +502,8 @@ public final class PostgresInboxStore implements TransactionalInboxStore {
     @Override
     public InboxAdmin admin() {
         jdbc.ensureOpen();
-        return new JdbcInboxAdmin(jdbc, sql.inboxTable(), POSTGRES, queryTimeoutSeconds);
+        return new JdbcInboxAdmin(jdbc, sql.inboxTable(), JdbcInboxAdmin.Dialect.POSTGRES, queryTimeoutSeconds);
     }
-
-    private static final JdbcInboxAdmin.Dialect POSTGRES = new JdbcInboxAdmin.Dialect() {
-        @Override
-        public String now() {
-            return "now()";
-        }
-
-        @Override
-        public String epochMicros(String timestamp) {
-            return "floor(extract(epoch from " + timestamp + ") * 1000000)::bigint";
-        }
-
-        @Override
-        public String minusMicros(String timestamp, String param) {
-            return "(" + timestamp + " - :" + param + " * interval '1 microsecond')";
-        }
-
-        @Override
-        public boolean binaryText() {
-            return false;
-        }
-    };
 
     /**
      * Deletes the records past expiry + grace in batches of {@link Builder#purgeBatchSize(int)}

@@ -1,12 +1,9 @@
 package dev.inbox.redis;
 
 import dev.inbox.InboxKey;
-import dev.inbox.spi.InboxAdmin;
 import dev.inbox.spi.InboxArguments;
-import dev.inbox.spi.RecordCounts;
 import dev.inbox.spi.RecordView;
-import dev.inbox.spi.StuckPage;
-import dev.inbox.spi.StuckQuery;
+import dev.inbox.spi.ScanningInboxAdmin;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.ScriptOutputType;
 import java.nio.charset.StandardCharsets;
@@ -24,7 +21,7 @@ import org.jspecify.annotations.Nullable;
  * proportional to all the keys of the server, every call, which is why they are operators' tools.
  * Records past expiry + grace are gone (their TTL), so none shows EXPIRED.
  */
-final class RedisAdmin implements InboxAdmin {
+final class RedisAdmin extends ScanningInboxAdmin {
 
     private static final RedisScript INSPECT = RedisScript.load("inspect");
     private static final RedisScript FORGET = RedisScript.load("forget");
@@ -49,24 +46,8 @@ final class RedisAdmin implements InboxAdmin {
     }
 
     @Override
-    public List<RecordView> stuck(StuckQuery query) {
-        InboxArguments.requireNonNull(query, "query");
+    protected void ensureOpen() {
         store.ensureOpen();
-        StuckPage page = new StuckPage(query);
-        scan(
-                "listing of the stuck records of " + query.consumer(),
-                query.consumer(),
-                (view, now) -> page.offer(view, now));
-        return page.records();
-    }
-
-    @Override
-    public RecordCounts count(String consumer) {
-        InboxKey.validate(consumer, "consumer");
-        store.ensureOpen();
-        RecordCounts[] counts = {RecordCounts.NONE};
-        scan("count of the records of " + consumer, consumer, (view, now) -> counts[0] = counts[0].plus(view.state()));
-        return counts[0];
     }
 
     @Override
@@ -93,12 +74,8 @@ final class RedisAdmin implements InboxAdmin {
         return done == 1;
     }
 
-    /** What a scan does with each record it read, and the server's time in ms it was judged at. */
-    private interface Visit {
-        void record(RecordView view, long nowMillis);
-    }
-
-    private void scan(String what, String consumer, Visit visit) {
+    @Override
+    protected void scan(String what, String consumer, Visitor visit) {
         RedisConnection redis = store.redis();
         RedisKeys keys = store.keys();
         Consumer<List<byte[]>> readPage = names -> {
@@ -130,7 +107,7 @@ final class RedisAdmin implements InboxAdmin {
                 byte[] value = RedisCodec.await(what, values.get(i), deadline);
                 Long ttl = RedisCodec.await(what, ttls.get(i), deadline);
                 if (value != null && ttl != null && ttl > 0) { // gone since the scan otherwise
-                    visit.record(view(parsed.get(i), value, now, ttl), now);
+                    visit.visit(view(parsed.get(i), value, now, ttl), now);
                 }
             }
         };
