@@ -7,7 +7,9 @@ import java.util.List;
  * An {@link InboxAdmin} for stores that cannot ask their backend for one consumer's stuck records
  * or counts, and instead scan (a keyspace, a table, a map): {@link #stuck(StuckQuery)} and {@link
  * #count(String)} check their arguments, then visit every record of the consumer that {@link
- * #scan(String, String, Visitor)} meets, keeping a bounded page ({@link StuckPage}) or a tally.
+ * #scan(String, String, Visitor)} meets, keeping a bounded page ({@link StuckPage}) or a tally;
+ * {@link #releaseLease(InboxKey)} and {@link #forget(InboxKey)} check theirs, then {@link
+ * #delete(String, InboxKey, boolean)}.
  */
 public abstract class ScanningInboxAdmin implements InboxAdmin {
 
@@ -35,11 +37,35 @@ public abstract class ScanningInboxAdmin implements InboxAdmin {
     protected abstract void scan(String operation, String consumer, Visitor visitor);
 
     /**
+     * Deletes the record of {@code key} in one atomic step if it counts (is not past expiry +
+     * grace) and, when {@code heldOnly}, is IN_PROGRESS.
+     *
+     * @param operation names the operation in error messages
+     * @return true when a record was deleted
+     * @throws dev.inbox.InboxStoreException if the store could not answer
+     */
+    protected abstract boolean delete(String operation, InboxKey key, boolean heldOnly);
+
+    /**
      * Throws when the store is closed.
      *
      * @throws IllegalStateException if the store is closed
      */
     protected abstract void ensureOpen();
+
+    @Override
+    public boolean releaseLease(InboxKey key) {
+        InboxArguments.requireNonNull(key, "key");
+        ensureOpen();
+        return delete("release of the lease of " + key, key, true);
+    }
+
+    @Override
+    public boolean forget(InboxKey key) {
+        InboxArguments.requireNonNull(key, "key");
+        ensureOpen();
+        return delete("forgetting " + key, key, false);
+    }
 
     @Override
     public List<RecordView> stuck(StuckQuery query) {

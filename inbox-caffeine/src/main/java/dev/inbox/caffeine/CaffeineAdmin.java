@@ -56,20 +56,7 @@ final class CaffeineAdmin extends ScanningInboxAdmin {
     }
 
     @Override
-    public boolean releaseLease(InboxKey key) {
-        InboxArguments.requireNonNull(key, "key");
-        openCheck.run();
-        return delete(key, true);
-    }
-
-    @Override
-    public boolean forget(InboxKey key) {
-        InboxArguments.requireNonNull(key, "key");
-        openCheck.run();
-        return delete(key, false);
-    }
-
-    private boolean delete(InboxKey key, boolean heldOnly) {
+    protected boolean delete(String operation, InboxKey key, boolean heldOnly) {
         boolean[] deleted = new boolean[1];
         records.computeIfPresent(CaffeineInboxStore.cacheKey(key), (k, old) -> {
             if (Nanos.reached(ticker.read(), old.expiresAt + grace)) {

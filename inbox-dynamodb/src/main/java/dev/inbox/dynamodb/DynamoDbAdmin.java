@@ -45,21 +45,10 @@ final class DynamoDbAdmin extends ScanningInboxAdmin {
     }
 
     @Override
-    public boolean releaseLease(InboxKey key) {
-        InboxArguments.requireNonNull(key, "key");
-        store.ensureOpen();
-        return delete("release of the lease of " + key, key, "st = :held AND rm > :now");
-    }
-
-    @Override
-    public boolean forget(InboxKey key) {
-        InboxArguments.requireNonNull(key, "key");
-        store.ensureOpen();
-        return delete("forgetting " + key, key, "rm > :now");
-    }
-
-    private boolean delete(String what, InboxKey key, String condition) {
-        Map<String, AttributeValue> values = condition.contains(":held")
+    protected boolean delete(String what, InboxKey key, boolean heldOnly) {
+        // A record past expiry + grace counts as absent: nothing an operator deleted.
+        String condition = heldOnly ? "st = :held AND rm > :now" : "rm > :now";
+        Map<String, AttributeValue> values = heldOnly
                 ? Map.of(
                         ":held",
                         DynamoDbItems.s("I"),

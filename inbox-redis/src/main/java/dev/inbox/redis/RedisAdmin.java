@@ -51,20 +51,8 @@ final class RedisAdmin extends ScanningInboxAdmin {
     }
 
     @Override
-    public boolean releaseLease(InboxKey key) {
-        InboxArguments.requireNonNull(key, "key");
-        store.ensureOpen();
-        return delete("release of the lease of " + key, key, "I");
-    }
-
-    @Override
-    public boolean forget(InboxKey key) {
-        InboxArguments.requireNonNull(key, "key");
-        store.ensureOpen();
-        return delete("forgetting " + key, key, "*");
-    }
-
-    private boolean delete(String what, InboxKey key, String which) {
+    protected boolean delete(String what, InboxKey key, boolean heldOnly) {
+        String which = heldOnly ? "I" : "*";
         byte[] name = store.keys().record(key);
         Long done = RedisCodec.call(
                 what, () -> FORGET.run(store.redis().sync, ScriptOutputType.INTEGER, name, RedisCodec.ascii(which)));
