@@ -4,6 +4,7 @@ import dev.inbox.Claim;
 import dev.inbox.HandleOutcome;
 import dev.inbox.Inbox;
 import dev.inbox.InboxKey;
+import dev.inbox.InboxObserver;
 import dev.inbox.InboxStoreException;
 import dev.inbox.jdbc.TransactionalInbox;
 import java.time.Duration;
@@ -22,6 +23,14 @@ interface Processor {
 
     /** Throws {@link IllegalArgumentException} if {@code id} cannot make a key of this inbox. */
     void validate(String id);
+
+    /**
+     * Starts observing the receipt of {@code message}, its trace context read from its attributes
+     * ({@link InboxObserver#receive}); nothing in transactional mode.
+     */
+    default InboxObserver.Step receive(SqsMessage message) {
+        return InboxObserver.Step.NONE;
+    }
 
     /**
      * The dedup id {@code keys} gives {@code message}, or null (logged) when there is none, the key
@@ -98,9 +107,12 @@ interface Processor {
         private final Inbox inbox;
         private final SqsMessageHandler handler;
 
+        private final String storeKind;
+
         LeaseProcessor(Inbox inbox, SqsMessageHandler handler) {
             this.inbox = inbox;
             this.handler = handler;
+            this.storeKind = inbox.store().getClass().getSimpleName();
         }
 
         @Override
@@ -116,6 +128,15 @@ interface Processor {
         @Override
         public void validate(String id) {
             InboxKey.of(inbox.consumer(), id);
+        }
+
+        @Override
+        public InboxObserver.Step receive(SqsMessage message) {
+            return inbox.observer()
+                    .receive(
+                            inbox.consumer(),
+                            "sqs",
+                            name -> message.attributes().get(name));
         }
 
         @Override
@@ -136,11 +157,17 @@ interface Processor {
                             default -> HandleOutcome.BUSY;
                         };
                     }
-                    try {
-                        handler.handle(message);
-                    } catch (Throwable failure) {
-                        giveBack(index);
-                        throw failure;
+                    try (InboxObserver.Step work =
+                            inbox.observer().start("work", inbox.consumer(), ids.get(index), storeKind)) {
+                        try {
+                            handler.handle(message);
+                            work.outcome("done");
+                        } catch (Throwable failure) {
+                            work.outcome("failed");
+                            work.error(failure);
+                            giveBack(index);
+                            throw failure;
+                        }
                     }
                     open[index] = false;
                     done.add(claim);

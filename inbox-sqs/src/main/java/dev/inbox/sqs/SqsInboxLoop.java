@@ -405,6 +405,16 @@ public final class SqsInboxLoop {
 
         /** Runs one message; returns how long it is put back for, or null when it is done. */
         private @Nullable Duration run(Processor.Batch batch, int index, int i) {
+            // The message's own span, in the publisher's trace (its attributes); the receive's
+            // claimAll and completeAll are spans of their own.
+            try (dev.inbox.InboxObserver.Step receipt = processor.receive(messages.get(i))) {
+                Duration putBack = runObserved(batch, index, i);
+                receipt.outcome(putBack == null ? "done" : "put_back");
+                return putBack;
+            }
+        }
+
+        private @Nullable Duration runObserved(Processor.Batch batch, int index, int i) {
             dev.inbox.HandleOutcome outcome;
             try {
                 outcome = batch.run(index, messages.get(i));
