@@ -30,6 +30,9 @@ public record StuckQuery(
     /** The largest page. */
     public static final int MAX_LIMIT = 1_000;
 
+    /** The longest {@code overdue} a query takes: 100 years (the longest lease a store keeps). */
+    public static final Duration MAX_OVERDUE = Duration.ofDays(36_525);
+
     /** The page size of {@link #of(String)}. */
     public static final int DEFAULT_LIMIT = 100;
 
@@ -43,11 +46,14 @@ public record StuckQuery(
      * Checks the arguments.
      *
      * @throws IllegalArgumentException if {@code consumer} or {@code after} is not a valid key part,
-     *     {@code overdue} is null or negative, or {@code limit} is not 1 to {@value #MAX_LIMIT}
+     *     {@code overdue} is null, negative or over {@link #MAX_OVERDUE}, or {@code limit} is not 1 to
+     *     {@value #MAX_LIMIT}
      */
     public StuckQuery {
         InboxKey.validate(consumer, "consumer");
         InboxArguments.requireNonNegative(overdue, "overdue");
+        InboxArguments.requireArgument(
+                overdue.compareTo(MAX_OVERDUE) <= 0, "overdue must be at most 100 years but was " + overdue);
         if (after != null) {
             InboxKey.validate(after, "after");
         }

@@ -325,6 +325,9 @@ public interface InboxAdminRules {
                 .isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> StuckQuery.of(consumer).withOverdue(Duration.ofSeconds(-1)))
                 .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> StuckQuery.of(consumer).withOverdue(Duration.ofSeconds(Long.MAX_VALUE)))
+                .as("an overdue time past 100 years")
+                .isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> StuckQuery.of(consumer).withAfter("")).isInstanceOf(IllegalArgumentException.class);
     }
 

@@ -74,7 +74,7 @@ public enum TckRule {
     M6("forget deletes one key's record whatever its state: the next delivery is ACQUIRED, a holder is fenced, the"
             + " same id under another consumer stays, and forgetting again answers false."),
     M7("Bad admin input (null or invalid keys and consumers, a page limit outside 1 to 1000, a negative overdue"
-            + " time, an empty cursor) fails with IllegalArgumentException before any I/O."),
+            + " time or one over 100 years, an empty cursor) fails with IllegalArgumentException before any I/O."),
     L1("Operations after close fail with IllegalStateException, admin operations too; schema creation is"
             + " idempotent.");
 
