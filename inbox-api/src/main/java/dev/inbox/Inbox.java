@@ -691,7 +691,14 @@ public final class Inbox {
     }
 
     private static String outcomeOf(ClaimResult result) {
-        return result.isTakeover() ? "taken_over" : result.status().name().toLowerCase(java.util.Locale.ROOT);
+        if (result.isTakeover()) {
+            return "taken_over";
+        }
+        return switch (result.status()) { // constants: this runs on every claim
+            case ACQUIRED -> "acquired";
+            case DUPLICATE -> "duplicate";
+            case BUSY -> "busy";
+        };
     }
 
     /**

@@ -5,15 +5,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.inbox.Inbox;
 import dev.inbox.caffeine.CaffeineInboxStore;
 import dev.inbox.micrometer.ObservationInboxObserver;
+import dev.inbox.testing.StoppedObservations;
 import io.micrometer.observation.Observation;
-import io.micrometer.observation.ObservationHandler;
-import io.micrometer.observation.ObservationRegistry;
 import io.micrometer.observation.transport.ReceiverContext;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -30,19 +28,7 @@ class KafkaInboxLoopObservationTest {
 
     @Test
     void eachRecordIsReceivedFromItsHeaders_andItsWorkAndCompletionNestUnderIt() throws Exception {
-        List<Observation.Context> stopped = new CopyOnWriteArrayList<>();
-        ObservationRegistry registry = ObservationRegistry.create();
-        registry.observationConfig().observationHandler(new ObservationHandler<>() {
-            @Override
-            public boolean supportsContext(Observation.Context context) {
-                return true;
-            }
-
-            @Override
-            public void onStop(Observation.Context context) {
-                stopped.add(context);
-            }
-        });
+        StoppedObservations stopped = new StoppedObservations();
         String traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
         String topic = Kafka.topic(1);
         try (CaffeineInboxStore store = CaffeineInboxStore.builder().build();
@@ -56,7 +42,7 @@ class KafkaInboxLoopObservationTest {
 
             Inbox inbox = Inbox.builder(store)
                     .consumer("kafka-observed")
-                    .observer(ObservationInboxObserver.of(registry))
+                    .observer(ObservationInboxObserver.of(stopped.registry()))
                     .build();
             int[] applied = {0};
             KafkaInboxLoop<String, String> loop =
@@ -69,7 +55,7 @@ class KafkaInboxLoopObservationTest {
             assertThat(applied[0]).as("the record was applied").isEqualTo(1);
         }
 
-        Observation.Context receive = named(stopped, "inbox.receive");
+        Observation.Context receive = stopped.first("inbox.receive");
         assertThat(receive).isInstanceOf(ReceiverContext.class);
         @SuppressWarnings("unchecked")
         Function<String, String> carrier = ((ReceiverContext<Function<String, String>>) receive).getCarrier();
@@ -78,7 +64,7 @@ class KafkaInboxLoopObservationTest {
                 .isEqualTo(traceparent);
         assertThat(receive.getLowCardinalityKeyValue("outcome").getValue()).isEqualTo("done");
         for (String step : List.of("inbox.work", "inbox.complete")) {
-            Observation.Context context = named(stopped, step);
+            Observation.Context context = stopped.first(step);
             assertThat(context.getParentObservation())
                     .as("%s runs inside the record's receive", step)
                     .isNotNull();
@@ -86,16 +72,8 @@ class KafkaInboxLoopObservationTest {
             assertThat(context.getHighCardinalityKeyValue("inbox.key").getValue())
                     .isEqualTo("ce:/tests:e1");
         }
-        assertThat(named(stopped, "inbox.claimAll").getParentObservation())
+        assertThat(stopped.first("inbox.claimAll").getParentObservation())
                 .as("the poll's claim is not inside one record's receive")
                 .isNull();
-    }
-
-    private static Observation.Context named(List<Observation.Context> contexts, String name) {
-        return contexts.stream()
-                .filter(c -> name.equals(c.getName()))
-                .findFirst()
-                .orElseThrow(() -> new AssertionError("no observation " + name + " among "
-                        + contexts.stream().map(Observation.Context::getName).toList()));
     }
 }

@@ -6,14 +6,11 @@ import dev.inbox.Inbox;
 import dev.inbox.caffeine.CaffeineInboxStore;
 import dev.inbox.micrometer.ObservationInboxObserver;
 import dev.inbox.testing.SqsQueues;
+import dev.inbox.testing.StoppedObservations;
 import io.micrometer.observation.Observation;
-import io.micrometer.observation.ObservationHandler;
-import io.micrometer.observation.ObservationRegistry;
 import io.micrometer.observation.transport.ReceiverContext;
 import java.time.Duration;
-import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Function;
 import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.services.sqs.SqsClient;
@@ -28,19 +25,7 @@ class SqsInboxLoopObservationTest {
 
     @Test
     void eachMessageIsReceivedFromItsAttributes_andItsWorkNestsUnderIt() {
-        List<Observation.Context> stopped = new CopyOnWriteArrayList<>();
-        ObservationRegistry registry = ObservationRegistry.create();
-        registry.observationConfig().observationHandler(new ObservationHandler<>() {
-            @Override
-            public boolean supportsContext(Observation.Context context) {
-                return true;
-            }
-
-            @Override
-            public void onStop(Observation.Context context) {
-                stopped.add(context);
-            }
-        });
+        StoppedObservations stopped = new StoppedObservations();
         String traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
         try (SqsClient sqs = SqsQueues.client();
                 CaffeineInboxStore store = CaffeineInboxStore.builder().build()) {
@@ -56,7 +41,7 @@ class SqsInboxLoopObservationTest {
                                         .build())));
                 Inbox inbox = Inbox.builder(store)
                         .consumer("sqs-observed")
-                        .observer(ObservationInboxObserver.of(registry))
+                        .observer(ObservationInboxObserver.of(stopped.registry()))
                         .build();
                 int[] applied = {0};
                 SqsInboxLoop loop = SqsInboxLoop.lease(sqs, queue, inbox, message -> applied[0]++)
@@ -72,7 +57,7 @@ class SqsInboxLoopObservationTest {
             }
         }
 
-        Observation.Context receive = named(stopped, "inbox.receive");
+        Observation.Context receive = stopped.first("inbox.receive");
         assertThat(receive).isInstanceOf(ReceiverContext.class);
         @SuppressWarnings("unchecked")
         Function<String, String> carrier = ((ReceiverContext<Function<String, String>>) receive).getCarrier();
@@ -80,21 +65,13 @@ class SqsInboxLoopObservationTest {
                 .as("the publisher's trace context, read from the message's attributes")
                 .isEqualTo(traceparent);
         assertThat(receive.getLowCardinalityKeyValue("outcome").getValue()).isEqualTo("done");
-        Observation.Context work = named(stopped, "inbox.work");
+        Observation.Context work = stopped.first("inbox.work");
         assertThat(work.getParentObservation())
                 .as("the work runs inside the message's receive")
                 .isNotNull();
         assertThat(work.getParentObservation().getContextView()).isSameAs(receive);
-        assertThat(named(stopped, "inbox.claimAll").getParentObservation())
+        assertThat(stopped.first("inbox.claimAll").getParentObservation())
                 .as("the receive's claim is not inside one message's receive")
                 .isNull();
-    }
-
-    private static Observation.Context named(List<Observation.Context> contexts, String name) {
-        return contexts.stream()
-                .filter(c -> name.equals(c.getName()))
-                .findFirst()
-                .orElseThrow(() -> new AssertionError("no observation " + name + " among "
-                        + contexts.stream().map(Observation.Context::getName).toList()));
     }
 }

@@ -3,11 +3,16 @@ package dev.inbox.spring.amqp;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.inbox.Claim;
+import dev.inbox.Inbox;
+import dev.inbox.caffeine.CaffeineInboxStore;
 import dev.inbox.keys.DedupKeys;
+import dev.inbox.micrometer.ObservationInboxObserver;
 import dev.inbox.rabbitmq.MessageKeys;
 import dev.inbox.spring.Database;
 import dev.inbox.spring.SpringInbox;
+import dev.inbox.testing.StoppedObservations;
 import dev.inbox.testing.TestServers;
+import io.micrometer.observation.ObservationRegistry;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -30,6 +35,7 @@ import org.springframework.amqp.rabbit.connection.CachingConnectionFactory;
 import org.springframework.amqp.rabbit.core.RabbitAdmin;
 import org.springframework.amqp.rabbit.core.RabbitTemplate;
 import org.springframework.amqp.rabbit.listener.SimpleMessageListenerContainer;
+import org.springframework.context.support.GenericApplicationContext;
 
 /** The advice in Spring AMQP's own listener container, against the real RabbitMQ broker. */
 class InboxRabbitAdviceTest {
@@ -74,6 +80,12 @@ class InboxRabbitAdviceTest {
 
     private void start(MessageListener listener, Advice... advice) {
         container = new SimpleMessageListenerContainer(connections);
+        start(listener, advice, container);
+    }
+
+    /** Starts {@code container}, already configured by the test, on the queue. */
+    private void start(MessageListener listener, Advice[] advice, SimpleMessageListenerContainer container) {
+        this.container = container;
         container.setQueueNames(queue);
         container.setMessageListener(listener);
         container.setAdviceChain(advice);
@@ -111,6 +123,46 @@ class InboxRabbitAdviceTest {
         await("every message acknowledged", () -> ready() == 0);
         assertThat(applied).containsExactly("e1", "e2", "e3");
         assertThat(advice.counts().duplicates()).isEqualTo(2);
+    }
+
+    /**
+     * With the container's own observation on ({@code observationEnabled}, the registry a bean of its
+     * application context, as Spring AMQP finds it), each message's claim and completion are children
+     * of its {@code spring.rabbit.listener} observation, so they land in the trace the container
+     * continues from the message's headers; a duplicate's listener observation is stopped too.
+     */
+    @Test
+    void claimAndCompletion_nestUnderTheContainersListenerObservation() throws Exception {
+        StoppedObservations observations = new StoppedObservations();
+        SpringInbox inbox =
+                SpringInbox.leaseOnly(Inbox.builder(CaffeineInboxStore.builder().build())
+                        .consumer("observed")
+                        .observer(ObservationInboxObserver.of(observations.registry()))
+                        .build());
+        InboxRabbitAdvice advice = new InboxRabbitAdvice(inbox, MessageKeys.messageId());
+        List<String> applied = new CopyOnWriteArrayList<>();
+        send("o1", "o1");
+        try (GenericApplicationContext context = new GenericApplicationContext()) {
+            context.registerBean(ObservationRegistry.class, observations::registry);
+            context.refresh();
+            SimpleMessageListenerContainer observed = new SimpleMessageListenerContainer(connections);
+            observed.setApplicationContext(context);
+            observed.setObservationEnabled(true);
+            start(m -> applied.add(body(m)), new Advice[] {advice}, observed);
+            await(
+                    "both messages acknowledged",
+                    () -> ready() == 0 && advice.counts().duplicates() == 1);
+            await(
+                    "both listener observations stopped",
+                    () -> observations.named("spring.rabbit.listener").size() == 2);
+            container.stop();
+        }
+        assertThat(applied).containsExactly("o1");
+        observations.assertEachNestedUnder("spring.rabbit.listener", "inbox.claim", 2);
+        observations.assertEachNestedUnder("spring.rabbit.listener", "inbox.complete", 1);
+        assertThat(observations.named("inbox.claim"))
+                .extracting(c -> c.getLowCardinalityKeyValue("outcome").getValue())
+                .containsExactly("acquired", "duplicate");
     }
 
     @Test
