@@ -675,7 +675,7 @@ public final class Inbox {
                 try {
                     ClaimResult result = store.claim(request);
                     observe(result, System.nanoTime() - start);
-                    step.outcome(outcomeOf(result));
+                    step.outcome(InboxObserver.claimOutcome(result));
                     return result;
                 } catch (InboxStoreException e) {
                     metrics.storeError(consumer, "claim", e);
@@ -688,17 +688,6 @@ public final class Inbox {
                 }
             }
         }
-    }
-
-    private static String outcomeOf(ClaimResult result) {
-        if (result.isTakeover()) {
-            return "taken_over";
-        }
-        return switch (result.status()) { // constants: this runs on every claim
-            case ACQUIRED -> "acquired";
-            case DUPLICATE -> "duplicate";
-            case BUSY -> "busy";
-        };
     }
 
     /**

@@ -1,5 +1,6 @@
 package dev.inbox;
 
+import dev.inbox.spi.ClaimResult;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 
@@ -45,6 +46,26 @@ public interface InboxObserver {
      */
     default Step receive(String consumer, String broker, Function<String, @Nullable String> header) {
         return Step.NONE;
+    }
+
+    /**
+     * The outcome a {@code claim} step reports for {@code result}: {@code acquired}, {@code
+     * taken_over}, {@code duplicate} or {@code busy}.
+     *
+     * @throws IllegalArgumentException if {@code result} is null
+     */
+    static String claimOutcome(ClaimResult result) {
+        if (result == null) {
+            throw new IllegalArgumentException("result must not be null");
+        }
+        if (result.isTakeover()) {
+            return "taken_over";
+        }
+        return switch (result.status()) { // constants: this runs on every claim
+            case ACQUIRED -> "acquired";
+            case DUPLICATE -> "duplicate";
+            case BUSY -> "busy";
+        };
     }
 
     /** One observed step: given its outcome or error, then closed. */

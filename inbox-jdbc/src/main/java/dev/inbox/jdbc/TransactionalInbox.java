@@ -5,8 +5,10 @@ import static dev.inbox.spi.InboxArguments.requirePositive;
 
 import dev.inbox.HandleOutcome;
 import dev.inbox.HandleResult;
+import dev.inbox.Inbox;
 import dev.inbox.InboxKey;
 import dev.inbox.InboxMetrics;
+import dev.inbox.InboxObserver;
 import dev.inbox.InboxStoreException;
 import dev.inbox.Reply;
 import dev.inbox.ResultCodec;
@@ -58,6 +60,8 @@ public final class TransactionalInbox {
     private final String consumer;
     private final Duration retention;
     private final InboxMetrics metrics;
+    private final InboxObserver observer;
+    private final String storeKind;
     private final RetentionAdvisor advisor;
 
     private TransactionalInbox(Builder builder, String consumer) {
@@ -66,6 +70,8 @@ public final class TransactionalInbox {
         this.consumer = consumer;
         this.retention = builder.retention;
         this.metrics = builder.metrics;
+        this.observer = builder.observer;
+        this.storeKind = store.getClass().getSimpleName();
         // The work runs inside the claim's transaction, so the record exists only once it is done.
         this.advisor = new RetentionAdvisor(retention, Duration.ZERO);
         metrics.retentionAdvisor(consumer, advisor);
@@ -233,14 +239,17 @@ public final class TransactionalInbox {
             Connection connection, List<InboxKey> keys, TransactionalBatchWork<E> work) throws SQLException {
         long start = System.nanoTime();
         List<ClaimResult> claims;
-        try {
-            claims = store.claimAllInTransaction(connection, keys, retention);
-        } catch (RuntimeException e) {
-            if (e instanceof InboxStoreException storeFailure) {
-                metrics.storeError(consumer, "claim", storeFailure);
+        try (InboxObserver.Step step = observer.start("claimAll", consumer, null, storeKind)) {
+            try {
+                claims = store.claimAllInTransaction(connection, keys, retention);
+            } catch (RuntimeException e) {
+                step.error(e);
+                if (e instanceof InboxStoreException storeFailure) {
+                    metrics.storeError(consumer, "claim", storeFailure);
+                }
+                rollback(connection, e);
+                throw e;
             }
-            rollback(connection, e);
-            throw e;
         }
         for (ClaimResult claim : claims) {
             if (claim.status() == ClaimStatus.BUSY) {
@@ -251,7 +260,7 @@ public final class TransactionalInbox {
         long each = (System.nanoTime() - start) / keys.size();
         return apply(
                 connection,
-                keys.size(),
+                keys,
                 i -> {
                     observe(claims.get(i), each);
                     return claims.get(i);
@@ -262,7 +271,7 @@ public final class TransactionalInbox {
     /** The batch claimed and worked key by key, stopping at the first BUSY one. */
     private <E extends Exception> List<HandleOutcome> oneByOne(
             Connection connection, List<InboxKey> keys, TransactionalBatchWork<E> work) throws SQLException {
-        return apply(connection, keys.size(), i -> claimIn(connection, keys.get(i), null), work);
+        return apply(connection, keys, i -> claimIn(connection, keys.get(i), null), work);
     }
 
     /** The claim of a batch's {@code index}th key. */
@@ -271,13 +280,14 @@ public final class TransactionalInbox {
     }
 
     /**
-     * Runs the work of each of {@code size} keys whose claim is ACQUIRED, in order, stopping at the
-     * first BUSY one, then commits.
+     * Runs the work of each key whose claim is ACQUIRED, in order, stopping at the first BUSY one,
+     * then commits.
      */
     private <E extends Exception> List<HandleOutcome> apply(
-            Connection connection, int size, BatchClaim claims, TransactionalBatchWork<E> work) throws SQLException {
-        List<HandleOutcome> outcomes = new ArrayList<>(size);
-        for (int i = 0; i < size; i++) {
+            Connection connection, List<InboxKey> keys, BatchClaim claims, TransactionalBatchWork<E> work)
+            throws SQLException {
+        List<HandleOutcome> outcomes = new ArrayList<>(keys.size());
+        for (int i = 0; i < keys.size(); i++) {
             ClaimResult claim = claims.at(i);
             if (claim.status() == ClaimStatus.BUSY) {
                 outcomes.add(HandleOutcome.BUSY);
@@ -287,20 +297,45 @@ public final class TransactionalInbox {
                 outcomes.add(HandleOutcome.DUPLICATE);
                 continue;
             }
-            runOrRollBack(connection, work, i);
+            int index = i;
+            runOrRollBack(connection, keys.get(i), () -> work.run(index, connection));
             outcomes.add(HandleOutcome.PROCESSED);
         }
-        connection.commit();
+        commit(connection, null);
         return outcomes;
     }
 
-    private static <E extends Exception> void runOrRollBack(
-            Connection connection, TransactionalBatchWork<E> work, int index) {
-        try {
-            work.run(index, connection);
-        } catch (Throwable failure) {
-            rollback(connection, failure);
-            throw new WorkFailure(failure);
+    /** The work of one event, on the transaction's connection. */
+    @FunctionalInterface
+    private interface Run {
+        void run() throws Exception;
+    }
+
+    /** Runs one event's work as a {@code work} step; work that throws rolls the transaction back. */
+    private void runOrRollBack(Connection connection, InboxKey key, Run work) {
+        try (InboxObserver.Step step = observer.start("work", consumer, key.id(), storeKind)) {
+            try {
+                work.run();
+                step.outcome("done");
+            } catch (Throwable failure) {
+                step.outcome("failed");
+                step.error(failure);
+                rollback(connection, failure);
+                throw new WorkFailure(failure); // keeps the work's own SQLException apart from the store's
+            }
+        }
+    }
+
+    /** Commits the transaction as a {@code complete} step: the commit is what records the events. */
+    private void commit(Connection connection, @Nullable InboxKey key) throws SQLException {
+        try (InboxObserver.Step step = observer.start("complete", consumer, key == null ? null : key.id(), storeKind)) {
+            try {
+                connection.commit();
+                step.outcome("completed");
+            } catch (SQLException e) {
+                step.error(e);
+                throw e;
+            }
         }
     }
 
@@ -314,18 +349,22 @@ public final class TransactionalInbox {
         }
     }
 
-    private ClaimResult claimIn(Connection connection, InboxKey key, @Nullable String fingerprint) throws SQLException {
-        long start = System.nanoTime();
-        try {
-            ClaimResult claim = store.claimInTransaction(connection, key, retention, fingerprint);
-            observe(claim, System.nanoTime() - start);
-            return claim;
-        } catch (RuntimeException e) {
-            if (e instanceof InboxStoreException storeFailure) {
-                metrics.storeError(consumer, "claim", storeFailure);
+    private ClaimResult claimIn(Connection connection, InboxKey key, @Nullable String fingerprint) {
+        try (InboxObserver.Step step = observer.start("claim", consumer, key.id(), storeKind)) {
+            long start = System.nanoTime();
+            try {
+                ClaimResult claim = store.claimInTransaction(connection, key, retention, fingerprint);
+                observe(claim, System.nanoTime() - start);
+                step.outcome(InboxObserver.claimOutcome(claim));
+                return claim;
+            } catch (RuntimeException e) {
+                step.error(e);
+                if (e instanceof InboxStoreException storeFailure) {
+                    metrics.storeError(consumer, "claim", storeFailure);
+                }
+                rollback(connection, e);
+                throw e;
             }
-            rollback(connection, e);
-            throw e;
         }
     }
 
@@ -342,13 +381,8 @@ public final class TransactionalInbox {
                     claim,
                     false);
         }
-        try {
-            work.run(connection);
-        } catch (Throwable failure) {
-            rollback(connection, failure);
-            throw new WorkFailure(failure); // keeps the work's own SQLException apart from the store's
-        }
-        connection.commit();
+        runOrRollBack(connection, key, () -> work.run(connection));
+        commit(connection, key);
         return new HandleResult(HandleOutcome.PROCESSED, claim, false);
     }
 
@@ -387,6 +421,11 @@ public final class TransactionalInbox {
         return consumer;
     }
 
+    /** What observes this inbox's steps for tracing ({@link Builder#observer(InboxObserver)}). */
+    public InboxObserver observer() {
+        return observer;
+    }
+
     /** Configures a {@link TransactionalInbox}; each setter checks its argument at once. */
     public static final class Builder {
 
@@ -395,6 +434,7 @@ public final class TransactionalInbox {
         private @Nullable String consumer;
         private Duration retention = Duration.ofHours(48);
         private InboxMetrics metrics = InboxMetrics.NONE;
+        private InboxObserver observer = InboxObserver.NONE;
 
         private Builder(TransactionalInboxStore store, DataSource dataSource) {
             this.store = store;
@@ -428,6 +468,19 @@ public final class TransactionalInbox {
          */
         public Builder metrics(InboxMetrics metrics) {
             this.metrics = requireNonNull(metrics, "metrics");
+            return this;
+        }
+
+        /**
+         * What observes each event's steps for tracing, as {@link Inbox.Builder#observer} does for a
+         * lease-mode inbox: the claim ({@code claim}, or {@code claimAll} for a batch), each event's
+         * {@code work}, and the commit as {@code complete} — the commit is what records the events
+         * (one {@code complete} without an id for a batch). Default: nothing.
+         *
+         * @throws IllegalArgumentException if null
+         */
+        public Builder observer(InboxObserver observer) {
+            this.observer = requireNonNull(observer, "observer");
             return this;
         }
 

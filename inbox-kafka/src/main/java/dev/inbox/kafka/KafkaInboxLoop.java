@@ -870,21 +870,27 @@ public final class KafkaInboxLoop<K, V> {
                 @Override
                 public Outcome run(int index) throws WorkFailed {
                     Item<K, V> item = items.get(index);
-                    HandleResult result;
-                    try {
-                        result = inbox.handle(item.id, connection -> handler.handle(item.record, connection));
-                    } catch (InboxStoreException e) {
-                        throw e;
-                    } catch (Exception e) {
-                        throw new WorkFailed(e);
-                    }
-                    switch (result.outcome()) {
-                        case DUPLICATE:
-                            return Outcome.DUPLICATE;
-                        case BUSY:
-                            return Outcome.BUSY;
-                        default:
-                            return Outcome.DONE;
+                    // The record's own span, in the producer's trace (its headers): the claim, the work
+                    // and the commit of its transaction are children of it.
+                    try (InboxObserver.Step receipt =
+                            inbox.observer().receive(inbox.consumer(), "kafka", name -> header(item.record, name))) {
+                        HandleResult result;
+                        try {
+                            result = inbox.handle(item.id, connection -> handler.handle(item.record, connection));
+                        } catch (InboxStoreException e) {
+                            receipt.error(e);
+                            throw e;
+                        } catch (Exception e) {
+                            receipt.error(e);
+                            throw new WorkFailed(e);
+                        }
+                        Outcome outcome = switch (result.outcome()) {
+                            case DUPLICATE -> Outcome.DUPLICATE;
+                            case BUSY -> Outcome.BUSY;
+                            default -> Outcome.DONE;
+                        };
+                        receipt.outcome(outcome.name().toLowerCase(java.util.Locale.ROOT));
+                        return outcome;
                     }
                 }
 

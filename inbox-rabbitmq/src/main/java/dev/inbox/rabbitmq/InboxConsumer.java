@@ -174,6 +174,7 @@ public final class InboxConsumer extends DefaultConsumer {
                 (key, delivery) -> inbox.handle(key, connection -> handler.handle(delivery, connection)));
         builder.windowing = (keys, deliveries) ->
                 inbox.handleAll(keys, (index, connection) -> handler.handle(deliveries.get(index), connection));
+        builder.observer = inbox.observer();
         return builder;
     }
 

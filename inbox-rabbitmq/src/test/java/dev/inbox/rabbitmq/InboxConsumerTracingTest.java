@@ -6,9 +6,13 @@ import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ConnectionFactory;
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
 import dev.inbox.Inbox;
 import dev.inbox.caffeine.CaffeineInboxStore;
+import dev.inbox.jdbc.TransactionalInbox;
 import dev.inbox.micrometer.ObservationInboxObserver;
+import dev.inbox.postgres.PostgresInboxStore;
 import dev.inbox.testing.TestServers;
 import io.micrometer.observation.ObservationRegistry;
 import io.micrometer.tracing.Span;
@@ -37,45 +41,69 @@ class InboxConsumerTracingTest {
     @Test
     void throughTheOpenTelemetryBridge() {
         ObservationRegistry registry = ObservationRegistry.create();
-        InMemoryOtelSetup.run(registry, blocks -> traced(blocks, registry));
+        InMemoryOtelSetup.run(registry, blocks -> traced(blocks, registry, false));
     }
 
     @Test
     void throughBrave() {
         ObservationRegistry registry = ObservationRegistry.create();
-        InMemoryBraveSetup.run(registry, blocks -> traced(blocks, registry));
+        InMemoryBraveSetup.run(registry, blocks -> traced(blocks, registry, false));
     }
 
-    private static void traced(BuildingBlocks blocks, ObservationRegistry registry) {
+    /**
+     * Transactional mode on PostgreSQL: the claim inside the work's transaction, the work, and the
+     * commit (the {@code complete} step: it is what records the event) in the producer's trace.
+     */
+    @Test
+    void transactionalMode_throughTheOpenTelemetryBridge() {
+        ObservationRegistry registry = ObservationRegistry.create();
+        InMemoryOtelSetup.run(registry, blocks -> traced(blocks, registry, true));
+    }
+
+    private static void traced(BuildingBlocks blocks, ObservationRegistry registry, boolean transactional) {
         try {
-            scenario(blocks, registry);
+            scenario(blocks, registry, transactional);
         } catch (Exception e) {
             throw new AssertionError(e);
         }
     }
 
-    private static void scenario(BuildingBlocks blocks, ObservationRegistry registry) throws Exception {
+    private static void scenario(BuildingBlocks blocks, ObservationRegistry registry, boolean transactional)
+            throws Exception {
         {
             String consumer = "traced-" + UUID.randomUUID();
             String queue = "inbox-traced-" + UUID.randomUUID();
             ConnectionFactory factory = new ConnectionFactory();
             factory.setUri(TestServers.rabbitmq());
             try (Connection connection = factory.newConnection("inbox-tracing-test");
-                    CaffeineInboxStore store = CaffeineInboxStore.builder().build()) {
+                    CaffeineInboxStore memory = CaffeineInboxStore.builder().build();
+                    HikariDataSource pool = transactional ? pool() : null;
+                    PostgresInboxStore postgres = transactional ? postgres(pool) : null) {
                 Channel channel = connection.createChannel();
                 channel.queueDeclare(queue, false, false, true, null);
-                Inbox inbox = Inbox.builder(store)
-                        .consumer(consumer)
-                        .lease(Duration.ofSeconds(30))
-                        .observer(ObservationInboxObserver.of(registry))
-                        .build();
                 String[] workTrace = new String[1];
-                InboxConsumer inboxConsumer = InboxConsumer.builder(channel, inbox, delivery -> {
-                            Span current = blocks.getTracer().currentSpan();
-                            workTrace[0] =
-                                    current == null ? null : current.context().traceId();
-                        })
-                        .build();
+                MessageHandler work = delivery -> {
+                    Span current = blocks.getTracer().currentSpan();
+                    workTrace[0] = current == null ? null : current.context().traceId();
+                };
+                InboxConsumer inboxConsumer = postgres == null
+                        ? InboxConsumer.builder(
+                                        channel,
+                                        Inbox.builder(memory)
+                                                .consumer(consumer)
+                                                .lease(Duration.ofSeconds(30))
+                                                .observer(ObservationInboxObserver.of(registry))
+                                                .build(),
+                                        work)
+                                .build()
+                        : InboxConsumer.transactional(
+                                        channel,
+                                        TransactionalInbox.builder(postgres, pool)
+                                                .consumer(consumer)
+                                                .observer(ObservationInboxObserver.of(registry))
+                                                .build(),
+                                        (delivery, db) -> work.handle(delivery))
+                                .build();
                 channel.basicConsume(queue, false, inboxConsumer);
 
                 // The producer: a span whose context goes into the message headers, twice (a re-send).
@@ -149,5 +177,19 @@ class InboxConsumerTracingTest {
                 channel.basicCancel(inboxConsumer.getConsumerTag());
             }
         }
+    }
+
+    private static HikariDataSource pool() {
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl(TestServers.postgres());
+        config.setMaximumPoolSize(2);
+        return new HikariDataSource(config);
+    }
+
+    private static PostgresInboxStore postgres(HikariDataSource pool) {
+        PostgresInboxStore store =
+                PostgresInboxStore.builder(pool).table("inbox_rabbit_traced").build();
+        store.createSchemaIfMissing();
+        return store;
     }
 }

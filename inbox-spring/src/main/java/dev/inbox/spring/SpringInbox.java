@@ -8,6 +8,7 @@ import dev.inbox.HandleOutcome;
 import dev.inbox.HandleResult;
 import dev.inbox.Inbox;
 import dev.inbox.InboxKey;
+import dev.inbox.InboxObserver;
 import dev.inbox.InboxStoreException;
 import dev.inbox.Work;
 import dev.inbox.jdbc.TransactionalInboxStore;
@@ -55,11 +56,13 @@ public final class SpringInbox {
     private final Inbox inbox;
     private final @Nullable TransactionalInboxStore store;
     private final @Nullable DataSource dataSource;
+    private final String storeKind;
 
     private SpringInbox(Inbox inbox, @Nullable TransactionalInboxStore store, @Nullable DataSource dataSource) {
         this.inbox = inbox;
         this.store = store;
         this.dataSource = dataSource;
+        this.storeKind = inbox.store().getClass().getSimpleName();
     }
 
     /**
@@ -152,13 +155,18 @@ public final class SpringInbox {
         TransactionalInboxStore transactional = requireNonNull(store, "store");
         Connection connection = DataSourceUtils.getConnection(source);
         long start = System.nanoTime();
-        try {
-            ClaimResult result = transactional.claimInTransaction(connection, key, inbox.retention(), null);
-            inbox.observeClaim(result, Duration.ofNanos(System.nanoTime() - start));
-            return InboxClaim.transactional(id, result);
-        } catch (InboxStoreException e) {
-            inbox.metrics().storeError(inbox.consumer(), "claim", e);
-            throw e;
+        // The transaction's commit, Spring's, records the event: observed by Spring, not here.
+        try (InboxObserver.Step step = inbox.observer().start("claim", inbox.consumer(), id, storeKind)) {
+            try {
+                ClaimResult result = transactional.claimInTransaction(connection, key, inbox.retention(), null);
+                inbox.observeClaim(result, Duration.ofNanos(System.nanoTime() - start));
+                step.outcome(InboxObserver.claimOutcome(result));
+                return InboxClaim.transactional(id, result);
+            } catch (InboxStoreException e) {
+                step.error(e);
+                inbox.metrics().storeError(inbox.consumer(), "claim", e);
+                throw e;
+            }
         } finally {
             DataSourceUtils.releaseConnection(connection, source);
         }
@@ -197,8 +205,14 @@ public final class SpringInbox {
         TransactionalInboxStore transactional = requireNonNull(store, "store");
         Connection connection = DataSourceUtils.getConnection(source);
         long start = System.nanoTime();
-        try {
-            List<ClaimResult> results = transactional.claimAllInTransaction(connection, keys, inbox.retention());
+        try (InboxObserver.Step step = inbox.observer().start("claimAll", inbox.consumer(), null, storeKind)) {
+            List<ClaimResult> results;
+            try {
+                results = transactional.claimAllInTransaction(connection, keys, inbox.retention());
+            } catch (InboxStoreException e) {
+                step.error(e);
+                throw e;
+            }
             Duration each = Duration.ofNanos((System.nanoTime() - start) / keys.size());
             List<InboxClaim> claims = new ArrayList<>(ids.size());
             for (int i = 0; i < ids.size(); i++) {

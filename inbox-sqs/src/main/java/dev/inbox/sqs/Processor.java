@@ -26,10 +26,16 @@ interface Processor {
 
     /**
      * Starts observing the receipt of {@code message}, its trace context read from its attributes
-     * ({@link InboxObserver#receive}); nothing in transactional mode.
+     * ({@link InboxObserver#receive}); nothing by default — a receive handled in one transaction
+     * (the batch processor) belongs to no one message's trace.
      */
     default InboxObserver.Step receive(SqsMessage message) {
         return InboxObserver.Step.NONE;
+    }
+
+    /** The receipt of {@code message} as {@code observer} observes it, its trace context read from its attributes. */
+    static InboxObserver.Step receive(InboxObserver observer, String consumer, SqsMessage message) {
+        return observer.receive(consumer, "sqs", name -> message.attributes().get(name));
     }
 
     /**
@@ -132,11 +138,7 @@ interface Processor {
 
         @Override
         public InboxObserver.Step receive(SqsMessage message) {
-            return inbox.observer()
-                    .receive(
-                            inbox.consumer(),
-                            "sqs",
-                            name -> message.attributes().get(name));
+            return Processor.receive(inbox.observer(), inbox.consumer(), message);
         }
 
         @Override
@@ -224,6 +226,11 @@ interface Processor {
             this.handler = handler;
         }
 
+        @Override
+        public InboxObserver.Step receive(SqsMessage message) {
+            return Processor.receive(inbox.observer(), inbox.consumer(), message);
+        }
+
         /** One event in a transaction of its own. */
         HandleOutcome handleOne(String id, SqsMessage message) throws Exception {
             return inbox.handle(id, connection -> handler.handle(message, connection))
@@ -276,6 +283,12 @@ interface Processor {
 
         TransactionalBatchProcessor(TransactionalInbox inbox, TransactionalSqsMessageHandler handler) {
             super(inbox, handler);
+        }
+
+        /** The receive's one transaction belongs to no one message's trace: its steps are their own. */
+        @Override
+        public InboxObserver.Step receive(SqsMessage message) {
+            return InboxObserver.Step.NONE;
         }
 
         @Override
