@@ -68,7 +68,9 @@ import org.jspecify.annotations.Nullable;
  *       #BATCH_CHUNK} keys, inserted in a fixed order so that concurrent batches cannot deadlock;
  *       keys to take over are then claimed one by one.
  *   <li>purge: {@code DELETE} of at most {@link Builder#purgeBatchSize(int)} rows past expiry +
- *       grace per statement, oldest first by the {@code purge_after} index, until none is left.
+ *       grace per statement, oldest first by the {@code purge_after} index, each statement
+ *       starting where the one before ended (not walking the index entries of the rows already
+ *       deleted, which stay until vacuum), until none is left.
  * </ol>
  *
  * <p><b>Time.</b> Expiry is decided by the database's {@code clock_timestamp()}, never by the JVM's
@@ -507,20 +509,41 @@ public final class PostgresInboxStore implements TransactionalInboxStore {
 
     /**
      * Deletes the records past expiry + grace in batches of {@link Builder#purgeBatchSize(int)}
-     * rows, each its own short transaction, until a batch comes back short. A row that a claim
-     * takes over while the purge runs is kept.
+     * rows, oldest first, each its own short transaction, until a batch comes back short; each
+     * batch starts at the purge instant where the one before it ended. A row that a claim takes
+     * over while the purge runs is kept.
      */
     @Override
     public long purge() {
-        return jdbc.executeInBatches("purge of " + sql.inboxTable(), purgeBatchSize, connection -> {
-            try (PreparedStatement statement = sql.purgeBatch()
-                    .prepare(
-                            connection,
-                            SqlParams.create().bigint("grace_us", graceMicros).integer("batch_size", purgeBatchSize))) {
-                setTimeout(statement);
-                return statement.executeUpdate();
+        String operation = "purge of " + sql.inboxTable();
+        long total = 0;
+        Long from = null;
+        while (true) {
+            Long start = from;
+            long[] batch = jdbc.execute(operation, connection -> purgeBatch(connection, start));
+            total += batch[0];
+            if (batch[0] < purgeBatchSize) {
+                return total;
             }
-        });
+            from = batch[1];
+        }
+    }
+
+    /** One batch of the purge, from {@code fromMicros} on when not null: the rows deleted, and the last one's purge instant. */
+    private long[] purgeBatch(Connection connection, @Nullable Long fromMicros) throws SQLException {
+        SqlParams params = SqlParams.create().integer("batch_size", purgeBatchSize);
+        NamedSql batch = sql.purgeBatch();
+        if (fromMicros != null) {
+            params.bigint("from_us", fromMicros);
+            batch = sql.purgeBatchFrom();
+        }
+        try (PreparedStatement statement = batch.prepare(connection, params)) {
+            setTimeout(statement);
+            try (ResultSet row = statement.executeQuery()) {
+                row.next();
+                return new long[] {row.getLong(1), row.getLong(2)};
+            }
+        }
     }
 
     /**

@@ -1,0 +1,96 @@
+package dev.inbox.postgres;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.zaxxer.hikari.HikariDataSource;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The purge's cost in index pages, read from PostgreSQL's own statistics: each batch starts where
+ * the one before it ended, so a purge reads each page of the {@code purge_after} index about once,
+ * however many batches it takes. A purge whose every batch started at the oldest entry walked the
+ * entries of the rows the batches before it had deleted (they stay in the index until vacuum):
+ * batch n read n − 1 batches of dead entries, and a purge of millions of rows spent most of its
+ * time there ({@code benchmarks/results/purge-under-load-postgres.json} shows the cost).
+ */
+class PostgresPurgeTest {
+
+    private static final String TABLE = "inbox_purge_walk";
+    private static final int ROWS = 20_000;
+    private static final int BATCH = 500;
+
+    @Test
+    void aPurgeOfManyBatches_readsEachIndexPageAboutOnce_notTheDeletedRowsAgainPerBatch() throws Exception {
+        try (HikariDataSource one = PostgresTestDatabase.pool(1, true)) {
+            PostgresTestDatabase.execute("DROP TABLE IF EXISTS " + TABLE + ", " + TABLE + "_sequence");
+            PostgresInboxStore store = PostgresInboxStore.builder(one)
+                    .table(TABLE)
+                    .sequenceTable(TABLE + "_sequence")
+                    .grace(Duration.ZERO)
+                    .purgeBatchSize(BATCH)
+                    .build();
+            store.createSchemaIfMissing();
+            PostgresTestDatabase.execute(
+                    "ALTER TABLE " + TABLE + " SET (autovacuum_enabled = false)",
+                    "INSERT INTO " + TABLE + " (consumer, dedup_key, owner_token, state, expires_at, purge_after)"
+                            + " SELECT 'walk', 'k-' || g, 'owner', 1, t, t FROM (SELECT g, now() - interval '1 day'"
+                            + " + g * interval '1 millisecond' AS t FROM generate_series(1, " + ROWS
+                            + ") AS g) AS rows",
+                    "INSERT INTO " + TABLE + " (consumer, dedup_key, owner_token, state, expires_at, purge_after)"
+                            + " SELECT 'walk', 'live-' || g, 'owner', 1, now() + interval '1 day',"
+                            + " now() + interval '1 day' FROM generate_series(1, 100) AS g",
+                    "VACUUM ANALYZE " + TABLE);
+            long pages;
+            try (Connection c = one.getConnection();
+                    Statement s = c.createStatement();
+                    ResultSet r = s.executeQuery("SELECT pg_relation_size('" + TABLE + "_purge_after') / 8192")) {
+                r.next();
+                pages = r.getLong(1);
+            }
+            long before = indexPagesRead(one);
+            assertThat(store.purge()).isEqualTo(ROWS);
+            long read = indexPagesRead(one) - before;
+
+            int statements = ROWS / BATCH + 1;
+            // Once through the index, plus a descent from the root per statement. Walking the dead
+            // entries again per batch reads about statements / 2 times the index instead.
+            assertThat(read)
+                    .as("index pages read by a purge of %d statements over an index of %d pages", statements, pages)
+                    .isLessThan(2 * pages + 4L * statements);
+            store.close();
+        } finally {
+            PostgresTestDatabase.execute("DROP TABLE IF EXISTS " + TABLE + ", " + TABLE + "_sequence");
+        }
+    }
+
+    /**
+     * The pages of the {@code purge_after} index this pool's one backend has read, its statistics
+     * flushed first.
+     */
+    private static long indexPagesRead(HikariDataSource one) throws SQLException, InterruptedException {
+        try (Connection c = one.getConnection();
+                Statement s = c.createStatement()) {
+            boolean flushes;
+            try (ResultSet r = s.executeQuery("SELECT current_setting('server_version_num')::int >= 150000")) {
+                r.next();
+                flushes = r.getBoolean(1);
+            }
+            if (flushes) {
+                s.execute("SELECT pg_stat_force_next_flush()"); // PostgreSQL 15: at this statement's end
+            } else {
+                Thread.sleep(1_500); // older servers: the statistics collector's next report
+            }
+            s.execute("SELECT pg_stat_clear_snapshot()");
+            try (ResultSet r = s.executeQuery("SELECT coalesce(idx_blks_hit, 0) + coalesce(idx_blks_read, 0)"
+                    + " FROM pg_statio_user_indexes WHERE indexrelname = '" + TABLE + "_purge_after'")) {
+                assertThat(r.next()).as("the purge_after index's statistics").isTrue();
+                return r.getLong(1);
+            }
+        }
+    }
+}
