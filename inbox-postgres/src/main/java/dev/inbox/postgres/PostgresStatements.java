@@ -282,10 +282,16 @@ final class PostgresStatements {
     }
 
     /**
-     * {@link #purgeBatch()} from the purge instant {@code :from_us} (epoch microseconds) on: the
+     * {@link #purgeBatch()} from the purge instant {@code :from_us} (epoch microseconds, less one, as
+     * a server whose {@code extract} is a double may round it) on: the
      * index scan starts there instead of walking the index entries of the rows the batches before
      * it deleted, which stay in the index until vacuum — without it, batch n walks n − 1 batches of
      * dead entries, and a purge of millions of rows spends most of its time there.
+     *
+     * <p>Both statements bound the scan by {@code (SELECT clock_timestamp())}, evaluated once: the
+     * volatile {@code clock_timestamp()} itself cannot be an index condition, and as a filter it let
+     * the last, short batch of every purge read every live row's entry and heap tuple to the end
+     * of the index.
      */
     NamedSql purgeBatchFrom() {
         return purgeBatchFrom;
@@ -294,8 +300,8 @@ final class PostgresStatements {
     private String purgeBatchText(boolean from) {
         return "WITH purged AS (DELETE FROM " + inbox + " WHERE ctid = ANY (ARRAY(SELECT ctid FROM " + inbox
                 + " WHERE "
-                + (from ? "purge_after >= timestamptz 'epoch' + :from_us * interval '1 microsecond' AND " : "")
-                + "purge_after <= clock_timestamp() ORDER BY purge_after LIMIT :batch_size))"
+                + (from ? "purge_after >= timestamptz 'epoch' + (:from_us - 1) * interval '1 microsecond' AND " : "")
+                + "purge_after <= (SELECT clock_timestamp()) ORDER BY purge_after LIMIT :batch_size))"
                 + " AND purge_after <= clock_timestamp() RETURNING purge_after)"
                 + " SELECT count(*), (extract(epoch FROM max(purge_after)) * 1000000)::bigint FROM purged";
     }
