@@ -65,6 +65,13 @@ $BROKER --broker rabbitmq > $R/storm-rabbitmq-postgres-transactional.json
 # The adapters against the bare client loops doing the same work.
 java -Xmx512m -cp benchmarks/target/benchmarks.jar dev.inbox.benchmarks.adapters.AdapterThroughput > $R/adapters.json
 
+# Purge of a 10M-row table while four threads claim, beside one raw DELETE (about 4 and 8 minutes).
+PURGE="java -Xmx1g -cp benchmarks/target/benchmarks.jar dev.inbox.benchmarks.purge.PurgeUnderLoad"
+$PURGE --store postgres > $R/purge-under-load-postgres.json
+$PURGE --store mysql > $R/purge-under-load-mysql.json
+# Where a new event's cost goes on PostgreSQL, server side (pgbench; about 10 minutes).
+benchmarks/pgbench/claim-shapes.sh > $R/pg-claim-shapes.txt
+
 # The in-memory store's footprint (docs/using-the-inbox.md's bytes per key).
 java -cp benchmarks/target/benchmarks.jar dev.inbox.benchmarks.memory.CaffeineFootprint 1000000 > $R/caffeine-footprint.txt
 

@@ -28,11 +28,14 @@ import org.HdrHistogram.Recorder;
 /**
  * The store's purge of a table of {@code --rows} records (the older half expired, the newer half
  * live, as a table in use looks) while {@code --threads} consumers claim new events at full speed,
- * beside one raw {@code DELETE} of the same expired rows from an idle copy of the table.
+ * beside one raw {@code DELETE} of the same expired rows from an idle copy of the table and the
+ * store's own purge of another idle copy (the same statements without the claims' load).
  *
  * <p>Reported: the claims' latency (p50, p99, p99.9, max) and rate in a window before the purge and
- * while it runs; the purge's rows, time, rows per second, statements and longest statement; the raw
- * {@code DELETE}'s rows and time; and the ratios the targets are written against.
+ * while it runs; the purge's rows, time, rows per second, statements and longest statement, under
+ * load and idle; the raw {@code DELETE}'s rows and time; and the ratios the targets are written
+ * against. The claims and the purge share the machine: on two cores the purge also takes CPU
+ * from the claims, which the idle purge separates out.
  *
  * <pre>{@code
  * java -Xmx1g -cp benchmarks/target/benchmarks.jar dev.inbox.benchmarks.purge.PurgeUnderLoad \
@@ -51,6 +54,8 @@ public final class PurgeUnderLoad {
     private static final String TABLE = "inbox_bench_purge_load";
     private static final String RAW = "inbox_bench_purge_load_raw";
     private static final Duration LEASE = Duration.ofMinutes(5);
+    private static final List<String> OPTIONS =
+            List.of("store", "rows", "threads", "warmup-seconds", "baseline-seconds", "batch");
 
     private final Backend backend;
     private final int rows;
@@ -72,6 +77,15 @@ public final class PurgeUnderLoad {
     }
 
     public static void main(String[] argv) throws Exception {
+        System.out.println(new ObjectMapper().writerWithDefaultPrettyPrinter().writeValueAsString(report(argv)));
+    }
+
+    /**
+     * Runs with the options of {@code argv} and returns the report {@link #main} prints.
+     *
+     * @throws IllegalArgumentException if an option is unknown or has no value
+     */
+    public static Map<String, Object> report(String... argv) throws Exception {
         Map<String, String> args = new LinkedHashMap<>();
         for (int i = 0; i + 1 < argv.length; i += 2) {
             if (!argv[i].startsWith("--")) {
@@ -82,6 +96,11 @@ public final class PurgeUnderLoad {
         if (argv.length % 2 != 0) {
             throw new IllegalArgumentException("an option without its value: " + argv[argv.length - 1]);
         }
+        for (String option : args.keySet()) {
+            if (!OPTIONS.contains(option)) {
+                throw new IllegalArgumentException("unknown option --" + option + "; the options are " + OPTIONS);
+            }
+        }
         Backend backend = Backend.of(args.getOrDefault("store", "postgres"));
         PurgeUnderLoad run = new PurgeUnderLoad(
                 backend,
@@ -90,7 +109,7 @@ public final class PurgeUnderLoad {
                 Duration.ofSeconds(Long.parseLong(args.getOrDefault("warmup-seconds", "5"))),
                 Duration.ofSeconds(Long.parseLong(args.getOrDefault("baseline-seconds", "20"))),
                 Integer.parseInt(args.getOrDefault("batch", "10000")));
-        System.out.println(new ObjectMapper().writerWithDefaultPrettyPrinter().writeValueAsString(run.run()));
+        return run.run();
     }
 
     /** What differs between the two SQL stores: the server, the fill, the raw statement. */
@@ -116,18 +135,18 @@ public final class PurgeUnderLoad {
             };
         }
 
-        InboxStore store(DataSource pool, int batch) {
+        InboxStore store(DataSource pool, String table, int batch) {
             return switch (this) {
                 case POSTGRES ->
                     PostgresInboxStore.builder(pool)
-                            .table(TABLE)
+                            .table(table)
                             .sequenceTable(TABLE + "_sequence")
                             .grace(Duration.ZERO)
                             .purgeBatchSize(batch)
                             .build();
                 case MYSQL ->
                     MysqlInboxStore.builder(pool)
-                            .table(TABLE)
+                            .table(table)
                             .sequenceTable(TABLE + "_sequence")
                             .grace(Duration.ZERO)
                             .purgeBatchSize(batch)
@@ -206,7 +225,7 @@ public final class PurgeUnderLoad {
                     Statement s = c.createStatement()) {
                 s.execute("DROP TABLE IF EXISTS " + TABLE + ", " + RAW + ", " + TABLE + "_sequence");
             }
-            try (InboxStore schema = backend.store(pool, batch)) {
+            try (InboxStore schema = backend.store(pool, TABLE, batch)) {
                 backend.createSchema(schema);
             }
             long fillStart = System.nanoTime();
@@ -221,6 +240,19 @@ public final class PurgeUnderLoad {
                 long took = System.nanoTime() - start;
                 report.put("rawDelete", Map.of("rows", deleted, "seconds", seconds(took), "idle", true));
                 s.execute("DROP TABLE " + RAW);
+                // The store's purge of another idle copy: the same batches, without the claims' load.
+                backend.copy(s, TABLE, RAW);
+            }
+            List<Long> idleStatements = new CopyOnWriteArrayList<>();
+            try (HikariDataSource purgePool = pool(1, "purge-idle");
+                    InboxStore purging = backend.store(timed(purgePool, idleStatements), RAW, batch)) {
+                long start = System.nanoTime();
+                long purged = purging.purge();
+                report.put("purgeIdle", purgeSummary(purged, System.nanoTime() - start, idleStatements));
+            }
+            try (Connection c = pool.getConnection();
+                    Statement s = c.createStatement()) {
+                s.execute("DROP TABLE " + RAW);
             }
             report.putAll(underLoad(pool));
         }
@@ -228,6 +260,8 @@ public final class PurgeUnderLoad {
         Map<String, Object> purge = (Map<String, Object>) report.get("purge");
         @SuppressWarnings("unchecked")
         Map<String, Object> raw = (Map<String, Object>) report.get("rawDelete");
+        @SuppressWarnings("unchecked")
+        Map<String, Object> idle = (Map<String, Object>) report.get("purgeIdle");
         @SuppressWarnings("unchecked")
         Map<String, Object> before = (Map<String, Object>) report.get("claimsBefore");
         @SuppressWarnings("unchecked")
@@ -237,6 +271,8 @@ public final class PurgeUnderLoad {
                 Map.of(
                         "purgeSecondsOverRawDelete",
                         round((double) purge.get("seconds") / (double) raw.get("seconds")),
+                        "idlePurgeSecondsOverRawDelete",
+                        round((double) idle.get("seconds") / (double) raw.get("seconds")),
                         "claimP99DuringOverBefore",
                         round((double) during.get("p99Micros") / (double) before.get("p99Micros")),
                         "claimP50DuringOverBefore",
@@ -250,7 +286,7 @@ public final class PurgeUnderLoad {
         AtomicLong claims = new AtomicLong();
         AtomicReference<Throwable> failure = new AtomicReference<>();
         List<Thread> consumers = new ArrayList<>();
-        InboxStore store = backend.store(pool, batch);
+        InboxStore store = backend.store(pool, TABLE, batch);
         AtomicLong sequence = new AtomicLong();
         for (int t = 0; t < threads; t++) {
             Thread consumer = new Thread(
@@ -291,7 +327,7 @@ public final class PurgeUnderLoad {
             // The purge, on its own pool whose connections are timed: one connection per statement.
             List<Long> statements = new CopyOnWriteArrayList<>();
             try (HikariDataSource purgePool = pool(1, "purge");
-                    InboxStore purging = backend.store(timed(purgePool, statements), batch)) {
+                    InboxStore purging = backend.store(timed(purgePool, statements), TABLE, batch)) {
                 long claimsAtPurge = claims.get();
                 long start = System.nanoTime();
                 long purged = purging.purge();
@@ -299,16 +335,7 @@ public final class PurgeUnderLoad {
                 out.put(
                         "claimsDuringPurge",
                         summary(latencies.getIntervalHistogram(), claims.get() - claimsAtPurge, took));
-                long longest =
-                        statements.stream().mapToLong(Long::longValue).max().orElse(0);
-                Map<String, Object> purge = new LinkedHashMap<>();
-                purge.put("rows", purged);
-                purge.put("seconds", seconds(took));
-                purge.put("rowsPerSecond", Math.round(purged / (took / 1e9)));
-                purge.put("statements", statements.size());
-                purge.put("longestStatementMillis", round(longest / 1e6));
-                purge.put("meanStatementMillis", round(took / 1e6 / Math.max(1, statements.size())));
-                out.put("purge", purge);
+                out.put("purge", purgeSummary(purged, took, statements));
             }
         } finally {
             for (Thread consumer : consumers) {
@@ -323,6 +350,24 @@ public final class PurgeUnderLoad {
             throw new IllegalStateException("a claim failed during the run", failure.get());
         }
         return out;
+    }
+
+    private static Map<String, Object> purgeSummary(long purged, long nanos, List<Long> statements) {
+        Map<String, Object> purge = new LinkedHashMap<>();
+        purge.put("rows", purged);
+        purge.put("seconds", seconds(nanos));
+        purge.put("rowsPerSecond", Math.round(purged / (nanos / 1e9)));
+        purge.put("statements", statements.size());
+        long[] sorted = statements.stream().mapToLong(Long::longValue).sorted().toArray();
+        long longest = sorted.length == 0 ? 0 : sorted[sorted.length - 1];
+        purge.put("longestStatementMillis", round(longest / 1e6));
+        purge.put("longestStatementIndex", statements.indexOf(longest)); // 0: the first statement
+        purge.put("meanStatementMillis", round(nanos / 1e6 / Math.max(1, sorted.length)));
+        purge.put("p50StatementMillis", sorted.length == 0 ? 0 : round(sorted[sorted.length / 2] / 1e6));
+        purge.put(
+                "p99StatementMillis",
+                sorted.length == 0 ? 0 : round(sorted[(int) Math.min(sorted.length - 1, sorted.length * 0.99)] / 1e6));
+        return purge;
     }
 
     private static Map<String, Object> summary(Histogram h, long count, long nanos) {
