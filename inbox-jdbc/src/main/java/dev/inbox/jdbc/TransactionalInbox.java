@@ -243,12 +243,7 @@ public final class TransactionalInbox {
             try {
                 claims = store.claimAllInTransaction(connection, keys, retention);
             } catch (RuntimeException e) {
-                step.error(e);
-                if (e instanceof InboxStoreException storeFailure) {
-                    metrics.storeError(consumer, "claim", storeFailure);
-                }
-                rollback(connection, e);
-                throw e;
+                throw claimFailed(connection, step, e);
             }
         }
         for (ClaimResult claim : claims) {
@@ -358,14 +353,19 @@ public final class TransactionalInbox {
                 step.outcome(InboxObserver.claimOutcome(claim));
                 return claim;
             } catch (RuntimeException e) {
-                step.error(e);
-                if (e instanceof InboxStoreException storeFailure) {
-                    metrics.storeError(consumer, "claim", storeFailure);
-                }
-                rollback(connection, e);
-                throw e;
+                throw claimFailed(connection, step, e);
             }
         }
+    }
+
+    /** A claim that threw {@code e}: observed and counted, the transaction rolled back; returns {@code e}. */
+    private RuntimeException claimFailed(Connection connection, InboxObserver.Step step, RuntimeException e) {
+        step.error(e);
+        if (e instanceof InboxStoreException storeFailure) {
+            metrics.storeError(consumer, "claim", storeFailure);
+        }
+        rollback(connection, e);
+        return e;
     }
 
     private <E extends Exception> HandleResult inTransaction(
