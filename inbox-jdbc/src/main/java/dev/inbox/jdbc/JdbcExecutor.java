@@ -61,17 +61,19 @@ public final class JdbcExecutor implements AutoCloseable {
 
     /**
      * Runs {@code batch} again and again, each time as a transaction of its own, until it reports
-     * fewer than {@code batchSize} rows: how purges delete in bounded batches without holding one
-     * long transaction.
+     * fewer than {@code batchSize} rows, resting between batches as {@code pacing} says: how purges
+     * delete in bounded batches without holding one long transaction. A thread interrupted while it
+     * rests stops early (see {@link PurgePacing}).
      *
      * @return the rows of all batches together
      */
-    public long executeInBatches(String operation, int batchSize, SqlFunction<Integer> batch) {
+    public long executeInBatches(String operation, int batchSize, PurgePacing pacing, SqlFunction<Integer> batch) {
         long total = 0;
         while (true) {
+            long start = System.nanoTime();
             int rows = execute(operation, batch);
             total += rows;
-            if (rows < batchSize) {
+            if (rows < batchSize || !pacing.rest(start)) {
                 return total;
             }
         }

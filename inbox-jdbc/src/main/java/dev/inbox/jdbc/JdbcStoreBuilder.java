@@ -9,7 +9,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The settings every JDBC store shares — where its tables are, how long records outlive their
- * expiry, how much one purge statement deletes — each checked when set.
+ * expiry, how much one purge statement deletes and how it spaces its statements — each checked
+ * when set.
  *
  * @param <B> the concrete builder, returned by every setter
  */
@@ -32,6 +33,9 @@ public abstract class JdbcStoreBuilder<B extends JdbcStoreBuilder<B>> {
 
     /** The most rows one purge statement deletes. */
     protected int purgeBatchSize = 10_000;
+
+    /** How the purge spaces its batches. */
+    protected PurgePacing purgePacing = PurgePacing.NONE;
 
     /** A builder on {@code dataSource}, which the caller has checked. */
     protected JdbcStoreBuilder(DataSource dataSource) {
@@ -87,6 +91,22 @@ public abstract class JdbcStoreBuilder<B extends JdbcStoreBuilder<B>> {
     public B purgeBatchSize(int purgeBatchSize) {
         requireArgument(purgeBatchSize > 0, "purgeBatchSize must be positive but was " + purgeBatchSize);
         this.purgeBatchSize = purgeBatchSize;
+        return self();
+    }
+
+    /**
+     * How long the purge rests after each statement, as a multiple of the time the statement took;
+     * default 0, statements back to back. A purge on a busy server takes CPU and I/O from the
+     * consumers' claims while it runs: with ratio {@code r} it uses at most {@code 1 / (1 + r)} of a
+     * connection's time, so it runs up to {@code 1 + r} times as long and the claims' tail latency
+     * grows less (benchmarks/README.md, "Purge while the consumers run", has the measured trade).
+     * A purge interrupted while it rests stops and returns the rows deleted so far.
+     *
+     * @throws IllegalArgumentException if negative, above {@value PurgePacing#MAX_RATIO} or not a
+     *     number
+     */
+    public B purgeNiceRatio(double ratio) {
+        this.purgePacing = PurgePacing.ratio(ratio);
         return self();
     }
 

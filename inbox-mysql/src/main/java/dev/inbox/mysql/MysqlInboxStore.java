@@ -11,6 +11,7 @@ import dev.inbox.jdbc.JdbcInboxAdmin;
 import dev.inbox.jdbc.JdbcStoreBuilder;
 import dev.inbox.jdbc.Micros;
 import dev.inbox.jdbc.NamedSql;
+import dev.inbox.jdbc.PurgePacing;
 import dev.inbox.jdbc.SqlParams;
 import dev.inbox.jdbc.TransactionalInboxStore;
 import dev.inbox.spi.BatchClaims;
@@ -118,6 +119,7 @@ public final class MysqlInboxStore implements TransactionalInboxStore {
     private final MysqlStatements sql;
     private final long graceMicros;
     private final int purgeBatchSize;
+    private final PurgePacing purgePacing;
     /** The claim's {@code innodb_lock_wait_timeout} in seconds; 0 keeps the server's. */
     private final int lockWaitSeconds;
 
@@ -126,12 +128,18 @@ public final class MysqlInboxStore implements TransactionalInboxStore {
     private volatile @Nullable Boolean mariadb;
 
     private MysqlInboxStore(
-            DataSource dataSource, MysqlStatements sql, Duration grace, int purgeBatchSize, int lockWaitSeconds) {
+            DataSource dataSource,
+            MysqlStatements sql,
+            Duration grace,
+            int purgeBatchSize,
+            PurgePacing purgePacing,
+            int lockWaitSeconds) {
         this.dataSource = dataSource;
         this.jdbc = new JdbcExecutor(dataSource);
         this.sql = sql;
         this.graceMicros = Micros.of(grace);
         this.purgeBatchSize = purgeBatchSize;
+        this.purgePacing = purgePacing;
         this.lockWaitSeconds = lockWaitSeconds;
         this.mariadbBoundedClaim = lockWaitSeconds == 0 ? null : sql.claimWithLockWait(lockWaitSeconds);
     }
@@ -647,13 +655,16 @@ public final class MysqlInboxStore implements TransactionalInboxStore {
 
     /**
      * Deletes the records past expiry + grace in batches of {@link Builder#purgeBatchSize(int)}
-     * rows, oldest first, each its own short transaction, until a batch comes back short.
+     * rows, oldest first, each its own short transaction, until a batch comes back short, resting
+     * between batches as {@link Builder#purgeNiceRatio(double)} asks. A purge interrupted while it
+     * rests returns the rows deleted so far.
      */
     @Override
     public long purge() {
         return jdbc.executeInBatches(
                 "purge of " + sql.inboxTable(),
                 purgeBatchSize,
+                purgePacing,
                 connection -> MysqlDeadlocks.retrying(connection, c -> {
                     SqlParams params =
                             SqlParams.create().bigint("grace_us", graceMicros).integer("batch_size", purgeBatchSize);
@@ -726,6 +737,7 @@ public final class MysqlInboxStore implements TransactionalInboxStore {
                     new MysqlStatements(schema, table, sequenceTable),
                     grace,
                     purgeBatchSize,
+                    purgePacing,
                     lockWaitSeconds);
         }
     }

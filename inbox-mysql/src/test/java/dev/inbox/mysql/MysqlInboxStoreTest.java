@@ -330,6 +330,9 @@ class MysqlInboxStoreTest {
                     .isInstanceOf(IllegalArgumentException.class);
         }
         assertThatThrownBy(() -> MysqlInboxStore.builder(null)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> MysqlInboxStore.builder(auto).purgeNiceRatio(Double.NaN))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("nice ratio");
         assertThatThrownBy(() -> MysqlInboxStore.builder(auto).purgeBatchSize(0))
                 .isInstanceOf(IllegalArgumentException.class);
         for (Duration bad : new Duration[] {null, Duration.ZERO, Duration.ofDays(-1), Duration.ofDays(20_000)}) {
@@ -474,7 +477,24 @@ class MysqlInboxStoreTest {
         }
         store.claim(ClaimRequest.of(key("live"), OwnerToken.random(), Duration.ofMinutes(1)));
         sleep(50);
-        assertThat(store.purge()).isEqualTo(25);
+        // Paced, a purge interrupted between its batches stops after the first and keeps the flag.
+        MysqlInboxStore paced = MysqlInboxStore.builder(auto)
+                .table(TABLE + "_batches")
+                .grace(Duration.ZERO)
+                .purgeBatchSize(7)
+                .purgeNiceRatio(1)
+                .build();
+        Thread.currentThread().interrupt();
+        long first;
+        boolean interrupted;
+        try {
+            first = paced.purge();
+        } finally {
+            interrupted = Thread.interrupted();
+        }
+        assertThat(first).isEqualTo(7);
+        assertThat(interrupted).isTrue();
+        assertThat(store.purge()).isEqualTo(18);
         assertThat(store.claim(ClaimRequest.of(key("live"), OwnerToken.random(), Duration.ofMinutes(1))))
                 .isEqualTo(ClaimResult.busy());
     }

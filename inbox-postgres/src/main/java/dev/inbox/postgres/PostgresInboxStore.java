@@ -11,6 +11,7 @@ import dev.inbox.jdbc.JdbcInboxAdmin;
 import dev.inbox.jdbc.JdbcStoreBuilder;
 import dev.inbox.jdbc.Micros;
 import dev.inbox.jdbc.NamedSql;
+import dev.inbox.jdbc.PurgePacing;
 import dev.inbox.jdbc.SqlParams;
 import dev.inbox.jdbc.TransactionalInboxStore;
 import dev.inbox.spi.BatchClaims;
@@ -114,6 +115,7 @@ public final class PostgresInboxStore implements TransactionalInboxStore {
     private final PostgresStatements sql;
     private final long graceMicros;
     private final int purgeBatchSize;
+    private final PurgePacing purgePacing;
     private final int queryTimeoutSeconds;
     private final String lockWaitMillis;
 
@@ -122,6 +124,7 @@ public final class PostgresInboxStore implements TransactionalInboxStore {
             PostgresStatements sql,
             Duration grace,
             int purgeBatchSize,
+            PurgePacing purgePacing,
             @Nullable Duration queryTimeout,
             Duration lockWait) {
         this.dataSource = dataSource;
@@ -129,6 +132,7 @@ public final class PostgresInboxStore implements TransactionalInboxStore {
         this.sql = sql;
         this.graceMicros = Micros.of(grace);
         this.purgeBatchSize = purgeBatchSize;
+        this.purgePacing = purgePacing;
         this.queryTimeoutSeconds = queryTimeout == null ? 0 : (int) Math.max(1, queryTimeout.toSeconds());
         this.lockWaitMillis = Long.toString(lockWait.toMillis());
     }
@@ -510,8 +514,9 @@ public final class PostgresInboxStore implements TransactionalInboxStore {
     /**
      * Deletes the records past expiry + grace in batches of {@link Builder#purgeBatchSize(int)}
      * rows, oldest first, each its own short transaction, until a batch comes back short; each
-     * batch starts at the purge instant where the one before it ended. A row that a claim takes
-     * over while the purge runs is kept.
+     * batch starts at the purge instant where the one before it ended, after the rest {@link
+     * Builder#purgeNiceRatio(double)} asks for. A row that a claim takes over while the purge runs is
+     * kept. A purge interrupted while it rests returns the rows deleted so far.
      */
     @Override
     public long purge() {
@@ -519,10 +524,11 @@ public final class PostgresInboxStore implements TransactionalInboxStore {
         long total = 0;
         Long from = null;
         while (true) {
-            Long start = from;
-            long[] batch = jdbc.execute(operation, connection -> purgeBatch(connection, start));
+            Long cursor = from;
+            long start = System.nanoTime();
+            long[] batch = jdbc.execute(operation, connection -> purgeBatch(connection, cursor));
             total += batch[0];
-            if (batch[0] < purgeBatchSize) {
+            if (batch[0] < purgeBatchSize || !purgePacing.rest(start)) {
                 return total;
             }
             from = batch[1];
@@ -622,6 +628,7 @@ public final class PostgresInboxStore implements TransactionalInboxStore {
                     new PostgresStatements(schema, table, sequenceTable),
                     grace,
                     purgeBatchSize,
+                    purgePacing,
                     queryTimeout,
                     lockWaitTimeout);
         }

@@ -212,6 +212,9 @@ class PostgresInboxStoreTest {
                 .isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> PostgresInboxStore.builder(auto).purgeBatchSize(0))
                 .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> PostgresInboxStore.builder(auto).purgeNiceRatio(-1))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("nice ratio");
         assertThatThrownBy(() -> PostgresInboxStore.builder(auto).queryTimeout(Duration.ZERO))
                 .isInstanceOf(IllegalArgumentException.class);
         for (Duration bad : new Duration[] {null, Duration.ZERO, Duration.ofNanos(1), Duration.ofDays(-1)}) {
@@ -362,7 +365,24 @@ class PostgresInboxStoreTest {
         OwnerToken live = OwnerToken.random();
         store.claim(ClaimRequest.of(key("live"), live, Duration.ofMinutes(1)));
         sleep(50);
-        assertThat(store.purge()).isEqualTo(25);
+        // Paced, a purge interrupted between its batches stops after the first and keeps the flag.
+        PostgresInboxStore paced = PostgresInboxStore.builder(auto)
+                .table(TABLE)
+                .grace(Duration.ZERO)
+                .purgeBatchSize(7)
+                .purgeNiceRatio(1)
+                .build();
+        Thread.currentThread().interrupt();
+        long first;
+        boolean interrupted;
+        try {
+            first = paced.purge();
+        } finally {
+            interrupted = Thread.interrupted();
+        }
+        assertThat(first).isEqualTo(7);
+        assertThat(interrupted).isTrue();
+        assertThat(store.purge()).isEqualTo(18);
         assertThat(rows("purge-%")).isZero();
         assertThat(rows("live")).isEqualTo(1);
     }

@@ -15,6 +15,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -45,7 +46,9 @@ import org.HdrHistogram.Recorder;
  * }</pre>
  *
  * <p>Options: {@code --rows 10000000}, {@code --threads 4}, {@code --warmup-seconds 5}, {@code
- * --baseline-seconds 20}, {@code --batch 10000} (rows per purge statement: the stores' default).
+ * --baseline-seconds 20}, {@code --batch 10000} (rows per purge statement: the stores' default),
+ * {@code --nice-ratio 0} (the store's {@code purgeNiceRatio}: the rest after each purge statement,
+ * as a multiple of its time; it applies to both store purges, idle and under load).
  * Servers: {@code -Dinbox.bench.postgres=<jdbc url>}, {@code -Dinbox.bench.mysql=<jdbc url>}, as
  * for the JMH benchmarks.
  */
@@ -55,7 +58,7 @@ public final class PurgeUnderLoad {
     private static final String RAW = "inbox_bench_purge_load_raw";
     private static final Duration LEASE = Duration.ofMinutes(5);
     private static final List<String> OPTIONS =
-            List.of("store", "rows", "threads", "warmup-seconds", "baseline-seconds", "batch");
+            List.of("store", "rows", "threads", "warmup-seconds", "baseline-seconds", "batch", "nice-ratio");
 
     private final Backend backend;
     private final int rows;
@@ -63,8 +66,10 @@ public final class PurgeUnderLoad {
     private final Duration warmup;
     private final Duration baseline;
     private final int batch;
+    private final double niceRatio;
 
-    private PurgeUnderLoad(Backend backend, int rows, int threads, Duration warmup, Duration baseline, int batch) {
+    private PurgeUnderLoad(
+            Backend backend, int rows, int threads, Duration warmup, Duration baseline, int batch, double niceRatio) {
         if (rows < 2 || threads < 1 || batch < 1) {
             throw new IllegalArgumentException("--rows must be at least 2, --threads and --batch at least 1");
         }
@@ -74,6 +79,7 @@ public final class PurgeUnderLoad {
         this.warmup = warmup;
         this.baseline = baseline;
         this.batch = batch;
+        this.niceRatio = niceRatio;
     }
 
     public static void main(String[] argv) throws Exception {
@@ -108,7 +114,8 @@ public final class PurgeUnderLoad {
                 Integer.parseInt(args.getOrDefault("threads", "4")),
                 Duration.ofSeconds(Long.parseLong(args.getOrDefault("warmup-seconds", "5"))),
                 Duration.ofSeconds(Long.parseLong(args.getOrDefault("baseline-seconds", "20"))),
-                Integer.parseInt(args.getOrDefault("batch", "10000")));
+                Integer.parseInt(args.getOrDefault("batch", "10000")),
+                Double.parseDouble(args.getOrDefault("nice-ratio", "0")));
         return run.run();
     }
 
@@ -135,7 +142,7 @@ public final class PurgeUnderLoad {
             };
         }
 
-        InboxStore store(DataSource pool, String table, int batch) {
+        InboxStore store(DataSource pool, String table, int batch, double niceRatio) {
             return switch (this) {
                 case POSTGRES ->
                     PostgresInboxStore.builder(pool)
@@ -143,6 +150,7 @@ public final class PurgeUnderLoad {
                             .sequenceTable(TABLE + "_sequence")
                             .grace(Duration.ZERO)
                             .purgeBatchSize(batch)
+                            .purgeNiceRatio(niceRatio)
                             .build();
                 case MYSQL ->
                     MysqlInboxStore.builder(pool)
@@ -150,6 +158,7 @@ public final class PurgeUnderLoad {
                             .sequenceTable(TABLE + "_sequence")
                             .grace(Duration.ZERO)
                             .purgeBatchSize(batch)
+                            .purgeNiceRatio(niceRatio)
                             .build();
             };
         }
@@ -220,12 +229,13 @@ public final class PurgeUnderLoad {
         report.put("expiredRows", rows / 2);
         report.put("threads", threads);
         report.put("purgeBatch", batch);
+        report.put("purgeNiceRatio", niceRatio);
         try (HikariDataSource pool = pool(threads + 1, "purge-load")) {
             try (Connection c = pool.getConnection();
                     Statement s = c.createStatement()) {
                 s.execute("DROP TABLE IF EXISTS " + TABLE + ", " + RAW + ", " + TABLE + "_sequence");
             }
-            try (InboxStore schema = backend.store(pool, TABLE, batch)) {
+            try (InboxStore schema = backend.store(pool, TABLE, batch, 0)) {
                 backend.createSchema(schema);
             }
             long fillStart = System.nanoTime();
@@ -245,7 +255,7 @@ public final class PurgeUnderLoad {
             }
             List<Long> idleStatements = new CopyOnWriteArrayList<>();
             try (HikariDataSource purgePool = pool(1, "purge-idle");
-                    InboxStore purging = backend.store(timed(purgePool, idleStatements), RAW, batch)) {
+                    InboxStore purging = backend.store(timed(purgePool, idleStatements), RAW, batch, niceRatio)) {
                 long start = System.nanoTime();
                 long purged = purging.purge();
                 report.put("purgeIdle", purgeSummary(purged, System.nanoTime() - start, idleStatements));
@@ -286,7 +296,7 @@ public final class PurgeUnderLoad {
         AtomicLong claims = new AtomicLong();
         AtomicReference<Throwable> failure = new AtomicReference<>();
         List<Thread> consumers = new ArrayList<>();
-        InboxStore store = backend.store(pool, TABLE, batch);
+        InboxStore store = backend.store(pool, TABLE, batch, 0);
         AtomicLong sequence = new AtomicLong();
         for (int t = 0; t < threads; t++) {
             Thread consumer = new Thread(
@@ -327,7 +337,7 @@ public final class PurgeUnderLoad {
             // The purge, on its own pool whose connections are timed: one connection per statement.
             List<Long> statements = new CopyOnWriteArrayList<>();
             try (HikariDataSource purgePool = pool(1, "purge");
-                    InboxStore purging = backend.store(timed(purgePool, statements), TABLE, batch)) {
+                    InboxStore purging = backend.store(timed(purgePool, statements), TABLE, batch, niceRatio)) {
                 long claimsAtPurge = claims.get();
                 long start = System.nanoTime();
                 long purged = purging.purge();
@@ -362,7 +372,7 @@ public final class PurgeUnderLoad {
         long longest = sorted.length == 0 ? 0 : sorted[sorted.length - 1];
         purge.put("longestStatementMillis", round(longest / 1e6));
         purge.put("longestStatementIndex", statements.indexOf(longest)); // 0: the first statement
-        purge.put("meanStatementMillis", round(nanos / 1e6 / Math.max(1, sorted.length)));
+        purge.put("meanStatementMillis", round(Arrays.stream(sorted).sum() / 1e6 / Math.max(1, sorted.length)));
         purge.put("p50StatementMillis", sorted.length == 0 ? 0 : round(sorted[sorted.length / 2] / 1e6));
         purge.put(
                 "p99StatementMillis",

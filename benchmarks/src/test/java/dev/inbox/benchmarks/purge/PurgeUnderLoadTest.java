@@ -10,7 +10,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 /**
  * A small run of the purge-under-load benchmark on each SQL server: the fill's expired half is what
  * the raw {@code DELETE}, the idle purge and the purge under load each remove, in the statements
- * the batch size makes, while the claims ran. (No timing is asserted.)
+ * the batch size makes (paced: a rest after each), while the claims ran. (No timing is asserted.)
  */
 class PurgeUnderLoadTest {
 
@@ -30,8 +30,10 @@ class PurgeUnderLoadTest {
                 "--baseline-seconds",
                 "1",
                 "--batch",
-                "300");
-        assertThat(report).containsEntry("expiredRows", 1000);
+                "300",
+                "--nice-ratio",
+                "0.5");
+        assertThat(report).containsEntry("expiredRows", 1000).containsEntry("purgeNiceRatio", 0.5);
         assertThat((Map<String, Object>) report.get("rawDelete")).containsEntry("rows", 1000);
         for (String purge : new String[] {"purgeIdle", "purge"}) {
             assertThat((Map<String, Object>) report.get(purge))
