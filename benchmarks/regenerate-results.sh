@@ -69,8 +69,13 @@ java -Xmx512m -cp benchmarks/target/benchmarks.jar dev.inbox.benchmarks.adapters
 PURGE="java -Xmx1g -cp benchmarks/target/benchmarks.jar dev.inbox.benchmarks.purge.PurgeUnderLoad"
 $PURGE --store postgres > $R/purge-under-load-postgres.json
 $PURGE --store mysql > $R/purge-under-load-mysql.json
-# Where a new event's cost goes on PostgreSQL, server side (pgbench; about 10 minutes).
+# The same, paced: the store's purgeNiceRatio (about 5 minutes each on PostgreSQL, 10 on MariaDB).
+for ratio in 0 1 3; do $PURGE --store postgres --nice-ratio $ratio > $R/purge-under-load-postgres-nice-$ratio.json; done
+for ratio in 0 1; do $PURGE --store mysql --nice-ratio $ratio > $R/purge-under-load-mysql-nice-$ratio.json; done
+# Where a new event's cost goes on PostgreSQL and on Redis, server side (pgbench, about 10
+# minutes; redis-benchmark, about 3).
 benchmarks/pgbench/claim-shapes.sh > $R/pg-claim-shapes.txt
+benchmarks/redis/claim-shapes.sh > $R/redis-claim-shapes.txt
 
 # The in-memory store's footprint (docs/using-the-inbox.md's bytes per key).
 java -cp benchmarks/target/benchmarks.jar dev.inbox.benchmarks.memory.CaffeineFootprint 1000000 > $R/caffeine-footprint.txt

@@ -697,6 +697,11 @@ public final class MysqlInboxStore implements TransactionalInboxStore {
         return sql.inboxTable();
     }
 
+    /** The purge's rest after each statement, as a multiple of its time ({@link Builder#purgeNiceRatio(double)}). */
+    public double purgeNiceRatio() {
+        return purgePacing.ratio();
+    }
+
     @Override
     public String toString() {
         return "MysqlInboxStore[" + sql.inboxTable() + "]";

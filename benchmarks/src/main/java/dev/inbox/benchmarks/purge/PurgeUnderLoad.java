@@ -34,8 +34,8 @@ import org.HdrHistogram.Recorder;
  *
  * <p>Reported: the claims' latency (p50, p99, p99.9, max) and rate in a window before the purge and
  * while it runs; the purge's rows, time, rows per second, statements and longest statement, under
- * load and idle; the raw {@code DELETE}'s rows and time; and the ratios the targets are written
- * against. The claims and the purge share the machine: on two cores the purge also takes CPU
+ * load and idle (on MySQL/MariaDB also how many InnoDB buffer pool pages each purge read from
+ * disk); the raw {@code DELETE}'s rows and time; and the ratios the targets are written against. The claims and the purge share the machine: on two cores the purge also takes CPU
  * from the claims, which the idle purge separates out.
  *
  * <pre>{@code
@@ -216,6 +216,29 @@ public final class PurgeUnderLoad {
             }
         }
 
+        /**
+         * MariaDB/MySQL: the server's {@code Innodb_buffer_pool_reads} (pages read from disk because
+         * the buffer pool did not hold them) and {@code Innodb_buffer_pool_read_requests}; PostgreSQL:
+         * none (its statistics reach other sessions up to seconds late).
+         */
+        Map<String, Long> bufferPool(DataSource pool) throws SQLException {
+            Map<String, Long> counters = new LinkedHashMap<>();
+            if (this == POSTGRES) {
+                return counters;
+            }
+            try (Connection c = pool.getConnection();
+                    Statement s = c.createStatement();
+                    java.sql.ResultSet rows = s.executeQuery("SHOW GLOBAL STATUS WHERE Variable_name IN"
+                            + " ('Innodb_buffer_pool_reads', 'Innodb_buffer_pool_read_requests')")) {
+                while (rows.next()) {
+                    counters.put(
+                            rows.getString(1).equals("Innodb_buffer_pool_reads") ? "diskReads" : "readRequests",
+                            rows.getLong(2));
+                }
+            }
+            return counters;
+        }
+
         String rawDelete(String table) {
             return "DELETE FROM " + table + " WHERE purge_after <= "
                     + (this == POSTGRES ? "clock_timestamp()" : "UTC_TIMESTAMP(6)");
@@ -256,9 +279,11 @@ public final class PurgeUnderLoad {
             List<Long> idleStatements = new CopyOnWriteArrayList<>();
             try (HikariDataSource purgePool = pool(1, "purge-idle");
                     InboxStore purging = backend.store(timed(purgePool, idleStatements), RAW, batch, niceRatio)) {
+                Map<String, Long> pages = backend.bufferPool(pool);
                 long start = System.nanoTime();
                 long purged = purging.purge();
                 report.put("purgeIdle", purgeSummary(purged, System.nanoTime() - start, idleStatements));
+                putBufferPool(report, "purgeIdle", pages, backend.bufferPool(pool));
             }
             try (Connection c = pool.getConnection();
                     Statement s = c.createStatement()) {
@@ -338,6 +363,7 @@ public final class PurgeUnderLoad {
             List<Long> statements = new CopyOnWriteArrayList<>();
             try (HikariDataSource purgePool = pool(1, "purge");
                     InboxStore purging = backend.store(timed(purgePool, statements), TABLE, batch, niceRatio)) {
+                Map<String, Long> pages = backend.bufferPool(pool);
                 long claimsAtPurge = claims.get();
                 long start = System.nanoTime();
                 long purged = purging.purge();
@@ -346,6 +372,7 @@ public final class PurgeUnderLoad {
                         "claimsDuringPurge",
                         summary(latencies.getIntervalHistogram(), claims.get() - claimsAtPurge, took));
                 out.put("purge", purgeSummary(purged, took, statements));
+                putBufferPool(out, "purge", pages, backend.bufferPool(pool));
             }
         } finally {
             for (Thread consumer : consumers) {
@@ -378,6 +405,18 @@ public final class PurgeUnderLoad {
                 "p99StatementMillis",
                 sorted.length == 0 ? 0 : round(sorted[(int) Math.min(sorted.length - 1, sorted.length * 0.99)] / 1e6));
         return purge;
+    }
+
+    /** The buffer pool counters' growth over a purge (the claims' reads included under load), if any. */
+    @SuppressWarnings("unchecked")
+    private static void putBufferPool(
+            Map<String, Object> report, String purge, Map<String, Long> before, Map<String, Long> after) {
+        if (before.isEmpty()) {
+            return;
+        }
+        Map<String, Object> grown = new LinkedHashMap<>();
+        before.forEach((counter, value) -> grown.put(counter, after.get(counter) - value));
+        ((Map<String, Object>) report.get(purge)).put("innodbBufferPool", grown);
     }
 
     private static Map<String, Object> summary(Histogram h, long count, long nanos) {
