@@ -294,6 +294,12 @@ public class InboxProperties {
         /** The mean time between two purges; each wait is drawn within 20 % of it, so instances spread out. */
         private Duration interval = Duration.ofMinutes(5);
 
+        /**
+         * PostgreSQL and MySQL/MariaDB: how long the purge rests after each statement, as a multiple
+         * of the statement's time (0: back to back), leaving a busy server to the consumers' claims.
+         */
+        private double niceRatio;
+
         public boolean isEnabled() {
             return enabled;
         }
@@ -308,6 +314,19 @@ public class InboxProperties {
 
         public void setInterval(Duration interval) {
             this.interval = positive(interval, "inbox.purge.interval");
+        }
+
+        public double getNiceRatio() {
+            return niceRatio;
+        }
+
+        public void setNiceRatio(double niceRatio) {
+            // the stores' own bound (PurgePacing.MAX_RATIO, in inbox-jdbc, which a Redis application lacks)
+            if (!(niceRatio >= 0 && niceRatio <= 100)) {
+                throw new IllegalArgumentException(
+                        "inbox.purge.nice-ratio must be between 0 and 100, but was " + niceRatio);
+            }
+            this.niceRatio = niceRatio;
         }
     }
 

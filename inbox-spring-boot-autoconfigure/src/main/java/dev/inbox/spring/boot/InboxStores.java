@@ -183,7 +183,7 @@ final class InboxStores {
             if (properties.getGrace() != null) {
                 builder.grace(properties.getGrace());
             }
-            return builder;
+            return builder.purgeNiceRatio(properties.getPurge().getNiceRatio());
         }
     }
 

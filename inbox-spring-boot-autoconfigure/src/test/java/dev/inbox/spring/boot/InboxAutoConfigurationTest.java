@@ -67,12 +67,15 @@ class InboxAutoConfigurationTest {
     @Test
     void aPostgresDataSource_choosesPostgres_andTheSpringInboxJoinsItsTransactions() {
         runner.withBean(DataSource.class, () -> pool(TestServers.postgres()))
-                .withPropertyValues("inbox.create-schema=true", "inbox.jdbc.table=inbox_boot")
+                .withPropertyValues(
+                        "inbox.create-schema=true", "inbox.jdbc.table=inbox_boot", "inbox.purge.nice-ratio=1.5")
                 .run(context -> {
                     assertThat(context).hasSingleBean(InboxStore.class);
                     assertThat(context.getBean(InboxStore.class)).isInstanceOf(PostgresInboxStore.class);
                     assertThat(((PostgresInboxStore) context.getBean(InboxStore.class)).tableName())
                             .contains("inbox_boot");
+                    assertThat(((PostgresInboxStore) context.getBean(InboxStore.class)).purgeNiceRatio())
+                            .isEqualTo(1.5);
                     assertThat(context.getBean(SpringInbox.class).dataSource())
                             .isSameAs(context.getBean(DataSource.class));
                     Inbox inbox = context.getBean(Inbox.class);
@@ -86,9 +89,12 @@ class InboxAutoConfigurationTest {
     @Test
     void aMariadbDataSource_choosesMysql() {
         runner.withBean(DataSource.class, () -> pool(TestServers.mysql()))
-                .withPropertyValues("inbox.create-schema=true", "inbox.jdbc.table=inbox_boot")
+                .withPropertyValues(
+                        "inbox.create-schema=true", "inbox.jdbc.table=inbox_boot", "inbox.purge.nice-ratio=2")
                 .run(context -> {
                     assertThat(context.getBean(InboxStore.class)).isInstanceOf(MysqlInboxStore.class);
+                    assertThat(((MysqlInboxStore) context.getBean(InboxStore.class)).purgeNiceRatio())
+                            .isEqualTo(2.0);
                     assertThat(context.getBean(SpringInbox.class).dataSource())
                             .isSameAs(context.getBean(DataSource.class));
                     assertThat(context.getBean(Inbox.class)
@@ -249,6 +255,11 @@ class InboxAutoConfigurationTest {
                         .rootCause()
                         .hasMessageContaining("inbox.lease must be at least a second, but was PT0.03S")
                         .hasMessageContaining("without a unit is read as milliseconds"));
+        runner.withPropertyValues("inbox.purge.nice-ratio=-1")
+                .run(context -> assertThat(context)
+                        .getFailure()
+                        .rootCause()
+                        .hasMessage("inbox.purge.nice-ratio must be between 0 and 100, but was -1.0"));
         runner.withPropertyValues("inbox.store=cassandra")
                 .run(context -> assertThat(context).getFailure().hasStackTraceContaining("inbox.store"));
         new ApplicationContextRunner()
