@@ -61,13 +61,4 @@ for clients in $CLIENTS; do
     done
   done
 done
-awk '{ key = $1 " " $2; n[key]++; v[key, n[key]] = $3; order[key] = NR }
-     END {
-       for (key in n) {
-         m = n[key]; for (i = 1; i <= m; i++) a[i] = v[key, i]
-         for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
-         all = ""; for (i = 1; i <= m; i++) all = all " " v[key, i]
-         split(key, k, " ")
-         printf "clients=%s %-28s median %6d tps   rounds:%s\n", k[1], k[2], a[int((m + 1) / 2)], all
-       }
-     }' "$work/runs" | sort -k1,1 -k4,4nr
+awk -v unit=tps -v width=28 -f "$here/../median-of-rounds.awk" "$work/runs" | sort -k1,1 -k4,4nr

@@ -51,13 +51,4 @@ for clients in $CLIENTS; do
     done
   done
 done
-awk '{ key = $1 " " $2; n[key]++; v[key, n[key]] = $3 }
-     END {
-       for (key in n) {
-         m = n[key]; for (i = 1; i <= m; i++) a[i] = v[key, i]
-         for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
-         all = ""; for (i = 1; i <= m; i++) all = all " " v[key, i]
-         split(key, k, " ")
-         printf "clients=%s %-20s median %7d req/s   rounds:%s\n", k[1], k[2], a[int((m + 1) / 2)], all
-       }
-     }' "$work/runs" | sort -k1,1 -k4,4nr
+awk -v unit=req/s -v width=20 -f "$here/../median-of-rounds.awk" "$work/runs" | sort -k1,1 -k4,4nr

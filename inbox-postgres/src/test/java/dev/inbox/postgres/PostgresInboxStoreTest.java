@@ -22,6 +22,7 @@ import dev.inbox.tck.InboxStoreContract;
 import dev.inbox.tck.SequenceGuardContract;
 import dev.inbox.tck.StoreFailureContract;
 import dev.inbox.tck.TransactionalStoreContract;
+import dev.inbox.testing.Interrupted;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -372,16 +373,9 @@ class PostgresInboxStoreTest {
                 .purgeBatchSize(7)
                 .purgeNiceRatio(1)
                 .build();
-        Thread.currentThread().interrupt();
-        long first;
-        boolean interrupted;
-        try {
-            first = paced.purge();
-        } finally {
-            interrupted = Thread.interrupted();
-        }
-        assertThat(first).isEqualTo(7);
-        assertThat(interrupted).isTrue();
+        Interrupted.Outcome<Long> first = Interrupted.call(paced::purge);
+        assertThat(first.value()).isEqualTo(7);
+        assertThat(first.flagKept()).isTrue();
         assertThat(store.purge()).isEqualTo(18);
         assertThat(rows("purge-%")).isZero();
         assertThat(rows("live")).isEqualTo(1);
