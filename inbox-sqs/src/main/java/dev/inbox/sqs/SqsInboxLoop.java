@@ -75,7 +75,10 @@ import software.amazon.awssdk.services.sqs.model.SendMessageRequest;
  * {@link #visibilityTimeout()} says which. While a receive's messages are worked
  * on, a renewal every third of the shorter of the two extends both, the claims ({@link
  * dev.inbox.Claim#renew()}) and the messages' visibility ({@code ChangeMessageVisibilityBatch}), so
- * work longer than either is neither taken over nor handed out again.
+ * work longer than either is neither taken over nor handed out again. A message whose work is done
+ * stays renewed too until the receive ends, when the done messages are completed in one {@link
+ * Inbox#completeAll} and deleted in one batch: until then its record is still in progress, and a
+ * lapsed lease would let another consumer apply it again.
  *
  * <p><b>FIFO queues.</b> Messages of one {@code MessageGroupId} stay in order: a busy or failed
  * message stops the later messages of its group in the same receive (their claims released, made
@@ -327,6 +330,11 @@ public final class SqsInboxLoop {
         final QueueSettings settings;
         final Fate[] fates;
         final Duration[] delays;
+        /**
+         * The messages whose claim and visibility the renewals keep: every claimed one until it is put
+         * back, and a done one until the receive ends, since it is completed and deleted only then —
+         * left unrenewed, another consumer would receive it again and take over its lapsed lease.
+         */
         final Map<Integer, Boolean> held = new ConcurrentHashMap<>();
 
         Receive(List<Message> received, QueueSettings settings) {
@@ -488,7 +496,9 @@ public final class SqsInboxLoop {
         private void decide(int i, Fate fate, @Nullable Duration delay) {
             fates[i] = fate;
             delays[i] = delay;
-            held.remove(i);
+            if (fate != Fate.DELETE) {
+                held.remove(i); // a done message stays held until it is completed and deleted
+            }
         }
 
         /** Renews the claims and the visibility of what is still held, every third of the shorter. */

@@ -217,6 +217,56 @@ class SqsInboxLoopTest {
         assertThat(visibleAndHidden(queue)).isZero();
     }
 
+    /**
+     * The reproduction of the adapter-rules issue: a receive's first message is done at once, the
+     * next one works for three leases. The done one is completed and deleted only when the receive
+     * ends, so until then its claim and its visibility must still be renewed — else a second
+     * consumer receives it again, takes over the expired lease and applies it a second time.
+     */
+    @Test
+    void aMessageDoneEarlyInAReceive_staysHeldUntilTheReceiveEnds_soAnotherConsumerCannotApplyItAgain()
+            throws Exception {
+        String queue = queue("inbox-done-early", Map.of(QueueAttributeName.VISIBILITY_TIMEOUT, "2"));
+        send(queue, "first", Map.of("event-id", "first"), null);
+        send(queue, "second", Map.of("event-id", "second"), null);
+        java.util.concurrent.CountDownLatch working = new java.util.concurrent.CountDownLatch(1);
+        AtomicInteger handled = new AtomicInteger();
+        SqsInboxLoop slow = SqsInboxLoop.lease(sqs, queue, inbox, message -> {
+                    apply(message);
+                    if (handled.incrementAndGet() == 2) { // the receive's second message: the first is done
+                        working.countDown();
+                        Thread.sleep(6_000); // three visibility timeouts, three leases
+                    }
+                })
+                .keys(SqsKeys.attribute("event-id"))
+                .waitTime(Duration.ofSeconds(1))
+                .build();
+        SqsClient otherClient = SqsQueues.client();
+        SqsInboxLoop other = SqsInboxLoop.lease(otherClient, queue, inbox, this::apply)
+                .keys(SqsKeys.attribute("event-id"))
+                .waitTime(Duration.ofSeconds(1))
+                .build();
+        AtomicInteger firstReceive = new AtomicInteger();
+        Thread slowThread = new Thread(() -> firstReceive.set(slow.pollOnce()));
+        slowThread.start();
+        assertThat(working.await(30, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+        try {
+            while (slowThread.isAlive()) {
+                other.pollOnce(); // must receive nothing while the slow one works
+            }
+        } finally {
+            slowThread.join(30_000);
+            otherClient.close();
+        }
+        assertThat(firstReceive.get()).as("both messages came in one receive").isEqualTo(2);
+        assertThat(other.counts())
+                .as("what the other consumer saw")
+                .isEqualTo(new dev.inbox.Deliveries(0, 0, 0, 0, 0, 0));
+        assertThat(applied("first")).isEqualTo(1);
+        assertThat(applied("second")).isEqualTo(1);
+        assertThat(visibleAndHidden(queue)).isZero();
+    }
+
     @Test
     void workThatKeepsFailing_isLeftToTheRedrivePolicy() {
         String dead = queue("inbox-redrive-dead", Map.of());
