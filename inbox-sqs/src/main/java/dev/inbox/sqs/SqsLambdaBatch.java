@@ -39,6 +39,13 @@ import software.amazon.awssdk.services.sqs.model.MessageSystemAttributeName;
  * }
  * }</pre>
  *
+ * <p><b>Set {@code FunctionResponseTypes: [ReportBatchItemFailures]} on the event source mapping.</b>
+ * Without it Lambda ignores the response: an invocation that returns deletes its whole batch, the
+ * records reported here included, and those events are lost. When no record of an invocation is
+ * done, {@link #handle} throws {@link SqsBatchFailedException} instead of returning (as AWS Lambda
+ * Powertools does), so that case is safe either way; a batch in which only some records failed is
+ * not.
+ *
  * <p>A record is reported as a failure when it is busy (another delivery holds its event), its work
  * threw, the store could not answer, or it has no usable key (so the queue's redrive policy moves it
  * to the dead-letter queue after {@code maxReceiveCount}); a processed record, a duplicate, and one
@@ -93,8 +100,11 @@ public final class SqsLambdaBatch {
     /**
      * Handles the records of one invocation.
      *
-     * @return the records that are not done, for Lambda to return to the queue
+     * @return the records that are not done, for Lambda to return to the queue (with {@code
+     *     ReportBatchItemFailures} on the event source mapping; see the class documentation)
      * @throws IllegalArgumentException if {@code event} or {@code context} is null
+     * @throws SqsBatchFailedException if no record is done (none is lost: the invocation fails and
+     *     Lambda returns them all)
      * @throws Error what the work threw, after what was done was completed
      */
     public SQSBatchResponse handle(SQSEvent event, Context context) {
@@ -104,8 +114,9 @@ public final class SqsLambdaBatch {
         List<SQSBatchResponse.BatchItemFailure> failures = new ArrayList<>();
         long remainingMillis = context.getRemainingTimeInMillis();
         if (remainingMillis <= 0) {
-            records.forEach(r -> failures.add(new SQSBatchResponse.BatchItemFailure(r.getMessageId())));
-            return new SQSBatchResponse(failures);
+            LOG.log(Level.WARNING, "no time left for the {0} records of this invocation", records.size());
+            throw new SqsBatchFailedException(
+                    records.stream().map(SQSEvent.SQSMessage::getMessageId).toList());
         }
         Processor processor = processors.apply(Duration.ofMillis(remainingMillis));
         boolean fifo = false;
@@ -137,6 +148,11 @@ public final class SqsLambdaBatch {
                 failures.add(
                         new SQSBatchResponse.BatchItemFailure(records.get(i).getMessageId()));
             }
+        }
+        if (!records.isEmpty() && failures.size() == records.size()) {
+            throw new SqsBatchFailedException(failures.stream()
+                    .map(SQSBatchResponse.BatchItemFailure::getItemIdentifier)
+                    .toList());
         }
         return new SQSBatchResponse(failures);
     }

@@ -293,15 +293,57 @@ class SqsLambdaBatchTest {
         }
     }
 
+    /**
+     * A response listing every record would be read as success by an event source mapping without
+     * {@code ReportBatchItemFailures}, and Lambda would delete them all: the invocation fails instead.
+     */
     @Test
-    void noTimeLeft_reportsEverything_andClaimsNothing() {
+    void whenNoRecordIsDone_theInvocationFails_soLambdaReturnsThemAllWhateverTheMappingReports() {
+        String queue = queue("inbox-lambda-all-failed");
+        send(queue, "p", "p", null);
+        send(queue, "no key", null, null);
+        SqsLambdaBatch batch = SqsLambdaBatch.lease(inbox, message -> {
+                    throw new IllegalStateException("planned failure of " + message.body());
+                })
+                .keys(SqsKeys.attribute("event-id"))
+                .build();
+        SQSEvent event = receive(queue, 2);
+        assertThatThrownBy(() -> batch.handle(event, context(30_000)))
+                .isInstanceOfSatisfying(
+                        SqsBatchFailedException.class,
+                        failed -> assertThat(failed.messageIds())
+                                .containsExactlyInAnyOrderElementsOf(event.getRecords().stream()
+                                        .map(SQSEvent.SQSMessage::getMessageId)
+                                        .toList()))
+                .hasMessageContaining("none of the 2 records");
+
+        SqsLambdaBatch healed = SqsLambdaBatch.lease(inbox, this::apply)
+                .keys(SqsKeys.attribute("event-id"))
+                .build();
+        assertThat(healed.handle(event, context(30_000)).getBatchItemFailures())
+                .as("one record done, so the keyless one is reported, not thrown")
+                .hasSize(1);
+        assertThat(applied("p"))
+                .as("its claim was released when the work failed")
+                .isEqualTo(1);
+        assertThat(healed.handle(new SQSEvent(), context(30_000)).getBatchItemFailures())
+                .as("an event without records")
+                .isEmpty();
+    }
+
+    @Test
+    void noTimeLeft_failsTheInvocation_andClaimsNothing() {
         String queue = queue("inbox-lambda-late");
         send(queue, "late", "late", null);
         SQSEvent event = receive(queue, 1);
         SqsLambdaBatch batch = SqsLambdaBatch.lease(inbox, this::apply)
                 .keys(SqsKeys.attribute("event-id"))
                 .build();
-        assertThat(batch.handle(event, context(0)).getBatchItemFailures()).hasSize(1);
+        assertThatThrownBy(() -> batch.handle(event, context(0)))
+                .isInstanceOfSatisfying(
+                        SqsBatchFailedException.class,
+                        failed -> assertThat(failed.messageIds())
+                                .containsExactly(event.getRecords().get(0).getMessageId()));
         assertThat(batch.handle(event, context(30_000)).getBatchItemFailures())
                 .as("nothing was claimed by the late invocation")
                 .isEmpty();
