@@ -18,6 +18,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -48,19 +49,21 @@ public final class InboxSqsListener<T> implements AsyncMessageListener<T> {
 
     private static final Log log = LogFactory.getLog(InboxSqsListener.class);
 
-    private final SpringInbox inbox;
+    /** The inbox of the queue a message came from (by its name). */
+    private final Function<String, SpringInbox> inboxes;
+
     private final SqsKeys keys;
     private final AsyncMessageListener<T> listener;
     private final Duration busyBackoff;
     private final ListenerCounts counts;
 
     InboxSqsListener(
-            SpringInbox inbox,
+            Function<String, SpringInbox> inboxes,
             SqsKeys keys,
             AsyncMessageListener<T> listener,
             Duration busyBackoff,
             ListenerCounts counts) {
-        this.inbox = inbox;
+        this.inboxes = inboxes;
         this.keys = keys;
         this.listener = listener;
         this.busyBackoff = busyBackoff;
@@ -69,10 +72,12 @@ public final class InboxSqsListener<T> implements AsyncMessageListener<T> {
 
     @Override
     public CompletableFuture<Void> onMessage(Message<T> message) {
+        SpringInbox inbox;
         String id;
         InboxClaim claim;
         try {
-            id = keyOf(message);
+            inbox = inboxes.apply(queueOf(message));
+            id = keyOf(message, inbox);
             claim = inbox.claim(id);
         } catch (RuntimeException noKeyOrStoreDown) {
             return CompletableFuture.failedFuture(noKeyOrStoreDown);
@@ -93,7 +98,7 @@ public final class InboxSqsListener<T> implements AsyncMessageListener<T> {
             default:
                 break;
         }
-        ScheduledFuture<?> invisible = keepInvisible(message, id);
+        ScheduledFuture<?> invisible = keepInvisible(message, id, inbox.inbox().lease());
         CompletableFuture<Void> work;
         try {
             work = listener.onMessage(message);
@@ -123,7 +128,15 @@ public final class InboxSqsListener<T> implements AsyncMessageListener<T> {
                 "inbox deduplicates single-message SQS listeners; this container is in batch mode"));
     }
 
-    private String keyOf(Message<T> message) {
+    private static String queueOf(Message<?> message) {
+        if (!(message.getHeaders().get(SqsHeaders.SQS_QUEUE_NAME_HEADER) instanceof String queue) || queue.isEmpty()) {
+            throw new IllegalStateException("message " + message.getHeaders().getId() + " carries no "
+                    + SqsHeaders.SQS_QUEUE_NAME_HEADER + " header: not from a Spring Cloud AWS SQS container");
+        }
+        return queue;
+    }
+
+    private String keyOf(Message<T> message, SpringInbox inbox) {
         Object source = message.getHeaders().get(SqsHeaders.SQS_SOURCE_DATA_HEADER);
         if (!(source instanceof software.amazon.awssdk.services.sqs.model.Message received)) {
             throw new IllegalStateException("message " + message.getHeaders().getId() + " carries no "
@@ -154,11 +167,10 @@ public final class InboxSqsListener<T> implements AsyncMessageListener<T> {
      * Sets the message's visibility timeout to the lease every third of the lease while its work runs;
      * null when the container gave the message no {@link Visibility}.
      */
-    private @Nullable ScheduledFuture<?> keepInvisible(Message<T> message, String id) {
+    private @Nullable ScheduledFuture<?> keepInvisible(Message<T> message, String id, Duration lease) {
         if (!(message.getHeaders().get(SqsHeaders.SQS_VISIBILITY_TIMEOUT_HEADER) instanceof Visibility visibility)) {
             return null;
         }
-        Duration lease = inbox.inbox().lease();
         int timeout = seconds(lease);
         long every = Math.max(1, lease.toMillis() / 3);
         return Extensions.SHARED.scheduleWithFixedDelay(
@@ -208,6 +220,6 @@ public final class InboxSqsListener<T> implements AsyncMessageListener<T> {
 
     @Override
     public String toString() {
-        return "InboxSqsListener[" + inbox + ", " + listener + "]";
+        return "InboxSqsListener[" + listener + "]";
     }
 }

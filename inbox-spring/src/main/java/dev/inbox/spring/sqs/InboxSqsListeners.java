@@ -20,8 +20,16 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * Deduplicates every {@code @SqsListener} of a Spring Cloud AWS application through the inbox:
  * register it as a bean ({@link SqsListenerConfigurer}) and each listener container, as it is
- * registered, gets its listener wrapped in an {@link InboxSqsListener}, with a consumer scope of
- * its own (the container's id: two listeners on one queue each apply every event once).
+ * registered, gets its listener wrapped in an {@link InboxSqsListener}.
+ *
+ * <p><b>Scope.</b> Each message is claimed under the inbox's consumer scoped by the name of the
+ * queue it came from ({@link SpringInbox#scoped}): an event is applied once per queue. The queue
+ * name stays the same across deploys, whatever listeners are added, removed or reordered — unlike
+ * a container's generated id ({@code …sqsListenerEndpointContainer#0}, a counter in declaration
+ * order), which moves to another listener when one is declared before it, so that a re-sent event
+ * would be applied again and another queue's event with the same producer id answered as its
+ * duplicate. Two listeners on one queue compete for its messages, and so share its records; two
+ * queues never share a scope. A listener on several queues scopes each message by its own queue.
  *
  * <pre>{@code
  * @Bean
@@ -40,11 +48,12 @@ public final class InboxSqsListeners implements SqsListenerConfigurer {
     private final SqsKeys keys;
     private final Duration busyBackoff;
     private final MessageListenerContainerRegistry registry;
-    private final boolean perListener;
+    private final boolean perQueue;
     private final Map<String, ListenerCounts> counts = new ConcurrentHashMap<>();
+    private final Map<String, SpringInbox> queueInboxes = new ConcurrentHashMap<>();
 
     /**
-     * @param inbox the inbox the listeners claim in (scoped per container)
+     * @param inbox the inbox the listeners claim in (scoped per queue)
      * @param keys where a message's dedup key comes from
      * @param busyBackoff how long a busy message stays hidden before SQS hands it out again (whole
      *     seconds, rounded up)
@@ -59,7 +68,8 @@ public final class InboxSqsListeners implements SqsListenerConfigurer {
 
     /**
      * Like the constructor, but every listener claims under the inbox's own consumer, unscoped: for
-     * an application whose one listener reads a queue, or whose listeners must share their records.
+     * an application whose one listener reads a queue, or whose queues must share their records (an
+     * event sent to two of them is then applied once in all).
      *
      * @throws IllegalArgumentException if an argument is null or {@code busyBackoff} is negative
      */
@@ -73,8 +83,8 @@ public final class InboxSqsListeners implements SqsListenerConfigurer {
             SqsKeys keys,
             Duration busyBackoff,
             MessageListenerContainerRegistry registry,
-            boolean perListener) {
-        this.perListener = perListener;
+            boolean perQueue) {
+        this.perQueue = perQueue;
         this.inbox = requireNonNull(inbox, "inbox");
         this.keys = requireNonNull(keys, "keys");
         this.busyBackoff = dev.inbox.spi.InboxArguments.requireNonNegative(busyBackoff, "busyBackoff");
@@ -109,13 +119,14 @@ public final class InboxSqsListeners implements SqsListenerConfigurer {
             throw new IllegalStateException("SQS listener container " + container.getId() + " listens in batch mode:"
                     + " inbox deduplicates single-message listeners only");
         }
-        String scope = container.getId();
+        java.util.function.Function<String, SpringInbox> inboxes = this::inboxOf;
         abstractContainer.setAsyncMessageListener(new InboxSqsListener(
-                perListener ? inbox.scoped(scope) : inbox,
-                keys,
-                abstractContainer.getMessageListener(),
-                busyBackoff,
-                counts(scope)));
+                inboxes, keys, abstractContainer.getMessageListener(), busyBackoff, counts(container.getId())));
+    }
+
+    /** The inbox the messages of {@code queue} (its name) are claimed in. */
+    private SpringInbox inboxOf(String queue) {
+        return perQueue ? queueInboxes.computeIfAbsent(queue, inbox::scoped) : inbox;
     }
 
     /** The application's registry, each container wrapped on its way in. */

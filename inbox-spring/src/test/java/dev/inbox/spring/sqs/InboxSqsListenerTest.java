@@ -45,6 +45,8 @@ class InboxSqsListenerTest {
     static final Map<String, AtomicInteger> ATTEMPTS = new ConcurrentHashMap<>();
     static final java.util.concurrent.CountDownLatch SLOW_STARTED = new java.util.concurrent.CountDownLatch(1);
     static final CaffeineInboxStore STORE = CaffeineInboxStore.builder().build();
+    /** The inbox consumer of the test's application: the same in every context a test starts. */
+    static volatile String consumer;
 
     private final SqsClient sqs = SqsQueues.client();
     private String queue;
@@ -56,6 +58,7 @@ class InboxSqsListenerTest {
         queue = sqs.createQueue(r -> r.queueName(name).attributes(Map.of(QueueAttributeName.VISIBILITY_TIMEOUT, "2")))
                 .queueUrl();
         System.setProperty("inbox.test.sqs.queue", name);
+        consumer = "spring-sqs-" + UUID.randomUUID();
         APPLIED.clear();
         ATTEMPTS.clear();
     }
@@ -85,6 +88,10 @@ class InboxSqsListenerTest {
     private static int applied(String body) {
         AtomicInteger n = APPLIED.get(body);
         return n == null ? 0 : n.get();
+    }
+
+    private static String queueName() {
+        return System.getProperty("inbox.test.sqs.queue");
     }
 
     private int onTheQueue() {
@@ -117,7 +124,7 @@ class InboxSqsListenerTest {
     void aBusyMessage_waitsForTheHolder_andIsAppliedOnceItLetsGo() throws Exception {
         context = new AnnotationConfigApplicationContext(Application.class, Orders.class);
         InboxSqsListeners listeners = context.getBean(InboxSqsListeners.class);
-        Inbox scoped = context.getBean(SpringInbox.class).scoped("orders").inbox();
+        Inbox scoped = context.getBean(SpringInbox.class).scoped(queueName()).inbox();
         Claim holder = scoped.claimAll(List.of(DedupKeys.eventId("held"))).get(0);
         assertThat(holder.isAcquired()).isTrue();
         send("held", "held");
@@ -147,6 +154,38 @@ class InboxSqsListenerTest {
                 .isZero();
         assertThat(ATTEMPTS.get("slow")).hasValue(1);
         assertThat(applied("slow")).isEqualTo(1);
+    }
+
+    /**
+     * The reproduction of the adapter-rules issue: listeners without an {@code id} get a generated
+     * container id, a counter in declaration order. Version 1 has one listener (orders, {@code #0});
+     * version 2 declares an invoices listener before it, so invoices becomes {@code #0} and orders
+     * {@code #1}. Scoped by container id, the re-sent order was applied again and the invoice,
+     * whose producer id matches the order's, was answered as a duplicate of it and never applied.
+     */
+    @Test
+    void aRollingDeployThatAddsAListenerWithoutAnId_neitherDoublesNorLosesAnEvent() throws Exception {
+        String invoicesName = "inbox-spring-sqs-invoices-" + UUID.randomUUID();
+        String invoices = sqs.createQueue(r -> r.queueName(invoicesName)).queueUrl();
+        System.setProperty("inbox.test.sqs.invoices", invoicesName);
+        try {
+            context = new AnnotationConfigApplicationContext(Application.class, UnnamedOrders.class); // version 1
+            send("order-7", "evt-7");
+            await("version 1 applied the order", () -> applied("order-7") == 1 && onTheQueue() == 0);
+            context.close();
+
+            context = new AnnotationConfigApplicationContext(
+                    Application.class, UnnamedInvoices.class, UnnamedOrders.class); // version 2
+            send("order-7", "evt-7"); // the producer re-sends the order
+            SqsQueues.send(sqs, invoices, "invoice-7", "event-id", "evt-7"); // another queue's event, same id
+            await("both queues emptied", () -> onTheQueue() == 0 && SqsQueues.messagesLeft(sqs, invoices) == 0);
+            assertThat(applied("order-7")).as("the re-sent order").isEqualTo(1);
+            assertThat(applied("invoice-7")).as("the invoice").isEqualTo(1);
+        } finally {
+            context.close(); // before its queue is gone: a container polling a deleted queue stops slowly
+            System.clearProperty("inbox.test.sqs.invoices");
+            sqs.deleteQueue(r -> r.queueUrl(invoices));
+        }
     }
 
     @Test
@@ -179,7 +218,7 @@ class InboxSqsListenerTest {
         @Bean
         SpringInbox springInbox() {
             return SpringInbox.leaseOnly(Inbox.builder(STORE)
-                    .consumer("spring-sqs-" + UUID.randomUUID())
+                    .consumer(consumer)
                     .lease(Duration.ofSeconds(2))
                     .build());
         }
@@ -207,6 +246,20 @@ class InboxSqsListenerTest {
                 }
             }
             ATTEMPTS.computeIfAbsent(body, b -> new AtomicInteger()).incrementAndGet();
+            APPLIED.computeIfAbsent(body, b -> new AtomicInteger()).incrementAndGet();
+        }
+    }
+
+    static class UnnamedOrders {
+        @SqsListener("${inbox.test.sqs.queue}")
+        void on(String body) {
+            APPLIED.computeIfAbsent(body, b -> new AtomicInteger()).incrementAndGet();
+        }
+    }
+
+    static class UnnamedInvoices {
+        @SqsListener("${inbox.test.sqs.invoices}")
+        void on(String body) {
             APPLIED.computeIfAbsent(body, b -> new AtomicInteger()).incrementAndGet();
         }
     }
