@@ -324,7 +324,10 @@ public final class InboxConsumer extends DefaultConsumer {
             LOG.log(
                     System.Logger.Level.WARNING,
                     "message without a usable dedup key rejected (dead-lettered): " + delivery.getEnvelope()
-                            + (keyProblem == null ? "" : ": " + keyProblem),
+                            + (keyProblem == null ? "" : ": " + keyProblem)
+                            + "; give every message the producer's event id: the message-id property (Spring's"
+                            + " RabbitTemplate sets one when its MessageConverter has setCreateMessageIds(true)),"
+                            + " or a header your MessageKeys read",
                     keyProblem);
             counts.record(DeliveryOutcome.DEAD_LETTERED);
             reject(delivery.getEnvelope().getDeliveryTag(), false);
@@ -593,7 +596,7 @@ public final class InboxConsumer extends DefaultConsumer {
 
         /**
          * Where the dedup key comes from; default {@link MessageKeys#standard()} (message-id, else
-         * the JSON body's content hash).
+         * the Debezium outbox {@code id} header; never the content).
          *
          * @throws IllegalArgumentException if null
          */

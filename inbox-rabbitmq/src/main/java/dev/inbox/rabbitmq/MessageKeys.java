@@ -9,7 +9,9 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Where a message's dedup key comes from. A producer-assigned id catches a producer's re-send as
- * well as the broker's redelivery; a content hash catches both without any id.
+ * well as the broker's redelivery. A content hash ({@link #jsonContentHash}) catches both without
+ * any id, but makes two distinct events with the same body one event: choose it only where equal
+ * bodies are the same event.
  *
  * <pre>{@code
  * MessageKeys.firstOf(MessageKeys.messageId(), MessageKeys.header("ce_id"), MessageKeys.jsonContentHash())
@@ -78,8 +80,22 @@ public interface MessageKeys {
         };
     }
 
-    /** The default: the {@code message-id}, else the content hash of a JSON body. */
+    /**
+     * The event id Debezium's outbox event router puts in the {@code id} header (the outbox row's
+     * id): {@code header("id")}.
+     */
+    static MessageKeys debeziumOutbox() {
+        return header("id");
+    }
+
+    /**
+     * The default: the {@code message-id}, else the Debezium outbox {@code id} header; null (the
+     * keyless path: dead-lettered, or progress stops) for a message with neither. Never the
+     * content: two distinct events with the same body (two identical orders, a repeated "+1") would
+     * be one event for the whole retention. Spring's {@code RabbitTemplate} sets no {@code
+     * message-id} unless its message converter is told to ({@code setCreateMessageIds(true)}).
+     */
     static MessageKeys standard() {
-        return firstOf(messageId(), jsonContentHash());
+        return firstOf(messageId(), debeziumOutbox());
     }
 }

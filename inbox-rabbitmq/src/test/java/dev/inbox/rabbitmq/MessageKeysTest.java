@@ -40,13 +40,23 @@ class MessageKeysTest {
     }
 
     @Test
-    void theStandardKeys_areTheMessageIdElseTheContentHash() {
+    void theStandardKeys_areTheMessageIdElseTheDebeziumOutboxId_neverTheContent() {
         Delivery withMessageId =
                 delivery(new AMQP.BasicProperties.Builder().messageId("m-1").build(), "{\"a\":1}");
+        Delivery outbox = delivery(
+                new AMQP.BasicProperties.Builder()
+                        .headers(Map.of("id", "outbox-7"))
+                        .build(),
+                "{\"a\":1}");
         Delivery json = delivery(new AMQP.BasicProperties(), "{ \"a\" : 1 }");
         assertThat(MessageKeys.standard().keyOf(withMessageId)).isEqualTo("amqp:m-1");
-        assertThat(MessageKeys.standard().keyOf(json)).isEqualTo(DedupKeys.contentHash("{\"a\":1}"));
-        assertThat(MessageKeys.standard().keyOf(delivery(new AMQP.BasicProperties(), "not json")))
+        assertThat(MessageKeys.standard().keyOf(outbox)).isEqualTo(DedupKeys.eventId("outbox-7"));
+        assertThat(MessageKeys.debeziumOutbox().keyOf(outbox)).isEqualTo(DedupKeys.eventId("outbox-7"));
+        assertThat(MessageKeys.standard().keyOf(json))
+                .as("a message without a producer id: two identical orders must not become one event")
                 .isNull();
+        assertThat(MessageKeys.jsonContentHash().keyOf(json))
+                .as("the content hash, chosen explicitly")
+                .isEqualTo(DedupKeys.contentHash("{\"a\":1}"));
     }
 }

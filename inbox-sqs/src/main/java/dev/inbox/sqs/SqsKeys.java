@@ -86,7 +86,9 @@ public interface SqsKeys {
     /**
      * SHA-256 of the body's RFC 8785 canonical JSON without {@code volatileFields} (JSON Pointers),
      * for publishers that mint a new id per send or none at all. Null for a body that is not JSON.
-     * The body is the publisher's, an SNS envelope unwrapped.
+     * The body is the publisher's, an SNS envelope unwrapped. <b>Two distinct events with the same
+     * body become one</b> for the whole retention: choose it only where equal bodies are the same
+     * event.
      */
     static SqsKeys jsonContentHash(String... volatileFields) {
         List<String> fields = List.of(volatileFields);
@@ -123,10 +125,20 @@ public interface SqsKeys {
     }
 
     /**
-     * The default: a CloudEvent's source + id, else the SNS {@code MessageId} of a notification,
-     * else the content hash of a JSON body.
+     * The event id Debezium's outbox event router puts in the {@code id} header, here a message
+     * attribute: {@code attribute("id")}.
+     */
+    static SqsKeys debeziumOutbox() {
+        return attribute("id");
+    }
+
+    /**
+     * The default: a CloudEvent's source + id, else the Debezium outbox {@code id} attribute, else
+     * the SNS {@code MessageId} of a notification; null (the keyless path: dead-lettered, or left on
+     * the queue) for a message with none. Never the content: two distinct events with the same body
+     * (two identical orders, a repeated "+1") would be one event for the whole retention.
      */
     static SqsKeys standard() {
-        return firstOf(cloudEvents(), snsMessageId(), jsonContentHash());
+        return firstOf(cloudEvents(), debeziumOutbox(), snsMessageId());
     }
 }

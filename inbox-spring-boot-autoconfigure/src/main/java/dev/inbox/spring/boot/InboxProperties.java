@@ -340,8 +340,9 @@ public class InboxProperties {
 
         /**
          * The header (on SQS: the message attribute) that carries the producer's event id; default
-         * CloudEvents and the Debezium outbox id (Kafka), the AMQP message-id then a JSON content hash
-         * (RabbitMQ), a CloudEvent then the SNS MessageId then a JSON content hash (SQS). On Kafka and
+         * CloudEvents and the Debezium outbox id (Kafka), the AMQP message-id then the Debezium outbox
+         * id (RabbitMQ), a CloudEvent then the Debezium outbox id then the SNS MessageId (SQS); a
+         * message with none of them takes the keyless path, never a content hash. On Kafka and
          * RabbitMQ a {@code RecordKeys} or {@code MessageKeys} bean of the application replaces
          * both; setting this property as well fails the startup.
          */
