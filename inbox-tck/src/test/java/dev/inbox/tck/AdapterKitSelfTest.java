@@ -72,6 +72,12 @@ class AdapterKitSelfTest {
         protected Duration patience() {
             return breakage() == Breakage.NONE ? Duration.ofSeconds(30) : Duration.ofSeconds(6);
         }
+
+        /** The kit's 20 retries (at the 50 ms back-off) catch a reference that gives up; no time floor needed. */
+        @Override
+        protected Duration persistence() {
+            return Duration.ofMillis(500);
+        }
     }
 
     /** The reference in transactional mode, on an H2 database of its own (per kit class). */
@@ -197,6 +203,38 @@ class AdapterKitSelfTest {
         @Override
         Breakage breakage() {
             return Breakage.RETRIES_DIE_WITH_THE_CONNECTION;
+        }
+    }
+
+    static class GivesUp extends ReferenceKit {
+        @Override
+        Breakage breakage() {
+            return Breakage.GIVES_UP;
+        }
+    }
+
+    /** Gives up after 3 s: a persistence of 5 s outlasts it, whatever the retry count. */
+    static class GivesUpAfterAWhile extends ReferenceKit {
+        @Override
+        Breakage breakage() {
+            return Breakage.GIVES_UP_AFTER_A_WHILE;
+        }
+
+        @Override
+        protected Duration persistence() {
+            return Duration.ofSeconds(5);
+        }
+
+        @Override
+        protected Duration patience() {
+            return Duration.ofSeconds(8);
+        }
+    }
+
+    static class LeavesFailedCompletionsUnacknowledged extends ReferenceKit {
+        @Override
+        Breakage breakage() {
+            return Breakage.LEAVES_FAILED_COMPLETION_UNACKNOWLEDGED;
         }
     }
 
@@ -328,6 +366,55 @@ class AdapterKitSelfTest {
     @DisplayName("A13 catches an adapter that does not retry a completion that failed once")
     void a13_lease() {
         assertThat(KitRun.failedRules(NoCompletionRetry.class, "A13")).contains("A13");
+    }
+
+    @Test
+    @Tag("extended")
+    @Execution(ExecutionMode.CONCURRENT)
+    @DisplayName("A5 catches an adapter that gives up on a store outage after a few seconds and acknowledges past")
+    void a5_givesUpAfterAWhile() {
+        assertThat(KitRun.failedRules(GivesUpAfterAWhile.class, "A5")).contains("A5");
+    }
+
+    @Test
+    @Tag("extended")
+    @Execution(ExecutionMode.CONCURRENT)
+    @DisplayName("A6 catches an adapter that neither acknowledges nor requeues a message whose completion failed")
+    void a6_leavesUnacknowledged() {
+        assertThat(KitRun.failedRules(LeavesFailedCompletionsUnacknowledged.class, "A6"))
+                .contains("A6");
+    }
+
+    @Test
+    @Tag("extended")
+    @Execution(ExecutionMode.CONCURRENT)
+    @DisplayName("A8 catches an adapter that gives up on a BUSY message after fifteen retries and acknowledges past")
+    void a8_givesUp() {
+        assertThat(KitRun.failedRules(GivesUp.class, "A8")).contains("A8");
+    }
+
+    @Test
+    @Tag("extended")
+    @Execution(ExecutionMode.CONCURRENT)
+    @DisplayName("A10 catches an adapter that drops a poison message after a few seconds of attempts")
+    void a10_givesUpAfterAWhile() {
+        assertThat(KitRun.failedRules(GivesUpAfterAWhile.class, "A10")).contains("A10");
+    }
+
+    @Test
+    @Tag("extended")
+    @Execution(ExecutionMode.CONCURRENT)
+    @DisplayName("A8 catches an adapter that gives up on a BUSY message after a few seconds and acknowledges past")
+    void a8_givesUpAfterAWhile() {
+        assertThat(KitRun.failedRules(GivesUpAfterAWhile.class, "A8")).contains("A8");
+    }
+
+    @Test
+    @Tag("extended")
+    @Execution(ExecutionMode.CONCURRENT)
+    @DisplayName("A12 catches an adapter that gives up on a BUSY message after the connection came back")
+    void a12_givesUp() {
+        assertThat(KitRun.failedRules(GivesUp.class, "A12")).contains("A12");
     }
 
     /** Every adapter rule has a test named "<id> catches …" here, and a test in the contract. */

@@ -68,8 +68,32 @@ final class ReferenceRabbitHarness implements AdapterHarness {
          */
         RETRIES_DIE_WITH_THE_CONNECTION,
         /** Tries a completion once: one that fails leaves the claim held until its lease ends. */
-        NO_COMPLETION_RETRY
+        NO_COMPLETION_RETRY,
+        /**
+         * Retries a message that is BUSY, failed or could not be claimed a few times ({@value
+         * #GIVE_UP_AFTER}), then acknowledges past it, as a bounded retry policy without a
+         * dead-letter path would.
+         */
+        GIVES_UP,
+        /**
+         * Retries a message that is BUSY, failed or could not be claimed for a while ({@value
+         * #GIVE_UP_AFTER_SECONDS} s from its first retry), then acknowledges past it, as a retry
+         * policy bounded by elapsed time without a dead-letter path would.
+         */
+        GIVES_UP_AFTER_A_WHILE,
+        /** Neither acknowledges nor requeues a message whose completion failed after the work ran. */
+        LEAVES_FAILED_COMPLETION_UNACKNOWLEDGED
     }
+
+    /** The retries of {@link Breakage#GIVES_UP} before it acknowledges past a message: fewer than the kit's 20. */
+    static final int GIVE_UP_AFTER = 15;
+
+    /** How long {@link Breakage#GIVES_UP_AFTER_A_WHILE} retries a message before it acknowledges past it. */
+    static final int GIVE_UP_AFTER_SECONDS = 3;
+
+    private final Map<String, java.util.concurrent.atomic.AtomicInteger> retries =
+            new java.util.concurrent.ConcurrentHashMap<>();
+    private final Map<String, Long> firstRetry = new java.util.concurrent.ConcurrentHashMap<>();
 
     private final AdapterKit kit;
     private final Breakage breakage;
@@ -254,7 +278,9 @@ final class ReferenceRabbitHarness implements AdapterHarness {
                                         .outcome();
             } catch (CompletionFailedException e) {
                 if (breakage == Breakage.REQUEUE_FAILED_COMPLETION) {
-                    retryLater(delivery);
+                    retryLater(delivery, payload);
+                } else if (breakage == Breakage.LEAVES_FAILED_COMPLETION_UNACKNOWLEDGED) {
+                    return; // left on the open channel: the broker requeues it only when the channel closes
                 } else {
                     getChannel().basicAck(delivery, false);
                 }
@@ -263,7 +289,7 @@ final class ReferenceRabbitHarness implements AdapterHarness {
                 if (breakage == Breakage.ACK_STORE_FAILURE) {
                     getChannel().basicAck(delivery, false);
                 } else {
-                    retryLater(delivery);
+                    retryLater(delivery, payload);
                 }
                 return;
             } catch (Exception e) {
@@ -272,19 +298,19 @@ final class ReferenceRabbitHarness implements AdapterHarness {
                 } else if (breakage == Breakage.RETRY_AT_ONCE) {
                     getChannel().basicNack(delivery, false, true);
                 } else {
-                    retryLater(delivery);
+                    retryLater(delivery, payload);
                 }
                 return;
             } catch (Error e) {
                 if (breakage == Breakage.ACK_ERROR) {
                     getChannel().basicAck(delivery, false);
                 } else {
-                    retryLater(delivery); // the reference keeps its channel: requeued like failed work
+                    retryLater(delivery, payload); // the reference keeps its channel: requeued like failed work
                 }
                 return;
             }
             if (outcome == HandleOutcome.BUSY && breakage != Breakage.ACK_BUSY) {
-                retryLater(delivery);
+                retryLater(delivery, payload);
             } else {
                 getChannel().basicAck(delivery, false);
             }
@@ -295,7 +321,7 @@ final class ReferenceRabbitHarness implements AdapterHarness {
                 kit.apply(payload, null);
                 getChannel().basicAck(delivery, false);
             } catch (Exception e) {
-                retryLater(delivery);
+                retryLater(delivery, payload);
             }
         }
 
@@ -303,7 +329,7 @@ final class ReferenceRabbitHarness implements AdapterHarness {
             Claim claim = inbox.claim(id);
             if (!claim.isAcquired()) {
                 if (claim.status() == dev.inbox.spi.ClaimStatus.BUSY) {
-                    retryLater(delivery);
+                    retryLater(delivery, payload);
                 } else {
                     getChannel().basicAck(delivery, false);
                 }
@@ -313,15 +339,33 @@ final class ReferenceRabbitHarness implements AdapterHarness {
                 kit.apply(payload, null);
             } catch (Exception e) {
                 claim.release();
-                retryLater(delivery);
+                retryLater(delivery, payload);
                 return;
             }
             getChannel().basicAck(delivery, false); // throws when the channel is gone: never completed
             claim.complete();
         }
 
-        private void retryLater(long delivery) {
+        /** True when a breakage that gives up has retried {@code payload} enough. */
+        private boolean givesUpOn(String payload) {
+            if (breakage == Breakage.GIVES_UP) {
+                return retries.computeIfAbsent(payload, p -> new java.util.concurrent.atomic.AtomicInteger())
+                                .incrementAndGet()
+                        > GIVE_UP_AFTER;
+            }
+            if (breakage == Breakage.GIVES_UP_AFTER_A_WHILE) {
+                long first = firstRetry.computeIfAbsent(payload, p -> System.nanoTime());
+                return System.nanoTime() - first > TimeUnit.SECONDS.toNanos(GIVE_UP_AFTER_SECONDS);
+            }
+            return false;
+        }
+
+        private void retryLater(long delivery, String payload) throws IOException {
             Channel channel = getChannel();
+            if (givesUpOn(payload)) {
+                channel.basicAck(delivery, false); // gives up: acknowledged past, never applied
+                return;
+            }
             later.schedule(
                     () -> {
                         try {

@@ -2,7 +2,6 @@ package dev.inbox.spring.sqs;
 
 import dev.inbox.DeliveryOutcome;
 import dev.inbox.InboxKey;
-import dev.inbox.spring.InboxBusyException;
 import dev.inbox.spring.InboxClaim;
 import dev.inbox.spring.ListenerCounts;
 import dev.inbox.spring.SpringInbox;
@@ -27,8 +26,10 @@ import org.springframework.messaging.Message;
 /**
  * A Spring Cloud AWS SQS listener that runs the container's own listener (your {@code @SqsListener}
  * method) through the inbox: a duplicate completes without it, and so is acknowledged (deleted) by
- * the container; a busy message fails with {@link InboxBusyException} after its visibility was set
- * to the busy back-off, so it is neither deleted nor left to spin; the listener's failure releases
+ * the container; a busy message (another delivery holds its event) is kept in hand, its visibility
+ * extended, and claimed again every busy back-off until the holder lets go — it then runs the
+ * listener or completes as a duplicate — so that it never goes back to the queue and no BUSY answer
+ * counts towards the redrive policy's {@code maxReceiveCount}; the listener's failure releases
  * the claim and fails the message, which the queue hands out again (and its redrive policy
  * dead-letters after {@code maxReceiveCount}); its success completes the claim. A listener that
  * returns a {@code CompletableFuture} is completed or released when that future ends.
@@ -82,19 +83,18 @@ public final class InboxSqsListener<T> implements AsyncMessageListener<T> {
         } catch (RuntimeException noKeyOrStoreDown) {
             return CompletableFuture.failedFuture(noKeyOrStoreDown);
         }
+        return decide(message, inbox, id, claim);
+    }
+
+    /** What a claim's answer comes to: the listener for a new event, done for a duplicate, a wait for a busy one. */
+    private CompletableFuture<Void> decide(Message<T> message, SpringInbox inbox, String id, InboxClaim claim) {
         switch (claim.status()) {
             case DUPLICATE:
                 counts.record(DeliveryOutcome.DUPLICATE, inbox);
                 return CompletableFuture.completedFuture(null);
             case BUSY:
                 counts.record(DeliveryOutcome.BUSY, inbox);
-                Object visibility = message.getHeaders().get(SqsHeaders.SQS_VISIBILITY_TIMEOUT_HEADER);
-                CompletableFuture<Void> later = visibility instanceof Visibility v
-                        ? v.changeToAsync(seconds(busyBackoff))
-                        : CompletableFuture.completedFuture(null);
-                return later.handle((ignored, failure) -> {
-                    throw new InboxBusyException(id);
-                });
+                return whileBusy(message, inbox, id);
             default:
                 break;
         }
@@ -116,6 +116,40 @@ public final class InboxSqsListener<T> implements AsyncMessageListener<T> {
                 claim.completeAfterWork();
             }
         });
+    }
+
+    /**
+     * Keeps a busy message in hand — its visibility extended as for work in progress — and claims
+     * it again every busy back-off until the other delivery lets go. Handed back to the queue
+     * instead, each BUSY answer would be one more receive towards the redrive policy's {@code
+     * maxReceiveCount}, and a holder that keeps the event long enough would get the message
+     * dead-lettered unapplied.
+     */
+    private CompletableFuture<Void> whileBusy(Message<T> message, SpringInbox inbox, String id) {
+        ScheduledFuture<?> invisible = keepInvisible(message, id, inbox.inbox().lease());
+        CompletableFuture<InboxClaim> answered = new CompletableFuture<>();
+        claimAgainLater(inbox, id, answered);
+        return answered.whenComplete((claim, failure) -> stop(invisible))
+                .thenCompose(claim -> decide(message, inbox, id, claim));
+    }
+
+    private void claimAgainLater(SpringInbox inbox, String id, CompletableFuture<InboxClaim> answered) {
+        Rechecks.SHARED.schedule(
+                () -> Rechecks.WORKERS.execute(() -> {
+                    try {
+                        InboxClaim claim = inbox.claim(id);
+                        if (claim.status() == dev.inbox.spi.ClaimStatus.BUSY) {
+                            counts.record(DeliveryOutcome.BUSY, inbox);
+                            claimAgainLater(inbox, id, answered);
+                        } else {
+                            answered.complete(claim);
+                        }
+                    } catch (RuntimeException storeDown) {
+                        answered.completeExceptionally(storeDown);
+                    }
+                }),
+                busyBackoff.toMillis(),
+                TimeUnit.MILLISECONDS);
     }
 
     /**
@@ -189,6 +223,28 @@ public final class InboxSqsListener<T> implements AsyncMessageListener<T> {
     private static void stop(@Nullable ScheduledFuture<?> invisible) {
         if (invisible != null) {
             invisible.cancel(false);
+        }
+    }
+
+    /**
+     * Where busy messages are claimed again: the timer only hands each claim to a bounded pool of
+     * daemon threads, so that a slow store call delays no visibility extension and no other claim.
+     */
+    private static final class Rechecks {
+
+        static final ScheduledExecutorService SHARED = Extensions.SHARED;
+
+        static final java.util.concurrent.ExecutorService WORKERS = create();
+
+        private static java.util.concurrent.ExecutorService create() {
+            java.util.concurrent.ThreadPoolExecutor pool = new java.util.concurrent.ThreadPoolExecutor(
+                    4, 4, 30, TimeUnit.SECONDS, new java.util.concurrent.LinkedBlockingQueue<>(), task -> {
+                        Thread thread = new Thread(task, "inbox-sqs-busy-recheck");
+                        thread.setDaemon(true);
+                        return thread;
+                    });
+            pool.allowCoreThreadTimeOut(true);
+            return pool;
         }
     }
 

@@ -217,6 +217,11 @@ public final class AdapterKit implements AutoCloseable {
         return get(faults.claims, id);
     }
 
+    /** How many claim calls failed since {@link #failClaims} switched the failure on, in any form. */
+    int failedClaims() {
+        return faults.failedClaims.get();
+    }
+
     void failClaims(boolean failing) {
         faults.claimsFail = failing;
     }

@@ -27,6 +27,9 @@ final class FaultyStore implements TransactionalInboxStore {
     /** The failures switched on; one set per kit, shared by every consumer's store. */
     static final class Faults {
         volatile boolean claimsFail;
+        /** How many claim calls (single, batch, transactional) failed while {@link #claimsFail} was on. */
+        final AtomicInteger failedClaims = new AtomicInteger();
+
         final Set<String> completionsOf = ConcurrentHashMap.newKeySet();
         /** Ids whose next completion fails, once. */
         final Set<String> completionOnce = ConcurrentHashMap.newKeySet();
@@ -53,6 +56,7 @@ final class FaultyStore implements TransactionalInboxStore {
 
     private void claimFault() {
         if (faults.claimsFail) {
+            faults.failedClaims.incrementAndGet();
             throw new InboxStoreException("adapter kit: the store is down at the claim", null, true);
         }
     }
