@@ -85,6 +85,15 @@ interface Processor {
          */
         HandleOutcome run(int index, SqsMessage message) throws Exception;
 
+        /**
+         * Claims a busy event again, and runs its work if it is now new: what {@link #run} does,
+         * after another delivery held the event.
+         *
+         * @throws InboxStoreException if the store could not answer
+         * @throws Exception what the work threw, its claim released or its transaction rolled back
+         */
+        HandleOutcome retry(int index, SqsMessage message) throws Exception;
+
         /** Gives an event back without its work: its claim released, if it holds one. */
         void giveBack(int index);
 
@@ -143,7 +152,7 @@ interface Processor {
 
         @Override
         public Batch claim(List<String> ids, List<SqsMessage> messages) {
-            List<Claim> claims = inbox.claimAll(ids);
+            List<Claim> claims = new java.util.concurrent.CopyOnWriteArrayList<>(inbox.claimAll(ids));
             boolean[] open = new boolean[claims.size()];
             for (int i = 0; i < open.length; i++) {
                 open[i] = claims.get(i).isAcquired();
@@ -174,6 +183,14 @@ interface Processor {
                     open[index] = false;
                     done.add(claim);
                     return HandleOutcome.PROCESSED;
+                }
+
+                @Override
+                public HandleOutcome retry(int index, SqsMessage message) throws Exception {
+                    Claim again = inbox.claimAll(List.of(ids.get(index))).get(0);
+                    claims.set(index, again);
+                    open[index] = again.isAcquired();
+                    return run(index, message);
                 }
 
                 @Override
@@ -261,6 +278,11 @@ interface Processor {
                 }
 
                 @Override
+                public HandleOutcome retry(int index, SqsMessage message) throws Exception {
+                    return handleOne(ids.get(index), message);
+                }
+
+                @Override
                 public void giveBack(int index) {}
 
                 @Override
@@ -322,6 +344,12 @@ interface Processor {
                     }
                     // handleAll answers up to and including the first BUSY; the rest were not claimed.
                     return index < done.size() ? done.get(index) : HandleOutcome.BUSY;
+                }
+
+                /** The receive's transaction is over: a busy event is tried again in a transaction of its own. */
+                @Override
+                public HandleOutcome retry(int index, SqsMessage message) throws Exception {
+                    return handleOne(ids.get(index), message);
                 }
 
                 @Override

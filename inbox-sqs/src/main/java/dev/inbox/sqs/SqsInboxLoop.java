@@ -47,9 +47,11 @@ import software.amazon.awssdk.services.sqs.model.SendMessageRequest;
  *   <caption>What each received message comes to</caption>
  *   <tr><th>outcome</th><th>on the queue</th></tr>
  *   <tr><td>processed, or a duplicate of an applied event</td><td>deleted</td></tr>
- *   <tr><td>busy (another delivery holds the event)</td><td>{@code ChangeMessageVisibility} to the
- *       {@linkplain Builder#busyBackoff busy back-off}: never deleted, since the other attempt may
- *       fail, and never left to spin</td></tr>
+ *   <tr><td>busy (another delivery holds the event)</td><td>kept in hand, its visibility renewed,
+ *       and claimed again every {@linkplain Builder#busyBackoff busy back-off} until the other
+ *       delivery lets go (the rest of the receive waits): never deleted, since the other attempt may
+ *       fail, and never put back, since each receive counts towards the redrive policy's {@code
+ *       maxReceiveCount}; put back only when the loop stops</td></tr>
  *   <tr><td>the work threw an {@code Exception} (its claim released)</td><td>visible again after the
  *       {@linkplain Builder#failureBackoff failure back-off}; each receive counts towards the
  *       queue's redrive policy, which moves a message that keeps failing to its dead-letter queue
@@ -57,8 +59,10 @@ import software.amazon.awssdk.services.sqs.model.SendMessageRequest;
  *   <tr><td>the work threw an {@code Error} (its claim released)</td><td>what was done before it is
  *       completed and deleted, it and the rest are made visible at once, and the {@code Error}
  *       propagates</td></tr>
- *   <tr><td>the store could not answer the claim</td><td>visible again after the failure back-off,
- *       the whole receive</td></tr>
+ *   <tr><td>the store could not answer the claim</td><td>kept in hand, its visibility renewed,
+ *       and claimed again every {@linkplain Builder#failureBackoff failure back-off} until the store
+ *       answers (never put back, which would count towards {@code maxReceiveCount}); put back when
+ *       the loop stops</td></tr>
  *   <tr><td>the work ran, but its completion could not be recorded</td><td>deleted: handed out
  *       again, it would be applied again once the lease ends</td></tr>
  *   <tr><td>no usable key ({@link SqsKeys} found none, threw, or gave one that is not a valid
@@ -80,9 +84,9 @@ import software.amazon.awssdk.services.sqs.model.SendMessageRequest;
  * Inbox#completeAll} and deleted in one batch: until then its record is still in progress, and a
  * lapsed lease would let another consumer apply it again.
  *
- * <p><b>FIFO queues.</b> Messages of one {@code MessageGroupId} stay in order: a busy or failed
- * message stops the later messages of its group in the same receive (their claims released, made
- * visible with it). {@code MessageDeduplicationId} is SQS's own five-minute window against
+ * <p><b>FIFO queues.</b> Messages of one {@code MessageGroupId} stay in order: a failed message
+ * stops the later messages of its group in the same receive (their claims released, made visible
+ * with it); a busy one is waited for in place, so the later ones wait behind it. {@code MessageDeduplicationId} is SQS's own five-minute window against
  * re-sends; the inbox covers what comes after it, and redeliveries, which that window does not.
  *
  * <p>At the first poll the loop reads the queue's attributes ({@link #queue()}) and logs a warning
@@ -363,22 +367,22 @@ public final class SqsInboxLoop {
                 settle();
                 return;
             }
-            Processor.Batch batch;
-            try {
-                batch = processor.claim(ids, Processor.at(messages, keyed));
-            } catch (InboxStoreException storeDown) {
-                LOG.log(Level.WARNING, "the store could not claim a receive; it is put back", storeDown);
-                counts.record(DeliveryOutcome.STORE_FAILED, keyed.size());
+            for (int i : keyed) {
+                held.put(i, Boolean.TRUE);
+            }
+            java.util.concurrent.atomic.AtomicReference<Processor.Batch> claimed =
+                    new java.util.concurrent.atomic.AtomicReference<>();
+            ScheduledFuture<?> renewing = renewals(claimed, keyed);
+            Processor.Batch batch = claimHeldInPlace(ids, keyed);
+            if (batch == null) {
+                renewing.cancel(false);
                 for (int i : keyed) {
                     later(i, failureBackoff);
                 }
                 settle();
                 return;
             }
-            for (int i : keyed) {
-                held.put(i, Boolean.TRUE);
-            }
-            ScheduledFuture<?> renewing = renewals(batch, keyed);
+            claimed.set(batch);
             Map<String, Duration> stoppedGroups = new HashMap<>();
             int next = 0;
             try {
@@ -411,6 +415,28 @@ public final class SqsInboxLoop {
             }
         }
 
+        /**
+         * Claims the receive's keyed messages, tried again every failure back-off while the store
+         * cannot answer (the messages held, their visibility renewed); null when the loop stops first.
+         */
+        private Processor.@Nullable Batch claimHeldInPlace(List<String> ids, List<Integer> keyed) {
+            while (true) {
+                try {
+                    return processor.claim(ids, Processor.at(messages, keyed));
+                } catch (InboxStoreException storeDown) {
+                    LOG.log(
+                            Level.WARNING,
+                            "the store could not claim a receive; tried again in " + failureBackoff
+                                    + ", the messages held",
+                            storeDown);
+                    counts.record(DeliveryOutcome.STORE_FAILED, keyed.size());
+                    if (stopping || !pause(failureBackoff)) {
+                        return null;
+                    }
+                }
+            }
+        }
+
         /** Runs one message; returns how long it is put back for, or null when it is done. */
         private @Nullable Duration run(Processor.Batch batch, int index, int i) {
             // The message's own span, in the publisher's trace (its attributes); the receive's
@@ -425,14 +451,9 @@ public final class SqsInboxLoop {
         private @Nullable Duration runObserved(Processor.Batch batch, int index, int i) {
             dev.inbox.HandleOutcome outcome;
             try {
-                outcome = batch.run(index, messages.get(i));
-            } catch (InboxStoreException storeDown) {
-                LOG.log(
-                        Level.WARNING,
-                        "the store could not answer for " + messages.get(i) + "; it is put back",
-                        storeDown);
-                counts.record(DeliveryOutcome.STORE_FAILED);
-                return later(i, failureBackoff);
+                outcome = outcomeHeldInPlace(batch, index, i);
+            } catch (InboxStoreException stopped) {
+                return later(i, failureBackoff); // the loop stops with the store down: put back
             } catch (Exception workFailed) {
                 LOG.log(Level.WARNING, "the work of " + messages.get(i) + " failed; it is put back", workFailed);
                 counts.record(DeliveryOutcome.FAILED);
@@ -453,6 +474,46 @@ public final class SqsInboxLoop {
                     counts.record(DeliveryOutcome.BUSY);
                     return later(i, busyBackoff);
                 }
+            }
+        }
+
+        /**
+         * Runs one message, holding it in place (its visibility renewed) while another delivery holds
+         * its event (claimed again every busy back-off) or the store cannot answer (tried again every
+         * failure back-off), until the loop stops. Never put back for those: each receive counts
+         * towards the redrive policy's {@code maxReceiveCount}, and a long-held event or a store
+         * outage would get the message dead-lettered unapplied.
+         *
+         * @throws InboxStoreException if the store could not answer and the loop is stopping
+         * @throws Exception what the work threw, its claim released
+         */
+        private dev.inbox.HandleOutcome outcomeHeldInPlace(Processor.Batch batch, int index, int i) throws Exception {
+            boolean first = true;
+            while (true) {
+                dev.inbox.HandleOutcome outcome;
+                try {
+                    outcome = first ? batch.run(index, messages.get(i)) : batch.retry(index, messages.get(i));
+                } catch (InboxStoreException storeDown) {
+                    LOG.log(
+                            Level.WARNING,
+                            "the store could not answer for " + messages.get(i) + "; tried again in " + failureBackoff
+                                    + ", the message held",
+                            storeDown);
+                    counts.record(DeliveryOutcome.STORE_FAILED);
+                    if (stopping || !pause(failureBackoff)) {
+                        throw storeDown;
+                    }
+                    first = false;
+                    continue;
+                }
+                if (outcome != dev.inbox.HandleOutcome.BUSY || stopping) {
+                    return outcome;
+                }
+                counts.record(DeliveryOutcome.BUSY);
+                if (!pause(busyBackoff)) {
+                    return outcome;
+                }
+                first = false;
             }
         }
 
@@ -501,8 +562,12 @@ public final class SqsInboxLoop {
             }
         }
 
-        /** Renews the claims and the visibility of what is still held, every third of the shorter. */
-        private ScheduledFuture<?> renewals(Processor.Batch batch, List<Integer> keyed) {
+        /**
+         * Renews the visibility of what is still held, and its claims once {@code claimed} has the
+         * receive's batch, every third of the shorter of the lease and the visibility timeout.
+         */
+        private ScheduledFuture<?> renewals(
+                java.util.concurrent.atomic.AtomicReference<Processor.Batch> claimed, List<Integer> keyed) {
             Duration visibility = receiveVisibility;
             Duration shorter = processor.lease().isZero() || processor.lease().compareTo(visibility) > 0
                     ? visibility
@@ -510,19 +575,30 @@ public final class SqsInboxLoop {
             long every = Math.max(1, shorter.toMillis() / 3);
             return RENEWALS.scheduleWithFixedDelay(
                     () -> {
-                        List<ChangeMessageVisibilityBatchRequestEntry> extend = new ArrayList<>();
-                        for (int k = 0; k < keyed.size(); k++) {
-                            int i = keyed.get(k);
-                            if (held.containsKey(i)) {
-                                batch.renew(k);
-                                extend.add(visibility(i, visibility));
-                            }
+                        try {
+                            renew(claimed.get(), keyed, visibility);
+                        } catch (RuntimeException unexpected) {
+                            // A task that throws is never run again: this tick is lost, not the next.
+                            LOG.log(Level.WARNING, "a renewal of " + queueUrl + " failed; tried again", unexpected);
                         }
-                        changeVisibility(extend);
                     },
                     every,
                     every,
                     TimeUnit.MILLISECONDS);
+        }
+
+        private void renew(Processor.@Nullable Batch batch, List<Integer> keyed, Duration visibility) {
+            List<ChangeMessageVisibilityBatchRequestEntry> extend = new ArrayList<>();
+            for (int k = 0; k < keyed.size(); k++) {
+                int i = keyed.get(k);
+                if (held.containsKey(i)) {
+                    if (batch != null) {
+                        batch.renew(k);
+                    }
+                    extend.add(visibility(i, visibility));
+                }
+            }
+            changeVisibility(extend);
         }
 
         private void complete(Processor.Batch batch) {
@@ -609,6 +685,17 @@ public final class SqsInboxLoop {
         long millis = duration.toMillis();
         long seconds = millis / 1000 + (millis % 1000 > 0 ? 1 : 0);
         return (int) Math.min(MAX_VISIBILITY_SECONDS, Math.max(0, seconds));
+    }
+
+    /** Sleeps for {@code duration}; false (the interrupt flag kept) when interrupted. */
+    private static boolean pause(Duration duration) {
+        try {
+            Thread.sleep(duration.toMillis());
+            return true;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
     }
 
     private static void sleep(Duration duration) {
@@ -702,8 +789,9 @@ public final class SqsInboxLoop {
         }
 
         /**
-         * How long a busy message (another delivery holds its event) stays hidden before SQS hands
-         * it out again; default 1 s. SQS counts in whole seconds: shorter rounds up to 1 s.
+         * How long the loop waits before it claims a busy message (another delivery holds its event)
+         * again, the message held meanwhile; default 1 s. Also how long a busy message stays hidden
+         * when the loop stops with it in hand (SQS counts in whole seconds: shorter rounds up to 1 s).
          *
          * @throws IllegalArgumentException if null or negative
          */
@@ -713,8 +801,9 @@ public final class SqsInboxLoop {
         }
 
         /**
-         * How long a message whose work threw, or that the store could not claim, stays hidden before
-         * SQS hands it out again; default 5 s, rounded up to whole seconds.
+         * How long a message whose work threw stays hidden before SQS hands it out again (rounded up
+         * to whole seconds), and how long the loop waits before it claims a message again that the
+         * store could not claim (the message held meanwhile); default 5 s.
          *
          * @throws IllegalArgumentException if null or negative
          */

@@ -21,7 +21,8 @@ import software.amazon.awssdk.services.sqs.model.QueueAttributeName;
 
 /**
  * {@link SqsInboxLoop} under the adapter kit: a queue of its own on the real SQS server whose
- * redrive policy names a dead-letter queue the harness reads, one SQS client per consumer (a crash
+ * redrive policy names a dead-letter queue the harness reads (after five receives, so that a BUSY
+ * answer that went back to the queue would get a long-held event dead-lettered), one SQS client per consumer (a crash
  * closes it), and a loop started again when an {@code Error} ended it (as a supervised consumer
  * would be).
  */
@@ -65,7 +66,7 @@ final class SqsHarness implements AdapterHarness {
                 "inbox-kit",
                 Map.of(
                         QueueAttributeName.VISIBILITY_TIMEOUT, Long.toString(visibility),
-                        QueueAttributeName.REDRIVE_POLICY, SqsQueues.redrive(admin, dead, 1000)));
+                        QueueAttributeName.REDRIVE_POLICY, SqsQueues.redrive(admin, dead, 5)));
         deadReader = SqsQueues.drain(admin, dead, kit::deadLettered);
         InetSocketAddress server = Endpoints.address(SqsServer.endpoint());
         proxy = FaultProxy.start(server.getHostString(), server.getPort());

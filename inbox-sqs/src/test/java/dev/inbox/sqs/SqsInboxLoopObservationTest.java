@@ -120,6 +120,11 @@ class SqsInboxLoopObservationTest {
                                 MessageAttributeValue.builder()
                                         .dataType("String")
                                         .stringValue(TRACEPARENT)
+                                        .build(),
+                                "id", // the producer's event id, as Debezium's outbox router sends it
+                                MessageAttributeValue.builder()
+                                        .dataType("String")
+                                        .stringValue("order-1-" + UUID.randomUUID())
                                         .build())));
                 int[] applied = {0};
                 SqsInboxLoop loop = loops.loop(sqs, queue, ObservationInboxObserver.of(stopped.registry()), applied)
