@@ -31,6 +31,12 @@ class InboxRabbitStarterEdgesTest {
         void onEvent(String event) {}
     }
 
+    @Configuration(proxyBeanMethods = false)
+    static class NoAckListener {
+        @RabbitListener(id = "no-ack-rabbit", queues = "inbox-edges-no-ack", ackMode = "NONE")
+        void onEvent(String event) {}
+    }
+
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(RabbitAutoConfiguration.class, InboxAutoConfiguration.class))
             .withPropertyValues(
@@ -47,6 +53,19 @@ class InboxRabbitStarterEdgesTest {
                     .hasMessageContaining("[manual-rabbit]")
                     .hasMessageContaining("AcknowledgeMode.MANUAL")
                     .hasMessageContaining("inbox.rabbit.enabled=false");
+        });
+    }
+
+    /** With AcknowledgeMode.NONE the broker forgets each message as it sends it: a BUSY or failed one is lost. */
+    @Test
+    void aListenerWithoutAcknowledgements_isRefusedAtStartup_withWhatToChange() {
+        runner.withUserConfiguration(NoAckListener.class).run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure())
+                    .rootCause()
+                    .hasMessageContaining("[no-ack-rabbit]")
+                    .hasMessageContaining("AcknowledgeMode.NONE")
+                    .hasMessageContaining("Use AUTO");
         });
     }
 
