@@ -43,15 +43,19 @@ import org.jspecify.annotations.Nullable;
  *   <caption>What each delivery comes to</caption>
  *   <tr><th>outcome</th><th>acknowledgement</th></tr>
  *   <tr><td>processed, or a duplicate of an applied event</td><td>{@code basicAck}</td></tr>
- *   <tr><td>busy (another delivery holds the event)</td><td>{@code basicNack} with requeue, after
- *       {@link Builder#busyRequeueDelay} — never acknowledged, since the other attempt may fail</td></tr>
+ *   <tr><td>busy (another delivery holds the event)</td><td>held unacknowledged and handled again
+ *       after {@link Builder#busyRequeueDelay}, again and again until the holder lets go, while the
+ *       consumer goes on with the messages after it — never acknowledged, since the other attempt may
+ *       fail, and never requeued, since a quorum queue counts each requeue towards its {@code
+ *       x-delivery-limit}; requeued when the consumer stops. In {@linkplain Builder#window windows}:
+ *       {@code basicNack} with requeue after the delay</td></tr>
  *   <tr><td>the work threw an {@code Exception} (its claim released)</td><td>{@code basicNack}: requeued
  *       after the delay, or (with {@link Builder#requeueFailedWork} false) not requeued, to the
  *       queue's dead-letter exchange</td></tr>
  *   <tr><td>the work threw an {@code Error} (its claim released)</td><td>{@code basicNack} with requeue
  *       at once, and the {@code Error} is rethrown (amqp-client then closes the channel)</td></tr>
- *   <tr><td>the store could not answer the claim</td><td>{@code basicNack} with requeue, after the
- *       delay</td></tr>
+ *   <tr><td>the store could not answer the claim</td><td>held and handled again after the delay,
+ *       as a busy one (in windows: {@code basicNack} with requeue, after the delay)</td></tr>
  *   <tr><td>the work ran, but its completion could not be recorded ({@link
  *       dev.inbox.CompletionFailedException}, after the inbox's retries)</td><td>{@code basicAck}: a
  *       requeue would apply the work again once the lease ends</td></tr>
@@ -90,6 +94,16 @@ public final class InboxConsumer extends DefaultConsumer {
      */
     private static final ScheduledExecutorService REQUEUES = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "inbox-rabbitmq-requeue");
+        t.setDaemon(true);
+        return t;
+    });
+
+    /**
+     * Where held deliveries are handled again ({@link #retryLater}): four daemon threads, never shut
+     * down, each taking a consumer's lock in turn with its delivery thread.
+     */
+    private static final java.util.concurrent.ExecutorService RETRIES = Executors.newFixedThreadPool(4, r -> {
+        Thread t = new Thread(r, "inbox-rabbitmq-retry");
         t.setDaemon(true);
         return t;
     });
@@ -370,7 +384,12 @@ public final class InboxConsumer extends DefaultConsumer {
         } catch (InboxStoreException storeDown) {
             counts.record(DeliveryOutcome.STORE_FAILED);
             receipt.error(storeDown);
-            requeueLater(deliveryTag);
+            LOG.log(
+                    System.Logger.Level.WARNING,
+                    "the inbox store could not answer for " + delivery.getEnvelope() + "; held and tried again in "
+                            + busyDelay,
+                    storeDown);
+            retryLater(key, delivery);
             return;
         } catch (Exception workFailed) {
             receipt.error(workFailed);
@@ -391,7 +410,53 @@ public final class InboxConsumer extends DefaultConsumer {
             throw error;
         }
         receipt.outcome(result.outcome().name().toLowerCase(java.util.Locale.ROOT));
-        settle(result.outcome(), deliveryTag);
+        if (result.outcome() == HandleOutcome.BUSY) {
+            counts.record(DeliveryOutcome.BUSY);
+            retryLater(key, delivery);
+        } else {
+            settle(result.outcome(), deliveryTag);
+        }
+    }
+
+    /**
+     * Holds a delivery whose event another delivery holds, or that the store could not claim:
+     * unacknowledged, handled again after {@link Builder#busyRequeueDelay} on a thread of {@link
+     * #RETRIES}, in turn with this consumer's other deliveries (under {@link #inHand}) — while the
+     * consumer goes on with the messages after it. Never requeued for those: a quorum queue counts
+     * each requeue towards its {@code x-delivery-limit} and dead-letters the message past it, so a
+     * long-held event or a store outage would lose it. Requeued when the consumer stops.
+     */
+    private void retryLater(String key, Delivery delivery) {
+        REQUEUES.schedule(
+                () -> RETRIES.execute(() -> retry(key, delivery)), busyDelay.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    private void retry(String key, Delivery delivery) {
+        inHand.lock();
+        try {
+            if (stopping || !getChannel().isOpen()) {
+                nack(delivery.getEnvelope().getDeliveryTag(), true); // to the next consumer
+                return;
+            }
+            handle(key, delivery);
+        } catch (IOException | RuntimeException channelGone) {
+            // What the channel left unacknowledged, the broker redelivers.
+            LOG.log(System.Logger.Level.DEBUG, "a held delivery could not be settled", channelGone);
+        } catch (Error error) {
+            // On the delivery thread amqp-client would close the channel: so does this, and the broker
+            // requeues what it held.
+            LOG.log(
+                    System.Logger.Level.ERROR,
+                    "the work of a held delivery threw an Error; the channel is closed",
+                    error);
+            try {
+                getChannel().abort();
+            } catch (IOException | RuntimeException closing) {
+                error.addSuppressed(closing);
+            }
+        } finally {
+            inHand.unlock();
+        }
     }
 
     /** Acknowledges a processed or duplicate delivery, requeues a busy one after the delay. */
@@ -609,8 +674,9 @@ public final class InboxConsumer extends DefaultConsumer {
         }
 
         /**
-         * How long a busy message, one the store could not claim, or one whose work threw waits before
-         * it is requeued; default 1 second. A plain immediate requeue would spin.
+         * How long a message whose work threw waits before it is requeued, and how long a busy message
+         * or one the store could not claim is held before it is handled again (in windows: requeued);
+         * default 1 second. A plain immediate requeue would spin.
          *
          * @throws IllegalArgumentException if null or negative
          */

@@ -36,7 +36,7 @@ import org.junit.jupiter.api.Timeout;
 class InboxConsumerRecoveryTest {
 
     @Test
-    void afterAutomaticRecovery_aBusyDeliveryIsRequeued_andEveryEventAppliedOnce() throws Exception {
+    void afterAutomaticRecovery_aBusyDeliveryIsHeldAndTriedAgain_andEveryEventAppliedOnce() throws Exception {
         URI broker = URI.create(TestServers.rabbitmq());
         String queue = "inbox-recovery-" + UUID.randomUUID();
         String consumerName = "rabbit-recovery-" + UUID.randomUUID();
@@ -101,7 +101,7 @@ class InboxConsumerRecoveryTest {
                                 .filter(k -> k.startsWith("after-"))
                                 .count()
                         == 15);
-                Thread.sleep(500); // the held event is requeued meanwhile, again and again
+                Thread.sleep(500); // the held event is tried again meanwhile, again and again
                 assertThat(applied).doesNotContainKey("held");
                 assertThat(channel.isOpen())
                         .as("the consumer's channel is open")

@@ -197,7 +197,7 @@ class InboxConsumerTest {
     }
 
     @Test
-    void aBusyMessage_isRequeuedAfterTheDelay_neverAcknowledged_untilTheHolderLetsGo() throws Exception {
+    void aBusyMessage_isHeldAndTriedAgainAfterTheDelay_neverAcknowledged_untilTheHolderLetsGo() throws Exception {
         OwnerToken holder = OwnerToken.random();
         InboxKey key = InboxKey.of(consumer, DedupKeys.amqp("held-1"));
         assertThat(store.claim(ClaimRequest.of(key, holder, Duration.ofMinutes(5)))
@@ -205,7 +205,7 @@ class InboxConsumerTest {
                 .isTrue();
         channel.basicConsume(queue, false, consumer(counting()).build());
         publish("held-1", "held-1");
-        Thread.sleep(500); // several BUSY answers, each requeued after 100 ms
+        Thread.sleep(500); // several BUSY answers, each tried again after 100 ms
         assertThat(applied).as("work while another delivery holds the event").isEmpty();
         assertThat(store.release(key, holder)).isTrue(); // the other attempt failed and let go
         await("applied once the holder let go", () -> applied.containsKey("held-1"));
@@ -213,6 +213,56 @@ class InboxConsumerTest {
         channel.close(); // what it left unacknowledged returns to the queue
         assertThat(applied.get("held-1").get()).isEqualTo(1);
         assertThat(pending(queue)).isZero();
+    }
+
+    /**
+     * A quorum queue counts every requeue towards its {@code x-delivery-limit} (RabbitMQ 4.0-4.2 give
+     * every quorum queue a limit of 20) and dead-letters the message past it: a BUSY answer that went
+     * back to the queue would get an event held elsewhere long enough dead-lettered, unapplied.
+     */
+    @Test
+    void onAQuorumQueueWithADeliveryLimit_aBusyMessageHeldLongerThanTheLimit_isAppliedOnce_neverDeadLettered()
+            throws Exception {
+        String quorum = "inbox-test-quorum-" + UUID.randomUUID();
+        channel.queueDeclare(
+                quorum,
+                true,
+                false,
+                false,
+                Map.of(
+                        "x-queue-type",
+                        "quorum",
+                        "x-delivery-limit",
+                        3,
+                        "x-dead-letter-exchange",
+                        "",
+                        "x-dead-letter-routing-key",
+                        queue + "-dead"));
+        try {
+            OwnerToken holder = OwnerToken.random();
+            InboxKey key = InboxKey.of(consumer, DedupKeys.amqp("held-q"));
+            assertThat(store.claim(ClaimRequest.of(key, holder, Duration.ofMinutes(5)))
+                            .isAcquired())
+                    .isTrue();
+            InboxConsumer inboxConsumer = consumer(counting()).build();
+            channel.basicConsume(quorum, false, inboxConsumer);
+            channel.basicPublish(
+                    "",
+                    quorum,
+                    new AMQP.BasicProperties.Builder().messageId("held-q").build(),
+                    "held-q".getBytes(StandardCharsets.UTF_8));
+            await(
+                    "eight BUSY answers, past the delivery limit of 3",
+                    () -> inboxConsumer.counts().busy() >= 8);
+            assertThat(store.release(key, holder)).isTrue(); // the other attempt failed and let go
+            await("applied once the holder let go", () -> applied.containsKey("held-q"));
+            assertThat(applied.get("held-q").get()).isEqualTo(1);
+            assertThat(pending(queue + "-dead")).as("dead-lettered").isZero();
+        } finally {
+            try (Channel cleanup = connection.createChannel()) {
+                cleanup.queueDelete(quorum);
+            }
+        }
     }
 
     @Test
