@@ -97,6 +97,30 @@ class SqsInboxLoopTest {
         }
     }
 
+    /**
+     * Runs {@code slowWork} on a thread of its own and, once {@code working} says it holds its
+     * messages (before, the other consumer might receive them first), polls {@code queue} with
+     * another consumer until that thread ends: what that consumer did, which must be nothing.
+     */
+    private dev.inbox.Deliveries whatAnotherConsumerReceivesWhile(
+            String queue, Runnable slowWork, java.util.concurrent.CountDownLatch working) throws Exception {
+        Thread slowThread = new Thread(slowWork);
+        slowThread.start();
+        assertThat(working.await(30, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+        try (SqsClient otherClient = SqsQueues.client()) {
+            SqsInboxLoop other = SqsInboxLoop.lease(otherClient, queue, inbox, this::apply)
+                    .keys(SqsKeys.attribute("event-id"))
+                    .waitTime(Duration.ofSeconds(1))
+                    .build();
+            while (slowThread.isAlive()) {
+                other.pollOnce();
+            }
+            return other.counts();
+        } finally {
+            slowThread.join(30_000);
+        }
+    }
+
     private int visibleAndHidden(String queue) {
         return SqsQueues.messagesLeft(sqs, queue);
     }
@@ -195,24 +219,9 @@ class SqsInboxLoopTest {
                 .keys(SqsKeys.attribute("event-id"))
                 .waitTime(Duration.ofSeconds(1))
                 .build();
-        SqsClient otherClient = SqsQueues.client();
-        SqsInboxLoop other = SqsInboxLoop.lease(otherClient, queue, inbox, this::apply)
-                .keys(SqsKeys.attribute("event-id"))
-                .waitTime(Duration.ofSeconds(1))
-                .build();
-        Thread slowThread = new Thread(() -> pollUntil(slow, () -> slow.counts().processed() == 1));
-        slowThread.start();
-        // The other consumer polls only once the slow one holds the message (else it may receive it first).
-        assertThat(working.await(30, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
-        try {
-            while (slowThread.isAlive()) {
-                other.pollOnce(); // must receive nothing while the slow one works
-            }
-        } finally {
-            slowThread.join(30_000);
-            otherClient.close();
-        }
-        assertThat(other.counts()).isEqualTo(new dev.inbox.Deliveries(0, 0, 0, 0, 0, 0));
+        assertThat(whatAnotherConsumerReceivesWhile(
+                        queue, () -> pollUntil(slow, () -> slow.counts().processed() == 1), working))
+                .isEqualTo(new dev.inbox.Deliveries(0, 0, 0, 0, 0, 0));
         assertThat(applied("slow")).isEqualTo(1);
         assertThat(visibleAndHidden(queue)).isZero();
     }
@@ -241,27 +250,11 @@ class SqsInboxLoopTest {
                 .keys(SqsKeys.attribute("event-id"))
                 .waitTime(Duration.ofSeconds(1))
                 .build();
-        SqsClient otherClient = SqsQueues.client();
-        SqsInboxLoop other = SqsInboxLoop.lease(otherClient, queue, inbox, this::apply)
-                .keys(SqsKeys.attribute("event-id"))
-                .waitTime(Duration.ofSeconds(1))
-                .build();
         AtomicInteger firstReceive = new AtomicInteger();
-        Thread slowThread = new Thread(() -> firstReceive.set(slow.pollOnce()));
-        slowThread.start();
-        assertThat(working.await(30, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
-        try {
-            while (slowThread.isAlive()) {
-                other.pollOnce(); // must receive nothing while the slow one works
-            }
-        } finally {
-            slowThread.join(30_000);
-            otherClient.close();
-        }
+        dev.inbox.Deliveries seen =
+                whatAnotherConsumerReceivesWhile(queue, () -> firstReceive.set(slow.pollOnce()), working);
         assertThat(firstReceive.get()).as("both messages came in one receive").isEqualTo(2);
-        assertThat(other.counts())
-                .as("what the other consumer saw")
-                .isEqualTo(new dev.inbox.Deliveries(0, 0, 0, 0, 0, 0));
+        assertThat(seen).as("what the other consumer saw").isEqualTo(new dev.inbox.Deliveries(0, 0, 0, 0, 0, 0));
         assertThat(applied("first")).isEqualTo(1);
         assertThat(applied("second")).isEqualTo(1);
         assertThat(visibleAndHidden(queue)).isZero();

@@ -238,6 +238,75 @@ class AdapterKitSelfTest {
         }
     }
 
+    /** A kit on the SQS reference adapter (lease mode), broken as {@link #breakage()} says. */
+    abstract static class SqsReferenceKit extends AdapterContract {
+        abstract ReferenceSqsHarness.Breakage breakage();
+
+        @Override
+        protected AdapterHarness createHarness(AdapterKit kit) throws Exception {
+            return new ReferenceSqsHarness(kit, breakage());
+        }
+
+        @Override
+        protected Duration patience() {
+            return breakage() == ReferenceSqsHarness.Breakage.NONE ? Duration.ofSeconds(40) : Duration.ofSeconds(15);
+        }
+
+        @Override
+        protected Duration persistence() {
+            return Duration.ofMillis(500);
+        }
+    }
+
+    static class CorrectSqs extends SqsReferenceKit {
+        @Override
+        ReferenceSqsHarness.Breakage breakage() {
+            return ReferenceSqsHarness.Breakage.NONE;
+        }
+    }
+
+    static class SqsDoneLeftUnrenewed extends SqsReferenceKit {
+        @Override
+        ReferenceSqsHarness.Breakage breakage() {
+            return ReferenceSqsHarness.Breakage.DONE_LEFT_UNRENEWED;
+        }
+    }
+
+    static class SqsNoVisibilityExtension extends SqsReferenceKit {
+        @Override
+        ReferenceSqsHarness.Breakage breakage() {
+            return ReferenceSqsHarness.Breakage.NO_VISIBILITY_EXTENSION;
+        }
+    }
+
+    /** About 45 s (the SQS server counts visibility in whole seconds): CI runs it. */
+    @Test
+    @Tag("extended")
+    void theSqsReferenceAdapterPassesEveryRule() {
+        Events events = KitRun.all(CorrectSqs.class);
+        assertThat(events.started().count()).isEqualTo(AdapterRule.values().length);
+        assertThat(KitRun.failed(events))
+                .as("rules failed by the SQS reference adapter")
+                .isEmpty();
+    }
+
+    @Test
+    @Tag("extended")
+    @Execution(ExecutionMode.CONCURRENT)
+    @DisplayName(
+            "A11 catches an SQS adapter that stops renewing a message whose work is done before its receive deletes it")
+    void a11_sqsDoneLeftUnrenewed() {
+        assertThat(KitRun.failedRules(SqsDoneLeftUnrenewed.class, "A11")).contains("A11");
+    }
+
+    @Test
+    @Tag("extended")
+    @Execution(ExecutionMode.CONCURRENT)
+    @DisplayName("A11 catches an SQS adapter that renews its claims but not the messages' visibility")
+    void a11_sqsNoVisibilityExtension() {
+        assertThat(KitRun.failedRules(SqsNoVisibilityExtension.class, "A11")).contains("A11");
+    }
+
     @Test
     void theReferenceAdapterPassesEveryRule() {
         Events events = KitRun.all(Correct.class);

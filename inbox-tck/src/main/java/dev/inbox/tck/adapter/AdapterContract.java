@@ -199,18 +199,7 @@ public abstract class AdapterContract {
         awaitApplied("a", "b", "c");
         quiet();
         assertAppliedOnce("a", "b", "c");
-        first.stop();
-        List<String> payloads = List.of(payload("a"), payload("b"), payload("c"));
-        List<Integer> delivered = snapshot(payloads, kit::deliveries);
-        start();
-        quiet();
-        assertThat(snapshot(payloads, kit::deliveries))
-                .as(
-                        "deliveries of %s after a second consumer started: delivered again means a message"
-                                + " (a duplicate, most likely) was never acknowledged or committed",
-                        payloads)
-                .isEqualTo(delivered);
-        assertAppliedOnce("a", "b", "c");
+        assertNothingRedelivered(first, List.of("a", "b", "c"), "(a duplicate, most likely)");
     }
 
     @Test
@@ -480,6 +469,13 @@ public abstract class AdapterContract {
         assertThat(elsewhere.get("s"))
                 .as("another delivery of %s while its work ran past the lease", payload("s"))
                 .isIn(null, ClaimStatus.BUSY);
+        assertThat(kit.deliveries(payload("s")))
+                .as(
+                        "deliveries of %s, in hand for %s with a second consumer running: more than one means"
+                                + " the broker handed it out again while its work ran (keep the broker's hold on it"
+                                + " alive too: SQS visibility, a share group's acquisition lock)",
+                        payload("s"), lease().multipliedBy(5).dividedBy(2))
+                .isEqualTo(1);
     }
 
     @Test
@@ -540,17 +536,6 @@ public abstract class AdapterContract {
         awaitApplied("a", "b", "c", "d", "e");
         quiet();
         assertAppliedOnce("a", "b", "c", "d", "e");
-        first.stop();
-        List<String> payloads = List.of(payload("a"), payload("b"), payload("c"), payload("d"), payload("e"));
-        List<Integer> delivered = snapshot(payloads, kit::deliveries);
-        start();
-        quiet();
-        assertThat(snapshot(payloads, kit::deliveries))
-                .as(
-                        "deliveries of %s after a second consumer started: delivered again means a message"
-                                + " was left unacknowledged or uncommitted after the connection came back",
-                        payloads)
-                .isEqualTo(delivered);
-        assertAppliedOnce("a", "b", "c", "d", "e");
+        assertNothingRedelivered(first, List.of("a", "b", "c", "d", "e"), "after the connection came back");
     }
 }
