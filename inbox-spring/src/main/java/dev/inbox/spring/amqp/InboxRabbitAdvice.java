@@ -9,6 +9,7 @@ import dev.inbox.DeliveryOutcome;
 import dev.inbox.InboxKey;
 import dev.inbox.InboxStoreException;
 import dev.inbox.rabbitmq.MessageKeys;
+import dev.inbox.spi.ClaimStatus;
 import dev.inbox.spring.InboxBusyException;
 import dev.inbox.spring.InboxClaim;
 import dev.inbox.spring.ListenerCounts;
@@ -44,10 +45,13 @@ import org.springframework.amqp.rabbit.support.MessagePropertiesConverter;
  *       a poison message from looping at full speed; it is skipped for an {@code Error} and for an
  *       {@link AmqpRejectAndDontRequeueException} (a retry advice's {@code
  *       RejectAndDontRequeueRecoverer}), which are not requeued.
- *   <li>the store cannot answer the claim: after the back-off the failure is rethrown and the
- *       container requeues the message; nothing ran.
+ *   <li>the store cannot answer the claim: the message is held on the consumer thread and claimed
+ *       again every back-off; after the inbox's lease without an answer the failure is rethrown and
+ *       the container requeues the message; nothing ran.
  *   <li>{@code DUPLICATE}: the listener does not run and the container acknowledges the message.
- *   <li>{@code BUSY}: another delivery holds the event. After the busy back-off the message is
+ *   <li>{@code BUSY}: another delivery holds the event. The message is held on the consumer thread
+ *       and claimed again every busy back-off — a quorum queue counts each requeue towards its
+ *       {@code x-delivery-limit} and dead-letters past it — for up to the inbox's lease; then it is
  *       requeued ({@link ImmediateRequeueAmqpException}, which neither a retry advice nor {@code
  *       defaultRequeueRejected=false} turns into a dead letter): it is never dropped.
  *   <li>no dedup key (none found, the key function threw, an invalid key): {@link
@@ -149,22 +153,14 @@ public final class InboxRabbitAdvice implements MethodInterceptor {
         String queue = message.getMessageProperties().getConsumerQueue();
         SpringInbox target =
                 perQueue && queue != null && !queue.isEmpty() ? scopes.computeIfAbsent(queue, inbox::scoped) : inbox;
-        InboxClaim claim;
-        try {
-            claim = target.claim(id);
-        } catch (InboxStoreException storeDown) {
-            backOff();
-            throw storeDown;
-        }
+        InboxClaim claim = claimHeldInPlace(target, id);
         switch (claim.status()) {
             case DUPLICATE:
                 counts.record(DeliveryOutcome.DUPLICATE, target);
                 return null;
             case BUSY:
-                counts.record(DeliveryOutcome.BUSY, target);
-                backOff();
                 throw new ImmediateRequeueAmqpException(
-                        "requeued after " + busyBackoff.toMillis() + " ms", new InboxBusyException(id));
+                        "requeued after " + target.inbox().lease() + " held in place", new InboxBusyException(id));
             default:
                 break;
         }
@@ -183,12 +179,49 @@ public final class InboxRabbitAdvice implements MethodInterceptor {
         return result;
     }
 
-    /** Waits the back-off on the consumer thread, so that what is requeued next does not come straight back. */
-    private void backOff() {
+    /**
+     * Claims {@code id}, holding the message on the consumer thread while another delivery holds its
+     * event or the store cannot answer, and claiming again every busy back-off — for at most the
+     * inbox's lease (the longest a holder that died keeps the event), or until the container
+     * interrupts the thread as it stops. Requeued only after that: a quorum queue counts each requeue
+     * towards its {@code x-delivery-limit} and dead-letters past it.
+     *
+     * @return the claim: acquired, a duplicate, or still busy after the lease
+     * @throws InboxStoreException if the store could not answer for the whole lease
+     */
+    private InboxClaim claimHeldInPlace(SpringInbox target, String id) {
+        long until = System.nanoTime() + target.inbox().lease().toNanos();
+        while (true) {
+            InboxClaim claim;
+            try {
+                claim = target.claim(id);
+            } catch (InboxStoreException storeDown) {
+                if (!backOff() || System.nanoTime() - until > 0) {
+                    throw storeDown;
+                }
+                continue;
+            }
+            if (claim.status() != ClaimStatus.BUSY) {
+                return claim;
+            }
+            counts.record(DeliveryOutcome.BUSY, target);
+            if (!backOff() || System.nanoTime() - until > 0) {
+                return claim;
+            }
+        }
+    }
+
+    /**
+     * Waits the back-off on the consumer thread; false when interrupted (the container is stopping),
+     * the interrupt flag kept.
+     */
+    private boolean backOff() {
         try {
             Thread.sleep(busyBackoff.toMillis());
+            return true;
         } catch (InterruptedException e) {
-            Thread.currentThread().interrupt(); // the container is stopping: requeued all the same
+            Thread.currentThread().interrupt();
+            return false;
         }
     }
 

@@ -166,7 +166,7 @@ class InboxRabbitAdviceTest {
     }
 
     @Test
-    void aBusyMessage_isRequeuedUntilTheHolderLetsGo_andNeverDropped() throws Exception {
+    void aBusyMessage_isHeldAndClaimedAgainUntilTheHolderLetsGo_andNeverDropped() throws Exception {
         SpringInbox inbox = Database.memoryInbox();
         InboxRabbitAdvice advice = new InboxRabbitAdvice(inbox, MessageKeys.messageId(), Duration.ofMillis(50));
         List<String> applied = new CopyOnWriteArrayList<>();
@@ -174,12 +174,59 @@ class InboxRabbitAdviceTest {
         send("b1");
         requeueRejected = false; // a failing listener's message would be dropped: a busy one must not be
         start(m -> applied.add(body(m)), advice);
-        await("several requeues", () -> advice.counts().busy() >= 5);
+        await("several BUSY answers", () -> advice.counts().busy() >= 5);
         assertThat(applied).isEmpty();
         assertThat(holder.release()).isTrue();
         await("applied once the holder let go", () -> applied.size() == 1);
         await("acknowledged", () -> ready() == 0);
         assertThat(applied).containsExactly("b1");
+    }
+
+    /**
+     * A quorum queue counts every requeue towards its {@code x-delivery-limit} (RabbitMQ 4.0-4.2 give
+     * every quorum queue a limit of 20) and dead-letters past it: a BUSY message requeued at each
+     * answer would be dead-lettered unapplied while another delivery holds its event.
+     */
+    @Test
+    void onAQuorumQueueWithADeliveryLimit_aBusyMessageHeldLongerThanTheLimit_isAppliedOnce_neverDeadLettered()
+            throws Exception {
+        SpringInbox inbox = Database.memoryInbox();
+        InboxRabbitAdvice advice = new InboxRabbitAdvice(inbox, MessageKeys.messageId(), Duration.ofMillis(50));
+        List<String> applied = new CopyOnWriteArrayList<>();
+        Claim holder = inbox.inbox().claim(DedupKeys.amqp("q1"));
+        admin.declareQueue(new Queue(queue + "-dead", false, false, false));
+        admin.declareQueue(new Queue(
+                queue,
+                true,
+                false,
+                false,
+                java.util.Map.of(
+                        "x-queue-type",
+                        "quorum",
+                        "x-delivery-limit",
+                        3,
+                        "x-dead-letter-exchange",
+                        "",
+                        "x-dead-letter-routing-key",
+                        queue + "-dead")));
+        try {
+            MessageProperties properties = new MessageProperties();
+            properties.setMessageId("q1");
+            new RabbitTemplate(connections)
+                    .send("", queue, new Message("q1".getBytes(StandardCharsets.UTF_8), properties));
+            start(m -> applied.add(body(m)), advice);
+            await(
+                    "eight BUSY answers, past the delivery limit of 3",
+                    () -> advice.counts().busy() >= 8);
+            assertThat(applied).isEmpty();
+            assertThat(holder.release()).isTrue();
+            await("applied once the holder let go", () -> applied.size() == 1);
+            assertThat(admin.getQueueInfo(queue + "-dead").getMessageCount())
+                    .as("dead-lettered")
+                    .isZero();
+        } finally {
+            admin.deleteQueue(queue + "-dead");
+        }
     }
 
     @Test
