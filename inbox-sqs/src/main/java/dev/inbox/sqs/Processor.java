@@ -98,6 +98,15 @@ interface Processor {
         void giveBack(int index);
 
         /**
+         * Before the loop waits in place on the event at {@code index} (busy, or the store down):
+         * records what is done so far and lets go of the claims of the events after it, claimed
+         * again when their turn comes. A consumer that waits then holds nothing another consumer
+         * could be waiting on: two that each waited on an event the other's receive held would
+         * never go on.
+         */
+        default void beforeWaiting(int index) {}
+
+        /**
          * True when the event's outcome is already decided — committed with the receive's one
          * transaction — so that it must be run (to read that outcome), never given back.
          */
@@ -158,9 +167,18 @@ interface Processor {
                 open[i] = claims.get(i).isAcquired();
             }
             List<Claim> done = new ArrayList<>();
+            List<Integer> doneAt = new ArrayList<>();
+            boolean[] reclaim = new boolean[claims.size()]; // given back before a wait: claimed again at its turn
+            boolean[] recorded = new boolean[claims.size()]; // done and completed before the receive ends
             return new Batch() {
                 @Override
                 public HandleOutcome run(int index, SqsMessage message) throws Exception {
+                    if (reclaim[index]) {
+                        reclaim[index] = false;
+                        Claim again = inbox.claimAll(List.of(ids.get(index))).get(0);
+                        claims.set(index, again);
+                        open[index] = again.isAcquired();
+                    }
                     Claim claim = claims.get(index);
                     if (!claim.isAcquired()) {
                         return switch (claim.status()) {
@@ -182,7 +200,31 @@ interface Processor {
                     }
                     open[index] = false;
                     done.add(claim);
+                    doneAt.add(index);
                     return HandleOutcome.PROCESSED;
+                }
+
+                @Override
+                public void beforeWaiting(int index) {
+                    if (!done.isEmpty()) {
+                        try {
+                            inbox.completeAll(done);
+                            doneAt.forEach(i -> recorded[i] = true);
+                            done.clear();
+                            doneAt.clear();
+                        } catch (InboxStoreException notYet) {
+                            LOG.log(
+                                    System.Logger.Level.WARNING,
+                                    "the work done so far could not be recorded before a wait; tried again at the end",
+                                    notYet);
+                        }
+                    }
+                    for (int k = index + 1; k < open.length; k++) {
+                        if (open[k]) {
+                            giveBack(k);
+                            reclaim[k] = true;
+                        }
+                    }
                 }
 
                 @Override
@@ -211,7 +253,7 @@ interface Processor {
                 @Override
                 public void renew(int index) {
                     Claim claim = claims.get(index);
-                    if (!claim.isAcquired()) {
+                    if (!claim.isAcquired() || recorded[index] || reclaim[index]) {
                         return;
                     }
                     try {

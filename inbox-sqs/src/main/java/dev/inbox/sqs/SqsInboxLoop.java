@@ -480,7 +480,9 @@ public final class SqsInboxLoop {
         /**
          * Runs one message, holding it in place (its visibility renewed) while another delivery holds
          * its event (claimed again every busy back-off) or the store cannot answer (tried again every
-         * failure back-off), until the loop stops. Never put back for those: each receive counts
+         * failure back-off), until the loop stops. Before the first wait the receive records what it
+         * has done and lets go of the claims it has not begun ({@link Processor.Batch#beforeWaiting}),
+         * so that two consumers never wait on each other. Never put back for those: each receive counts
          * towards the redrive policy's {@code maxReceiveCount}, and a long-held event or a store
          * outage would get the message dead-lettered unapplied.
          *
@@ -489,6 +491,7 @@ public final class SqsInboxLoop {
          */
         private dev.inbox.HandleOutcome outcomeHeldInPlace(Processor.Batch batch, int index, int i) throws Exception {
             boolean first = true;
+            boolean waited = false;
             while (true) {
                 dev.inbox.HandleOutcome outcome;
                 try {
@@ -500,7 +503,11 @@ public final class SqsInboxLoop {
                                     + ", the message held",
                             storeDown);
                     counts.record(DeliveryOutcome.STORE_FAILED);
-                    if (stopping || !pause(failureBackoff)) {
+                    if (stopping) {
+                        throw storeDown;
+                    }
+                    waited = beforeWaiting(batch, index, waited);
+                    if (!pause(failureBackoff)) {
                         throw storeDown;
                     }
                     first = false;
@@ -510,11 +517,20 @@ public final class SqsInboxLoop {
                     return outcome;
                 }
                 counts.record(DeliveryOutcome.BUSY);
+                waited = beforeWaiting(batch, index, waited);
                 if (!pause(busyBackoff)) {
                     return outcome;
                 }
                 first = false;
             }
+        }
+
+        /** Lets the batch record what is done and let go of what is not begun, once, before the first wait. */
+        private boolean beforeWaiting(Processor.Batch batch, int index, boolean waited) {
+            if (!waited) {
+                batch.beforeWaiting(index);
+            }
+            return true;
         }
 
         private void deadLetter(int i) {

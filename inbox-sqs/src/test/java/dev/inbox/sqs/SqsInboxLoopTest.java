@@ -260,6 +260,70 @@ class SqsInboxLoopTest {
         assertThat(visibleAndHidden(queue)).isZero();
     }
 
+    /**
+     * Two loops (on two queues of one consumer) each wait in place on an event the other's receive
+     * holds: A holds x (in work) while y is held elsewhere, B then claims y and applies it, and waits
+     * on x; A finishes x and waits on y. Holding what they had done or claimed while waiting, they
+     * would wait on each other for ever (the broker storm on DynamoDB stalled so); each records what
+     * it has done and lets go of what it has not begun before it waits, and both go on.
+     */
+    @Test
+    void twoLoopsWaitingOnEachOthersEvents_bothGoOn() throws Exception {
+        String queueA = queue("inbox-wait-a", Map.of(QueueAttributeName.VISIBILITY_TIMEOUT, "30"));
+        String queueB = queue("inbox-wait-b", Map.of(QueueAttributeName.VISIBILITY_TIMEOUT, "30"));
+        send(queueA, "a-x", Map.of("event-id", "x"), null);
+        send(queueA, "a-y", Map.of("event-id", "y"), null);
+        send(queueB, "b-y", Map.of("event-id", "y"), null);
+        send(queueB, "b-x", Map.of("event-id", "x"), null);
+        dev.inbox.Claim elsewhere =
+                inbox.claimAll(List.of(dev.inbox.keys.DedupKeys.eventId("y"))).get(0);
+        java.util.concurrent.CountDownLatch aWorking = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch goOn = new java.util.concurrent.CountDownLatch(1);
+        SqsInboxLoop a = SqsInboxLoop.lease(sqs, queueA, inbox, message -> {
+                    if (message.body().equals("a-x")) {
+                        aWorking.countDown();
+                        goOn.await();
+                    }
+                    apply(message);
+                })
+                .keys(SqsKeys.attribute("event-id"))
+                .busyBackoff(Duration.ofMillis(100))
+                .waitTime(Duration.ofSeconds(1))
+                .build();
+        SqsInboxLoop b = SqsInboxLoop.lease(sqs, queueB, inbox, this::apply)
+                .keys(SqsKeys.attribute("event-id"))
+                .busyBackoff(Duration.ofMillis(100))
+                .waitTime(Duration.ofSeconds(1))
+                .build();
+        Thread threadA = new Thread(() -> pollUntil(a, () -> a.counts().acknowledged() == 2));
+        Thread threadB = new Thread(() -> pollUntil(b, () -> b.counts().acknowledged() == 2));
+        threadA.start();
+        try {
+            assertThat(aWorking.await(30, java.util.concurrent.TimeUnit.SECONDS))
+                    .isTrue();
+            elsewhere.release();
+            threadB.start();
+            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+            while (b.counts().busy() == 0 && System.nanoTime() < deadline) {
+                Thread.sleep(20);
+            }
+            goOn.countDown();
+            threadA.join(20_000);
+            threadB.join(20_000);
+            assertThat(threadA.isAlive() || threadB.isAlive())
+                    .as("a loop still waiting after 20 s: the two wait on each other")
+                    .isFalse();
+        } finally {
+            goOn.countDown();
+            a.stop();
+            b.stop();
+            threadA.join(30_000);
+            threadB.join(30_000);
+        }
+        assertThat(applied("a-x") + applied("b-x")).as("x applied").isEqualTo(1);
+        assertThat(applied("a-y") + applied("b-y")).as("y applied").isEqualTo(1);
+    }
+
     @Test
     void workThatKeepsFailing_isLeftToTheRedrivePolicy() {
         String dead = queue("inbox-redrive-dead", Map.of());
