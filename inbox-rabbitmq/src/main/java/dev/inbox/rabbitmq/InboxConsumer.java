@@ -47,15 +47,15 @@ import org.jspecify.annotations.Nullable;
  *       after {@link Builder#busyRequeueDelay}, again and again until the holder lets go, while the
  *       consumer goes on with the messages after it — never acknowledged, since the other attempt may
  *       fail, and never requeued, since a quorum queue counts each requeue towards its {@code
- *       x-delivery-limit}; requeued when the consumer stops. In {@linkplain Builder#window windows}:
- *       {@code basicNack} with requeue after the delay</td></tr>
+ *       x-delivery-limit}; requeued when the consumer stops. In {@linkplain Builder#window windows}
+ *       the same: held, and handled again alone</td></tr>
  *   <tr><td>the work threw an {@code Exception} (its claim released)</td><td>{@code basicNack}: requeued
  *       after the delay, or (with {@link Builder#requeueFailedWork} false) not requeued, to the
  *       queue's dead-letter exchange</td></tr>
  *   <tr><td>the work threw an {@code Error} (its claim released)</td><td>{@code basicNack} with requeue
  *       at once, and the {@code Error} is rethrown (amqp-client then closes the channel)</td></tr>
  *   <tr><td>the store could not answer the claim</td><td>held and handled again after the delay,
- *       as a busy one (in windows: {@code basicNack} with requeue, after the delay)</td></tr>
+ *       as a busy one (in windows: each delivery of the window, alone)</td></tr>
  *   <tr><td>the work ran, but its completion could not be recorded ({@link
  *       dev.inbox.CompletionFailedException}, after the inbox's retries)</td><td>{@code basicAck}: a
  *       requeue would apply the work again once the lease ends</td></tr>
@@ -288,15 +288,16 @@ public final class InboxConsumer extends DefaultConsumer {
             try {
                 outcomes = w.handleAll(ids.subList(from, ids.size()), rest);
             } catch (InboxStoreException storeDown) {
-                // The commit may have happened or not: nothing is acknowledged, the redeliveries tell.
+                // The commit may have happened or not: nothing is acknowledged; each delivery is held
+                // and handled again alone (a duplicate, if the commit happened), never requeued.
                 LOG.log(
                         System.Logger.Level.WARNING,
-                        "the inbox store failed on a window of " + rest.size() + " deliveries; requeued after "
-                                + busyDelay,
+                        "the inbox store failed on a window of " + rest.size() + " deliveries; each held and tried"
+                                + " again alone in " + busyDelay,
                         storeDown);
-                for (Delivery delivery : rest) {
+                for (int i = from; i < deliveries.size(); i++) {
                     counts.record(DeliveryOutcome.STORE_FAILED);
-                    requeueLater(delivery.getEnvelope().getDeliveryTag());
+                    retryLater(ids.get(i), deliveries.get(i));
                 }
                 return;
             } catch (Exception workFailed) {
@@ -315,7 +316,13 @@ public final class InboxConsumer extends DefaultConsumer {
             }
             List<Long> acks = new ArrayList<>(outcomes.size());
             for (HandleOutcome outcome : outcomes) {
-                settle(outcome, deliveries.get(from++).getEnvelope().getDeliveryTag(), acks);
+                int i = from++;
+                if (outcome == HandleOutcome.BUSY) {
+                    counts.record(DeliveryOutcome.BUSY);
+                    retryLater(ids.get(i), deliveries.get(i)); // alone, held: its tag stays unsettled
+                } else {
+                    settle(outcome, deliveries.get(i).getEnvelope().getDeliveryTag(), acks);
+                }
             }
             ackAll(acks);
         }
@@ -459,7 +466,7 @@ public final class InboxConsumer extends DefaultConsumer {
         }
     }
 
-    /** Acknowledges a processed or duplicate delivery, requeues a busy one after the delay. */
+    /** Acknowledges a processed or duplicate delivery. */
     private void settle(HandleOutcome outcome, long deliveryTag) throws IOException {
         settle(outcome, deliveryTag, null);
     }
@@ -478,10 +485,7 @@ public final class InboxConsumer extends DefaultConsumer {
                 ackNowOrLater(deliveryTag, acks);
                 counts.record(DeliveryOutcome.DUPLICATE);
             }
-            case BUSY -> {
-                counts.record(DeliveryOutcome.BUSY);
-                requeueLater(deliveryTag);
-            }
+            case BUSY -> throw new IllegalStateException("a BUSY delivery is held (retryLater), never settled");
         }
     }
 
@@ -537,7 +541,7 @@ public final class InboxConsumer extends DefaultConsumer {
     /**
      * The delivery tags a windowed consumer holds unsettled, so that a window is acknowledged with
      * one {@code basicAck(last, multiple=true)} only where that settles the window's deliveries and
-     * nothing else: no delivery of this consumer waiting for its requeue, none of another consumer
+     * nothing else: no delivery of this consumer held or waiting for its requeue, none of another consumer
      * on the same channel. Tags are numbered per channel from 1 (amqp-client's recovery carries the
      * numbering on), so while every tag this consumer received follows the one before, no other
      * consumer received one in between; after the first gap the channel counts as shared and every
@@ -706,12 +710,13 @@ public final class InboxConsumer extends DefaultConsumer {
          * transaction per message.
          *
          * <p>What each delivery comes to is what it comes to alone (the table above): a duplicate is
-         * acknowledged; a busy one is requeued after the delay and the window goes on past it; when a
-         * handler throws an {@code Exception} the window's transaction rolls back and its deliveries
-         * are applied one by one, so the failing one fails alone; a store that fails requeues the
-         * whole window after the delay (its commit may have happened: the redeliveries are then
-         * duplicates); an {@code Error} rolls the window back, requeues every delivery of it and
-         * closes the channel. A consumer that dies mid-window leaves neither the window's writes nor
+         * acknowledged; a busy one is held unacknowledged and handled again alone after the delay
+         * (never requeued: a quorum queue counts requeues towards its {@code x-delivery-limit}) while
+         * the window goes on past it; when a handler throws an {@code Exception} the window's
+         * transaction rolls back and its deliveries are applied one by one, so the failing one fails
+         * alone; a store that fails holds every delivery of the window and handles each again alone
+         * after the delay (its commit may have happened: they are then duplicates); an {@code Error}
+         * rolls the window back, requeues every delivery of it and closes the channel. A consumer that dies mid-window leaves neither the window's writes nor
          * its records: the broker redelivers all of it.
          *
          * <p>Set the channel's prefetch ({@code basicQos}) to at least twice {@code messages}, so the
@@ -720,7 +725,7 @@ public final class InboxConsumer extends DefaultConsumer {
          *
          * <p>A window whose deliveries are all done is acknowledged with one {@code basicAck(last,
          * multiple=true)} when that settles exactly them: not while a delivery of this consumer below
-         * it waits for its requeue, and never on a channel another consumer shares (seen from the
+         * it is held, and never on a channel another consumer shares (seen from the
          * delivery tags, numbered per channel); otherwise each delivery is acknowledged on its own.
          *
          * @throws IllegalArgumentException if {@code messages} is not positive, or {@code linger} is

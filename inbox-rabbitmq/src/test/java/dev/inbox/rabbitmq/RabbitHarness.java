@@ -19,6 +19,7 @@ import dev.inbox.testing.TestServers;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
@@ -28,7 +29,10 @@ import org.jspecify.annotations.Nullable;
  * {@link InboxConsumer} under the adapter kit: a queue of its own on the real RabbitMQ with a
  * dead-letter queue the harness reads, one connection (automatic recovery on) per consumer, and a
  * channel opened again when amqp-client closed it because the consumer threw (as a supervised
- * consumer would be).
+ * consumer would be). The queue is a classic one, or a quorum queue with {@code x-delivery-limit}
+ * {@value #DELIVERY_LIMIT} (RabbitMQ 4's default for every quorum queue; 3.x needs it set): the
+ * broker then dead-letters a message redelivered more often, so a BUSY message or a store outage
+ * that the consumer answered with requeues would fail the kit's rules A5, A8 and A12.
  */
 final class RabbitHarness implements AdapterHarness {
 
@@ -44,16 +48,29 @@ final class RabbitHarness implements AdapterHarness {
     private final Channel publisher;
     private final String queue = "inbox-adapter-kit-" + UUID.randomUUID();
 
-    /** In lease mode on the in-memory store, or ({@code pool} given) in transactional mode on PostgreSQL. */
-    RabbitHarness(AdapterKit kit, @Nullable HikariDataSource pool) throws Exception {
-        this(kit, pool, 1);
+    /** The quorum queue's {@code x-delivery-limit}. */
+    static final int DELIVERY_LIMIT = 20;
+
+    /** Which kind of queue the harness declares. */
+    enum Queue {
+        CLASSIC,
+        QUORUM
     }
 
     /**
-     * In transactional mode on PostgreSQL, {@code window} deliveries to a transaction ({@link
-     * InboxConsumer.Builder#window}, linger 50 ms; the prefetch is 10).
+     * In lease mode on the in-memory store, or ({@code pool} given) in transactional mode on
+     * PostgreSQL, a delivery to a transaction.
      */
-    RabbitHarness(AdapterKit kit, @Nullable HikariDataSource pool, int window) throws Exception {
+    RabbitHarness(AdapterKit kit, @Nullable HikariDataSource pool, Queue type) throws Exception {
+        this(kit, pool, 1, type);
+    }
+
+    /**
+     * As {@link #RabbitHarness(AdapterKit, HikariDataSource, Queue)}, in transactional mode {@code
+     * window} deliveries to a transaction ({@link InboxConsumer.Builder#window}, linger 50 ms; the
+     * prefetch is 10).
+     */
+    RabbitHarness(AdapterKit kit, @Nullable HikariDataSource pool, int window, Queue type) throws Exception {
         this.kit = kit;
         this.pool = pool;
         this.window = window;
@@ -74,12 +91,13 @@ final class RabbitHarness implements AdapterHarness {
         admin = factory.newConnection("adapter-kit-admin");
         publisher = admin.createChannel();
         publisher.queueDeclare(queue + "-dead", false, false, false, null);
-        publisher.queueDeclare(
-                queue,
-                false,
-                false,
-                false,
-                Map.of("x-dead-letter-exchange", "", "x-dead-letter-routing-key", queue + "-dead"));
+        Map<String, Object> arguments =
+                new HashMap<>(Map.of("x-dead-letter-exchange", "", "x-dead-letter-routing-key", queue + "-dead"));
+        if (type == Queue.QUORUM) {
+            arguments.put("x-queue-type", "quorum");
+            arguments.put("x-delivery-limit", DELIVERY_LIMIT);
+        }
+        publisher.queueDeclare(queue, type == Queue.QUORUM, false, false, arguments); // quorum queues are durable
         publisher.confirmSelect();
         Channel dead = admin.createChannel();
         dead.basicConsume(queue + "-dead", true, new DefaultConsumer(dead) {

@@ -24,6 +24,6 @@ class TransactionalInboxConsumerKitTest extends AdapterContract {
 
     @Override
     protected AdapterHarness createHarness(AdapterKit kit) throws Exception {
-        return new RabbitHarness(kit, db.pool());
+        return new RabbitHarness(kit, db.pool(), RabbitHarness.Queue.CLASSIC);
     }
 }

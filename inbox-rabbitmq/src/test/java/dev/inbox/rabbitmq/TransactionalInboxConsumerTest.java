@@ -9,8 +9,12 @@ import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ConnectionFactory;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.inbox.InboxKey;
 import dev.inbox.jdbc.TransactionalInbox;
+import dev.inbox.keys.DedupKeys;
 import dev.inbox.postgres.PostgresInboxStore;
+import dev.inbox.spi.ClaimRequest;
+import dev.inbox.spi.OwnerToken;
 import dev.inbox.testing.TestServers;
 import java.nio.charset.StandardCharsets;
 import java.sql.PreparedStatement;
@@ -367,6 +371,90 @@ class TransactionalInboxConsumerTest {
                             () -> InboxConsumer.builder(channel, lease, d -> {}).window(10, Duration.ofMillis(5)))
                     .isInstanceOf(IllegalStateException.class)
                     .hasMessageContaining("transactional mode");
+        }
+    }
+
+    /**
+     * A window's BUSY delivery (its event held by a lease-mode delivery on the same store) on a quorum
+     * queue whose {@code x-delivery-limit} is 3: each requeue counts towards the limit, so a window
+     * that requeued it dead-lettered the event unapplied; held in place, it is applied once the holder
+     * lets go, and the rest of the window is applied and acknowledged meanwhile.
+     */
+    @Test
+    void aWindowOnAQuorumQueueWithADeliveryLimit_holdsABusyMessageLongerThanTheLimit_andAppliesItOnce()
+            throws Exception {
+        String run = UUID.randomUUID().toString();
+        String consumerName = "rabbit-window-quorum-" + run;
+        TransactionalInbox inbox =
+                TransactionalInbox.builder(store, pool).consumer(consumerName).build();
+        ConnectionFactory factory = new ConnectionFactory();
+        factory.setUri(TestServers.rabbitmq());
+        String queue = "inbox-test-quorum-" + run;
+        OwnerToken holder = OwnerToken.random();
+        InboxKey held = InboxKey.of(consumerName, DedupKeys.amqp("held"));
+        assertThat(store.claim(ClaimRequest.of(held, holder, Duration.ofMinutes(5)))
+                        .isAcquired())
+                .isTrue();
+        try (Connection connection = factory.newConnection("inbox-rabbitmq-window-quorum-test")) {
+            Channel setup = connection.createChannel();
+            setup.queueDeclare(queue + "-dead", false, true, false, null);
+            setup.queueDeclare(
+                    queue,
+                    true,
+                    false,
+                    false,
+                    Map.of(
+                            "x-queue-type",
+                            "quorum",
+                            "x-delivery-limit",
+                            3,
+                            "x-dead-letter-exchange",
+                            "",
+                            "x-dead-letter-routing-key",
+                            queue + "-dead"));
+            try {
+                publish(setup, queue, "before");
+                publish(setup, queue, "held");
+                publish(setup, queue, "after");
+                Channel channel = connection.createChannel();
+                channel.basicQos(20);
+                InboxConsumer consumer = InboxConsumer.transactional(channel, inbox, (delivery, db) -> {
+                            try (PreparedStatement insert =
+                                    db.prepareStatement("INSERT INTO " + APPLIED + " VALUES (?, ?)")) {
+                                insert.setString(1, run);
+                                insert.setString(2, delivery.getProperties().getMessageId());
+                                insert.executeUpdate();
+                            }
+                        })
+                        .window(4, Duration.ofMillis(20))
+                        .busyRequeueDelay(Duration.ofMillis(50))
+                        .build();
+                channel.basicConsume(queue, false, consumer);
+                long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+                while (consumer.counts().busy() < 8 && System.nanoTime() < deadline) {
+                    Thread.sleep(20);
+                }
+                assertThat(consumer.counts().busy())
+                        .as("BUSY answers, past the delivery limit of 3")
+                        .isGreaterThanOrEqualTo(8);
+                assertThat(applications(run)).as("applied while one is held").containsOnlyKeys("before", "after");
+                assertThat(store.release(held, holder)).isTrue(); // the other attempt failed and let go
+                while (!applications(run).containsKey("held") && System.nanoTime() < deadline) {
+                    Thread.sleep(20);
+                }
+                assertThat(applications(run))
+                        .as("applications per event")
+                        .isEqualTo(Map.of("before", 1, "held", 1, "after", 1));
+                assertThat(consumer.stop(Duration.ofSeconds(10))).isTrue();
+                assertThat(setup.messageCount(queue + "-dead"))
+                        .as("dead-lettered")
+                        .isZero();
+                assertThat(setup.messageCount(queue)).as("left in the queue").isZero();
+            } finally {
+                try (Channel cleanup = connection.createChannel()) {
+                    cleanup.queueDelete(queue);
+                }
+            }
         }
     }
 

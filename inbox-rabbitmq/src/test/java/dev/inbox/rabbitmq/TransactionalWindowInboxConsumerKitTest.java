@@ -10,7 +10,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The adapter kit on {@link InboxConsumer} in transactional mode with windows of four deliveries to a
- * transaction ({@link InboxConsumer.Builder#window}), through the real RabbitMQ into PostgreSQL.
+ * transaction ({@link InboxConsumer.Builder#window}), through the real RabbitMQ into PostgreSQL, on a
+ * quorum queue with {@code x-delivery-limit} {@value RabbitHarness#DELIVERY_LIMIT}.
  */
 // 15 to 20 s (seven tests at once): the default build keeps the kit's own self-tests (a reference
 // adapter on RabbitMQ); CI (-Pcontainers) and -Pextended run the kit on every adapter.
@@ -27,6 +28,6 @@ class TransactionalWindowInboxConsumerKitTest extends AdapterContract {
 
     @Override
     protected AdapterHarness createHarness(AdapterKit kit) throws Exception {
-        return new RabbitHarness(kit, db.pool(), 4);
+        return new RabbitHarness(kit, db.pool(), 4, RabbitHarness.Queue.QUORUM);
     }
 }
