@@ -7,7 +7,7 @@ import org.junit.jupiter.api.Tag;
 
 /**
  * The adapter kit on {@link InboxConsumer} in lease mode, through the real RabbitMQ, on a quorum queue
- * with {@code x-delivery-limit} {@value RabbitHarness#DELIVERY_LIMIT}.
+ * with {@code x-delivery-limit} {@value dev.inbox.testing.RabbitQueues#QUORUM_DELIVERY_LIMIT}.
  */
 // 15 to 20 s (seven tests at once): the default build keeps the kit's own self-tests (a reference adapter on RabbitMQ);
 // CI (-Pcontainers) and -Pextended run the kit on every adapter.

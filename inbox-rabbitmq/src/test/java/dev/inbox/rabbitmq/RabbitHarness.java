@@ -15,11 +15,11 @@ import dev.inbox.tck.FaultProxy;
 import dev.inbox.tck.adapter.AdapterHarness;
 import dev.inbox.tck.adapter.AdapterKit;
 import dev.inbox.testing.Endpoints;
+import dev.inbox.testing.RabbitQueues;
 import dev.inbox.testing.TestServers;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
@@ -30,7 +30,7 @@ import org.jspecify.annotations.Nullable;
  * dead-letter queue the harness reads, one connection (automatic recovery on) per consumer, and a
  * channel opened again when amqp-client closed it because the consumer threw (as a supervised
  * consumer would be). The queue is a classic one, or a quorum queue with {@code x-delivery-limit}
- * {@value #DELIVERY_LIMIT} (RabbitMQ 4's default for every quorum queue; 3.x needs it set): the
+ * {@value RabbitQueues#QUORUM_DELIVERY_LIMIT} (RabbitMQ 4's default for every quorum queue; 3.x needs it set): the
  * broker then dead-letters a message redelivered more often, so a BUSY message or a store outage
  * that the consumer answered with requeues would fail the kit's rules A5, A8 and A12.
  */
@@ -47,9 +47,6 @@ final class RabbitHarness implements AdapterHarness {
     private final Connection admin;
     private final Channel publisher;
     private final String queue = "inbox-adapter-kit-" + UUID.randomUUID();
-
-    /** The quorum queue's {@code x-delivery-limit}. */
-    static final int DELIVERY_LIMIT = 20;
 
     /** Which kind of queue the harness declares. */
     enum Queue {
@@ -91,13 +88,9 @@ final class RabbitHarness implements AdapterHarness {
         admin = factory.newConnection("adapter-kit-admin");
         publisher = admin.createChannel();
         publisher.queueDeclare(queue + "-dead", false, false, false, null);
-        Map<String, Object> arguments =
-                new HashMap<>(Map.of("x-dead-letter-exchange", "", "x-dead-letter-routing-key", queue + "-dead"));
-        if (type == Queue.QUORUM) {
-            arguments.put("x-queue-type", "quorum");
-            arguments.put("x-delivery-limit", DELIVERY_LIMIT);
-        }
-        publisher.queueDeclare(queue, type == Queue.QUORUM, false, false, arguments); // quorum queues are durable
+        boolean quorum = type == Queue.QUORUM;
+        publisher.queueDeclare( // a quorum queue is durable
+                queue, quorum, false, false, RabbitQueues.deadLetteringTo(queue + "-dead", quorum));
         publisher.confirmSelect();
         Channel dead = admin.createChannel();
         dead.basicConsume(queue + "-dead", true, new DefaultConsumer(dead) {

@@ -11,7 +11,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 /**
  * The adapter kit on {@link InboxConsumer} in transactional mode with windows of four deliveries to a
  * transaction ({@link InboxConsumer.Builder#window}), through the real RabbitMQ into PostgreSQL, on a
- * quorum queue with {@code x-delivery-limit} {@value RabbitHarness#DELIVERY_LIMIT}.
+ * quorum queue with {@code x-delivery-limit} {@value dev.inbox.testing.RabbitQueues#QUORUM_DELIVERY_LIMIT}.
  */
 // 15 to 20 s (seven tests at once): the default build keeps the kit's own self-tests (a reference
 // adapter on RabbitMQ); CI (-Pcontainers) and -Pextended run the kit on every adapter.

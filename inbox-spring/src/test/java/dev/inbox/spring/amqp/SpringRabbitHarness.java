@@ -7,6 +7,7 @@ import dev.inbox.tck.FaultProxy;
 import dev.inbox.tck.adapter.AdapterHarness;
 import dev.inbox.tck.adapter.AdapterKit;
 import dev.inbox.testing.Endpoints;
+import dev.inbox.testing.RabbitQueues;
 import dev.inbox.testing.TestServers;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -62,12 +63,11 @@ final class SpringRabbitHarness implements AdapterHarness {
         }
         admin = new RabbitAdmin(adminConnections);
         admin.declareQueue(new Queue(queue + "-dead", false, false, false));
-        admin.declareQueue(new Queue(
-                queue,
-                false,
-                false,
-                false,
-                Map.of("x-dead-letter-exchange", "", "x-dead-letter-routing-key", queue + "-dead")));
+        // Lease mode on a quorum queue with a delivery limit (a BUSY message requeued too often is
+        // dead-lettered there), transactional mode on a classic one: the kit runs on both kinds.
+        boolean quorum = db == null;
+        admin.declareQueue(
+                new Queue(queue, quorum, false, false, RabbitQueues.deadLetteringTo(queue + "-dead", quorum)));
         template = new RabbitTemplate(adminConnections);
         deadLetters = new SimpleMessageListenerContainer(adminConnections);
         deadLetters.setQueueNames(queue + "-dead");
