@@ -108,13 +108,6 @@ class AdapterKitSelfTest {
         }
     }
 
-    static class NoCompletionRetry extends ReferenceKit {
-        @Override
-        Breakage breakage() {
-            return Breakage.NO_COMPLETION_RETRY;
-        }
-    }
-
     static class Correct extends ReferenceKit {
         @Override
         Breakage breakage() {
@@ -279,6 +272,106 @@ class AdapterKitSelfTest {
         }
     }
 
+    /** A kit on the Kafka reference adapter (lease mode), broken as {@link #breakage()} says. */
+    abstract static class KafkaReferenceKit extends AdapterContract {
+        abstract ReferenceKafkaHarness.Breakage breakage();
+
+        @Override
+        protected AdapterHarness createHarness(AdapterKit kit) throws Exception {
+            return new ReferenceKafkaHarness(kit, breakage());
+        }
+
+        @Override
+        protected Duration lease() {
+            return Duration.ofSeconds(1);
+        }
+
+        @Override
+        protected Duration backoff() {
+            return Duration.ofMillis(50);
+        }
+
+        @Override
+        protected Duration patience() {
+            return breakage() == ReferenceKafkaHarness.Breakage.NONE ? Duration.ofSeconds(40) : Duration.ofSeconds(10);
+        }
+
+        @Override
+        protected Duration persistence() {
+            return Duration.ofMillis(500);
+        }
+    }
+
+    static class CorrectKafka extends KafkaReferenceKit {
+        @Override
+        ReferenceKafkaHarness.Breakage breakage() {
+            return ReferenceKafkaHarness.Breakage.NONE;
+        }
+    }
+
+    static class KafkaCommitsPastFailedWork extends KafkaReferenceKit {
+        @Override
+        ReferenceKafkaHarness.Breakage breakage() {
+            return ReferenceKafkaHarness.Breakage.COMMITS_PAST_FAILED_WORK;
+        }
+    }
+
+    static class KafkaCommitsPastBusy extends KafkaReferenceKit {
+        @Override
+        ReferenceKafkaHarness.Breakage breakage() {
+            return ReferenceKafkaHarness.Breakage.COMMITS_PAST_BUSY;
+        }
+    }
+
+    static class KafkaNoSeekAfterAnError extends KafkaReferenceKit {
+        @Override
+        ReferenceKafkaHarness.Breakage breakage() {
+            return ReferenceKafkaHarness.Breakage.NO_SEEK_AFTER_AN_ERROR;
+        }
+    }
+
+    static class KafkaNoCompletionRetry extends KafkaReferenceKit {
+        @Override
+        ReferenceKafkaHarness.Breakage breakage() {
+            return ReferenceKafkaHarness.Breakage.NO_COMPLETION_RETRY;
+        }
+    }
+
+    /** The Kafka reference on the real broker (started once for this JVM): CI runs it. */
+    @Test
+    @Tag("extended")
+    void theKafkaReferenceAdapterPassesEveryRule() {
+        Events events = KitRun.all(CorrectKafka.class);
+        assertThat(events.started().count()).isEqualTo(AdapterRule.values().length);
+        assertThat(KitRun.failed(events))
+                .as("rules failed by the Kafka reference adapter")
+                .isEmpty();
+    }
+
+    @Test
+    @Tag("extended")
+    @Execution(ExecutionMode.CONCURRENT)
+    @DisplayName("A2 catches a Kafka adapter that commits past a record whose work threw")
+    void a2_kafkaCommitsPastFailedWork() {
+        assertThat(KitRun.failedRules(KafkaCommitsPastFailedWork.class, "A2")).contains("A2");
+    }
+
+    @Test
+    @Tag("extended")
+    @Execution(ExecutionMode.CONCURRENT)
+    @DisplayName("A8 catches a Kafka adapter that commits past a BUSY record")
+    void a8_kafkaCommitsPastBusy() {
+        assertThat(KitRun.failedRules(KafkaCommitsPastBusy.class, "A8")).contains("A8");
+    }
+
+    @Test
+    @Tag("extended")
+    @Execution(ExecutionMode.CONCURRENT)
+    @DisplayName("A3 catches a Kafka adapter that goes on past an Error without seeking back to its record")
+    void a3_kafkaNoSeekAfterAnError() {
+        assertThat(KitRun.failedRules(KafkaNoSeekAfterAnError.class, "A3")).contains("A3");
+    }
+
     /** About 45 s (the SQS server counts visibility in whole seconds): CI runs it. */
     @Test
     @Tag("extended")
@@ -432,9 +525,9 @@ class AdapterKitSelfTest {
     @Test
     @Tag("extended")
     @Execution(ExecutionMode.CONCURRENT)
-    @DisplayName("A13 catches an adapter that does not retry a completion that failed once")
-    void a13_lease() {
-        assertThat(KitRun.failedRules(NoCompletionRetry.class, "A13")).contains("A13");
+    @DisplayName("A13 catches a Kafka adapter that does not retry a completion that failed once (lease mode)")
+    void a13_kafkaNoCompletionRetry() {
+        assertThat(KitRun.failedRules(KafkaNoCompletionRetry.class, "A13")).contains("A13");
     }
 
     @Test

@@ -67,8 +67,6 @@ final class ReferenceRabbitHarness implements AdapterHarness {
          * client's recovery: the first retry after the reconnect throws out of the delivery.
          */
         RETRIES_DIE_WITH_THE_CONNECTION,
-        /** Tries a completion once: one that fails leaves the claim held until its lease ends. */
-        NO_COMPLETION_RETRY,
         /**
          * Retries a message that is BUSY, failed or could not be claimed a few times ({@value
          * #GIVE_UP_AFTER}), then acknowledges past it, as a bounded retry policy without a
@@ -115,7 +113,6 @@ final class ReferenceRabbitHarness implements AdapterHarness {
         this.inbox = Inbox.builder(kit.store(store))
                 .consumer(kit.consumer())
                 .lease(kit.lease())
-                .claimAttempts(breakage == Breakage.NO_COMPLETION_RETRY ? 1 : 2)
                 .build();
         this.transactional = database == null
                 ? null

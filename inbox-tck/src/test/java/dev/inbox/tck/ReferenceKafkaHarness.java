@@ -1,0 +1,371 @@
+package dev.inbox.tck;
+
+import dev.inbox.Claim;
+import dev.inbox.Inbox;
+import dev.inbox.InboxKey;
+import dev.inbox.InboxStoreException;
+import dev.inbox.spi.ClaimStatus;
+import dev.inbox.tck.adapter.AdapterHarness;
+import dev.inbox.tck.adapter.AdapterKit;
+import dev.inbox.tck.adapter.Outage;
+import dev.inbox.testing.KafkaBroker;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.Consumer;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The adapter kit's Kafka reference adapter: the simplest correct lease-mode poll loop on the real
+ * broker, following the outcome table, and the ways Kafka lets it go wrong ({@link Breakage}) for
+ * the kit's self-tests. A topic of two partitions and one consumer group; each record is claimed,
+ * worked (its claim renewed meanwhile) and completed in order, and its offset committed after it is
+ * settled. A BUSY record and a claim the store cannot answer are waited for in place (head of line);
+ * work that threw releases its claim, and the partition is sought back to the record after the
+ * back-off; an {@code Error} releases the claim, seeks back and ends the loop by a throw (the harness
+ * starts a new one, as a supervised consumer would be). The inbox tries a completion once ({@code
+ * claimAttempts(1)}): retrying one that failed is this adapter's own job, so rule A13 in lease mode
+ * tests the adapter, not the inbox.
+ */
+final class ReferenceKafkaHarness implements AdapterHarness {
+
+    /** One thing the reference adapter gets wrong, or nothing. */
+    enum Breakage {
+        NONE,
+        /** Commits past a record whose work threw an {@code Exception}: it is never tried again. */
+        COMMITS_PAST_FAILED_WORK,
+        /** Commits past a BUSY record instead of waiting for its holder. */
+        COMMITS_PAST_BUSY,
+        /** Catches an {@code Error} from the work and goes on with the next record, without seeking back. */
+        NO_SEEK_AFTER_AN_ERROR,
+        /** Tries a completion once: one that fails leaves the claim held, and the record is committed. */
+        NO_COMPLETION_RETRY
+    }
+
+    /** How often the reference tries a completion before it commits past it all the same. */
+    private static final int COMPLETION_ATTEMPTS = 3;
+
+    private final AdapterKit kit;
+    private final Breakage breakage;
+    private final ReferenceStore store = new ReferenceStore(Duration.ofMinutes(1), new HashMap<>());
+    private final Inbox inbox;
+    private final String topic = "inbox-kit-reference-" + UUID.randomUUID();
+    private final String group = "inbox-kit-reference-" + UUID.randomUUID();
+    private final KafkaProducer<String, String> producer;
+    private final AtomicInteger sent = new AtomicInteger();
+    private final Outage outage = new Outage();
+
+    ReferenceKafkaHarness(AdapterKit kit, Breakage breakage) throws Exception {
+        this.kit = kit;
+        this.breakage = breakage;
+        this.inbox = Inbox.builder(kit.store(store))
+                .consumer(kit.consumer())
+                .lease(kit.lease())
+                .claimAttempts(1)
+                .build();
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, KafkaBroker.bootstrap()))) {
+            admin.createTopics(List.of(new NewTopic(topic, 2, (short) 1))).all().get(60, TimeUnit.SECONDS);
+        }
+        Properties p = new Properties();
+        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, KafkaBroker.bootstrap());
+        p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+        p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+        p.put(ProducerConfig.LINGER_MS_CONFIG, "0");
+        producer = new KafkaProducer<>(p);
+    }
+
+    @Override
+    public Mode mode() {
+        return Mode.LEASE;
+    }
+
+    @Override
+    public void publish(@Nullable String id, String payload) throws Exception {
+        ProducerRecord<String, String> record = new ProducerRecord<>(topic, sent.getAndIncrement() % 2, null, payload);
+        if (id != null) {
+            record.headers().add(AdapterKit.ID_HEADER, id.getBytes(StandardCharsets.UTF_8));
+        }
+        producer.send(record).get(30, TimeUnit.SECONDS);
+    }
+
+    @Override
+    public Running start() {
+        Member member = new Member();
+        member.thread.start();
+        return member;
+    }
+
+    @Override
+    public void close() {
+        producer.close();
+        store.close();
+    }
+
+    private KafkaConsumer<String, String> newConsumer() {
+        Properties p = new Properties();
+        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, KafkaBroker.bootstrap());
+        p.put(ConsumerConfig.GROUP_ID_CONFIG, group);
+        p.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "consumer");
+        p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "10");
+        p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+        p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+        return new KafkaConsumer<>(p);
+    }
+
+    /**
+     * One member of the group: a thread that runs a poll loop on a consumer of its own, and a new one
+     * when a loop ends by a throw.
+     */
+    private final class Member implements Running {
+        final Thread thread = new Thread(this::supervise, "adapter-kit-kafka-reference");
+        volatile boolean stopping;
+        volatile boolean crashed;
+        volatile @Nullable KafkaConsumer<String, String> current;
+
+        Member() {
+            thread.setDaemon(true);
+        }
+
+        private void supervise() {
+            while (!stopping && !crashed) {
+                KafkaConsumer<String, String> consumer = newConsumer();
+                current = consumer;
+                try {
+                    new Loop(outage.kafkaConsumer(Consumer.class, consumer)).run();
+                } catch (Throwable thrown) {
+                    // supervised: a loop that ended by a throw (an Error from the work) is replaced
+                } finally {
+                    if (!crashed) {
+                        try {
+                            consumer.close(); // its rebalance listener commits what is settled
+                        } catch (RuntimeException closing) {
+                            // gone with the loop
+                        }
+                    }
+                }
+            }
+        }
+
+        @Override
+        public void stop() throws Exception {
+            stopping = true;
+            thread.join(TimeUnit.SECONDS.toMillis(60));
+        }
+
+        /**
+         * From the work (the loop's own thread): the consumer is closed at once, its rebalance callback
+         * skipped, so nothing more is committed. From another thread: woken and closed the same way.
+         */
+        @Override
+        public void crash() throws InterruptedException {
+            crashed = true;
+            KafkaConsumer<String, String> consumer = current;
+            if (Thread.currentThread() == thread) {
+                if (consumer != null) {
+                    consumer.close(Duration.ZERO);
+                }
+                return;
+            }
+            if (consumer != null) {
+                consumer.wakeup();
+            }
+            thread.join(TimeUnit.SECONDS.toMillis(60));
+            if (consumer != null) {
+                consumer.close(Duration.ZERO);
+            }
+        }
+
+        @Override
+        public void cutConnection() {
+            outage.begin();
+        }
+
+        @Override
+        public void restoreConnection() {
+            outage.end();
+        }
+
+        /** One poll loop on one consumer. */
+        private final class Loop {
+            final Consumer<String, String> consumer;
+            /** Offsets of settled records whose commit failed (the broker unreachable), committed again later. */
+            final Map<TopicPartition, OffsetAndMetadata> uncommitted = new HashMap<>();
+
+            Loop(Consumer<String, String> consumer) {
+                this.consumer = consumer;
+            }
+
+            void run() {
+                consumer.subscribe(List.of(topic), new ConsumerRebalanceListener() {
+                    @Override
+                    public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
+                        if (!crashed) {
+                            commitPending(); // a killed process runs no callbacks
+                        }
+                        uncommitted.keySet().removeAll(partitions);
+                    }
+
+                    @Override
+                    public void onPartitionsAssigned(Collection<TopicPartition> partitions) {}
+                });
+                while (!stopping && !crashed) {
+                    commitPending();
+                    ConsumerRecords<String, String> records = consumer.poll(Duration.ofMillis(100));
+                    for (TopicPartition partition : records.partitions()) {
+                        for (ConsumerRecord<String, String> record : records.records(partition)) {
+                            if (stopping || crashed || !handle(partition, record)) {
+                                break; // not begun, or sought back: the rest of the partition comes again
+                            }
+                        }
+                    }
+                }
+                commitPending();
+            }
+
+            /** Settles one record; false when the partition was sought back to it (or the loop is ending). */
+            private boolean handle(TopicPartition partition, ConsumerRecord<String, String> record) {
+                String id = idOf(record);
+                if (id == null) {
+                    kit.deadLettered(record.value());
+                    commit(partition, record);
+                    return true;
+                }
+                Claim claim = claimHeld(id);
+                if (claim == null) {
+                    consumer.seek(partition, record.offset()); // stopping while waiting: not begun
+                    return false;
+                }
+                if (claim.status() == ClaimStatus.DUPLICATE) {
+                    commit(partition, record);
+                    return true;
+                }
+                if (claim.status() == ClaimStatus.BUSY) { // only with COMMITS_PAST_BUSY
+                    commit(partition, record);
+                    return true;
+                }
+                claim.keepRenewed();
+                try {
+                    kit.apply(record.value(), null);
+                } catch (Exception failed) {
+                    claim.release();
+                    if (breakage == Breakage.COMMITS_PAST_FAILED_WORK) {
+                        commit(partition, record);
+                        return true;
+                    }
+                    pause(kit.backoff());
+                    consumer.seek(partition, record.offset());
+                    return false;
+                } catch (Error error) {
+                    claim.release();
+                    if (breakage == Breakage.NO_SEEK_AFTER_AN_ERROR) {
+                        return true; // and the next record's commit passes this one
+                    }
+                    if (!crashed) {
+                        consumer.seek(partition, record.offset());
+                    }
+                    throw error;
+                }
+                complete(claim);
+                commit(partition, record);
+                return true;
+            }
+
+            private @Nullable String idOf(ConsumerRecord<String, String> record) {
+                Header header = record.headers().lastHeader(AdapterKit.ID_HEADER);
+                try {
+                    String id = kit.keyOf(
+                            header == null ? null : new String(header.value(), StandardCharsets.UTF_8), record.value());
+                    if (id != null) {
+                        InboxKey.of(kit.consumer(), id);
+                    }
+                    return id;
+                } catch (RuntimeException invalid) {
+                    return null;
+                }
+            }
+
+            /**
+             * Claims the event, waiting in place (at the back-off) while another delivery holds it or the
+             * store cannot answer; null when the loop is ending meanwhile.
+             */
+            private @Nullable Claim claimHeld(String id) {
+                while (!stopping && !crashed) {
+                    try {
+                        Claim claim = inbox.claimAll(List.of(id)).get(0);
+                        if (claim.status() != ClaimStatus.BUSY || breakage == Breakage.COMMITS_PAST_BUSY) {
+                            return claim;
+                        }
+                    } catch (InboxStoreException storeDown) {
+                        // waited for in place, as a BUSY one
+                    }
+                    pause(kit.backoff());
+                }
+                return null;
+            }
+
+            /** Records the work as done, tried {@value #COMPLETION_ATTEMPTS} times; the record is committed either way. */
+            private void complete(Claim claim) {
+                int attempts = breakage == Breakage.NO_COMPLETION_RETRY ? 1 : COMPLETION_ATTEMPTS;
+                for (int attempt = 1; attempt <= attempts; attempt++) {
+                    try {
+                        claim.complete();
+                        return;
+                    } catch (InboxStoreException notRecorded) {
+                        // tried again; past the attempts, the work is done and the lease bounds the window
+                    }
+                }
+            }
+
+            private void commit(TopicPartition partition, ConsumerRecord<String, String> record) {
+                uncommitted.put(partition, new OffsetAndMetadata(record.offset() + 1));
+                commitPending();
+            }
+
+            private void commitPending() {
+                if (uncommitted.isEmpty() || crashed) {
+                    return;
+                }
+                try {
+                    consumer.commitSync(Map.copyOf(uncommitted));
+                    uncommitted.clear();
+                } catch (KafkaException unreachable) {
+                    // kept, and committed again after the next poll
+                }
+            }
+        }
+    }
+
+    private static void pause(Duration duration) {
+        try {
+            Thread.sleep(Math.max(1, duration.toMillis()));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
