@@ -46,8 +46,9 @@ import org.springframework.amqp.rabbit.support.MessagePropertiesConverter;
  *       {@link AmqpRejectAndDontRequeueException} (a retry advice's {@code
  *       RejectAndDontRequeueRecoverer}), which are not requeued.
  *   <li>the store cannot answer the claim: the message is held on the consumer thread and claimed
- *       again every back-off; after the inbox's lease without an answer the failure is rethrown and
- *       the container requeues the message; nothing ran.
+ *       again every back-off; after the inbox's lease without an answer it is requeued ({@link
+ *       ImmediateRequeueAmqpException}, the store's failure its cause), also under {@code
+ *       defaultRequeueRejected=false}: nothing ran, so it is never dead-lettered for that.
  *   <li>{@code DUPLICATE}: the listener does not run and the container acknowledges the message.
  *   <li>{@code BUSY}: another delivery holds the event. The message is held on the consumer thread
  *       and claimed again every busy back-off — a quorum queue counts each requeue towards its
@@ -187,7 +188,7 @@ public final class InboxRabbitAdvice implements MethodInterceptor {
      * towards its {@code x-delivery-limit} and dead-letters past it.
      *
      * @return the claim: acquired, a duplicate, or still busy after the lease
-     * @throws InboxStoreException if the store could not answer for the whole lease
+     * @throws ImmediateRequeueAmqpException if the store could not answer for the whole lease
      */
     private InboxClaim claimHeldInPlace(SpringInbox target, String id) {
         long until = System.nanoTime() + target.inbox().lease().toNanos();
@@ -197,7 +198,10 @@ public final class InboxRabbitAdvice implements MethodInterceptor {
                 claim = target.claim(id);
             } catch (InboxStoreException storeDown) {
                 if (!backOff() || System.nanoTime() - until > 0) {
-                    throw storeDown;
+                    // Requeued whatever the container's defaultRequeueRejected says: nothing ran.
+                    throw new ImmediateRequeueAmqpException(
+                            "requeued: the inbox store could not claim " + id + " for " + target.inbox().lease(),
+                            storeDown);
                 }
                 continue;
             }

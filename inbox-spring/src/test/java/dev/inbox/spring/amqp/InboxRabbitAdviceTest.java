@@ -4,15 +4,20 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.inbox.Claim;
 import dev.inbox.Inbox;
+import dev.inbox.InboxStoreException;
 import dev.inbox.caffeine.CaffeineInboxStore;
 import dev.inbox.keys.DedupKeys;
 import dev.inbox.micrometer.ObservationInboxObserver;
 import dev.inbox.rabbitmq.MessageKeys;
+import dev.inbox.spi.InboxStore;
 import dev.inbox.spring.Database;
 import dev.inbox.spring.SpringInbox;
+import dev.inbox.testing.RabbitQueues;
 import dev.inbox.testing.StoppedObservations;
 import dev.inbox.testing.TestServers;
 import io.micrometer.observation.ObservationRegistry;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -20,6 +25,7 @@ import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import org.aopalliance.aop.Advice;
@@ -180,6 +186,59 @@ class InboxRabbitAdviceTest {
         await("applied once the holder let go", () -> applied.size() == 1);
         await("acknowledged", () -> ready() == 0);
         assertThat(applied).containsExactly("b1");
+    }
+
+    /**
+     * A store that stays down longer than the inbox's lease, under a container with {@code
+     * defaultRequeueRejected=false} (failed listeners' messages to the dead-letter exchange): the
+     * message held in place is then requeued, never rejected to the dead letters, and applied once
+     * the store is back.
+     */
+    @Test
+    void aStoreDownLongerThanTheLease_underDefaultRequeueRejectedFalse_isRequeued_neverDeadLettered() throws Exception {
+        AtomicBoolean down = new AtomicBoolean(true);
+        AtomicInteger failedClaims = new AtomicInteger();
+        InboxStore real = CaffeineInboxStore.builder().build();
+        InboxStore failing = (InboxStore) Proxy.newProxyInstance(
+                InboxStore.class.getClassLoader(), new Class<?>[] {InboxStore.class}, (proxy, method, args) -> {
+                    if (down.get() && method.getName().startsWith("claim")) {
+                        failedClaims.incrementAndGet();
+                        throw new InboxStoreException("test: the store is down at the claim", null, true);
+                    }
+                    try {
+                        return method.invoke(real, args);
+                    } catch (InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                });
+        SpringInbox inbox = SpringInbox.leaseOnly(Inbox.builder(failing)
+                .consumer("store-down")
+                .lease(Duration.ofMillis(300))
+                .claimAttempts(1)
+                .build());
+        InboxRabbitAdvice advice = new InboxRabbitAdvice(inbox, MessageKeys.messageId(), Duration.ofMillis(50));
+        List<String> applied = new CopyOnWriteArrayList<>();
+        admin.declareQueue(new Queue(queue + "-dead", false, false, false));
+        admin.declareQueue(new Queue(queue, false, false, false, RabbitQueues.deadLetteringTo(queue + "-dead", false)));
+        try {
+            MessageProperties properties = new MessageProperties();
+            properties.setMessageId("s1");
+            new RabbitTemplate(connections)
+                    .send("", queue, new Message("s1".getBytes(StandardCharsets.UTF_8), properties));
+            requeueRejected = false;
+            start(m -> applied.add(body(m)), advice);
+            await("claims failing for more than three leases", () -> failedClaims.get() >= 20);
+            assertThat(applied).isEmpty();
+            down.set(false);
+            await("applied once the store is back", () -> applied.size() == 1);
+            await("acknowledged", () -> ready() == 0);
+            assertThat(admin.getQueueInfo(queue + "-dead").getMessageCount())
+                    .as("dead-lettered")
+                    .isZero();
+            assertThat(applied).containsExactly("s1");
+        } finally {
+            admin.deleteQueue(queue + "-dead");
+        }
     }
 
     /**
