@@ -200,7 +200,8 @@ public final class InboxRabbitAdvice implements MethodInterceptor {
                 if (!backOff() || System.nanoTime() - until > 0) {
                     // Requeued whatever the container's defaultRequeueRejected says: nothing ran.
                     throw new ImmediateRequeueAmqpException(
-                            "requeued: the inbox store could not claim " + id + " for " + target.inbox().lease(),
+                            "requeued: the inbox store could not claim " + id + " for "
+                                    + target.inbox().lease(),
                             storeDown);
                 }
                 continue;

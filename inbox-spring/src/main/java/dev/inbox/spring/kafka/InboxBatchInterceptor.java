@@ -12,6 +12,8 @@ import dev.inbox.spring.ListenerCounts;
 import dev.inbox.spring.SpringInbox;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -34,8 +36,11 @@ import org.springframework.kafka.listener.ConsumerRecordRecoverer;
  * offsets are committed with the batch's. A record whose event another delivery holds is claimed
  * again every busy back-off until it is not: it ends when the holder completes (then a
  * duplicate), fails (then acquired) or dies (its lease ends, then acquired), so keep the lease
- * shorter than {@code max.poll.interval.ms}; while one record waits, the batch waits. A batch
- * that is entirely duplicates is skipped and committed.
+ * shorter than {@code max.poll.interval.ms}; while one record waits, the batch waits. In lease
+ * mode the batch's events are claimed in the order of their ids, and while one is waited for the
+ * batch holds only the claims of the ids before it (the others are given back and claimed again
+ * after the wait), so two batches holding each other's events never wait on each other for ever.
+ * A batch that is entirely duplicates is skipped and committed.
  *
  * <p>After the listener: success completes every claim of the batch. A failure releases them,
  * so the error handler's retry claims the batch again at once; a {@link
@@ -129,24 +134,14 @@ public final class InboxBatchInterceptor<K, V> implements BatchInterceptor<K, V>
             return null; // every record was handed to the missing-key recoverer
         }
         Map<ConsumerRecord<K, V>, InboxClaim> held = new IdentityHashMap<>();
-        try {
-            List<InboxClaim> claims = inbox.claimAll(ids);
-            for (int i = 0; i < all.size(); i++) {
-                InboxClaim claim = claims.get(i);
-                while (claim.status() == ClaimStatus.BUSY) {
-                    counts.record(DeliveryOutcome.BUSY, inbox);
-                    pause(claim.id());
-                    claim = inbox.claim(claim.id());
-                }
-                if (claim.isAcquired()) {
-                    held.put(all.get(i), claim);
-                } else {
-                    counts.record(DeliveryOutcome.DUPLICATE, inbox);
-                }
+        List<@Nullable InboxClaim> claims = claimAll(ids);
+        for (int i = 0; i < all.size(); i++) {
+            InboxClaim claim = claims.get(i);
+            if (claim != null && claim.isAcquired()) {
+                held.put(all.get(i), claim);
+            } else {
+                counts.record(DeliveryOutcome.DUPLICATE, inbox);
             }
-        } catch (RuntimeException | Error e) {
-            releaseAll(held, e);
-            throw e;
         }
         if (held.isEmpty()) {
             return null; // Spring Kafka commits a batch an interceptor skips
@@ -160,6 +155,80 @@ public final class InboxBatchInterceptor<K, V> implements BatchInterceptor<K, V>
             }
         }
         return new ConsumerRecords<>(kept, Map.of());
+    }
+
+    /**
+     * Claims every id of the batch, waiting in place (every busy back-off) for one that another
+     * delivery holds until it is not BUSY. In lease mode the ids are claimed in their sorted order,
+     * and while one is waited for only the claims of the ids before it are held: those after it are
+     * given back and claimed again after the wait. A batch that waited holding all its other claims
+     * could wait for ever on a batch that waits on one of them (the same two events in two
+     * partitions, in opposite orders); a waiter that holds only smaller ids than the one it waits
+     * for cannot close such a cycle. In transactional mode the claims are rows of the listener's
+     * transaction, which cannot be given back: they stay while it waits (BUSY there comes only from
+     * a lease-mode delivery of the same event).
+     *
+     * @return each id's claim, in the order of {@code ids}; null for a repeat of an id earlier in the
+     *     batch (a duplicate)
+     */
+    private List<@Nullable InboxClaim> claimAll(List<String> ids) {
+        int n = ids.size();
+        Integer[] order = new Integer[n];
+        for (int i = 0; i < n; i++) {
+            order[i] = i;
+        }
+        if (!inbox.joinsTransaction()) {
+            Arrays.sort(order, Comparator.comparing(ids::get)); // stable: a repeat after its first occurrence
+        }
+        List<Integer> claimed = new ArrayList<>(n); // positions in order, each id once
+        for (int k = 0; k < n; k++) {
+            if (inbox.joinsTransaction() || k == 0 || !ids.get(order[k]).equals(ids.get(order[k - 1]))) {
+                claimed.add(order[k]);
+            }
+        }
+        InboxClaim[] claims = new InboxClaim[n];
+        try {
+            int from = 0;
+            while (from < claimed.size()) {
+                List<String> rest = new ArrayList<>(claimed.size() - from);
+                for (int k = from; k < claimed.size(); k++) {
+                    rest.add(ids.get(claimed.get(k)));
+                }
+                List<InboxClaim> got = inbox.claimAll(rest);
+                int busy = 0;
+                while (busy < got.size() && got.get(busy).status() != ClaimStatus.BUSY) {
+                    claims[claimed.get(from + busy)] = got.get(busy);
+                    busy++;
+                }
+                if (busy == got.size()) {
+                    break;
+                }
+                boolean giveBack = !inbox.joinsTransaction();
+                for (int k = busy + 1; k < got.size(); k++) {
+                    if (giveBack && got.get(k).isAcquired()) {
+                        got.get(k).release(); // claimed again after the wait
+                    } else if (!giveBack) {
+                        claims[claimed.get(from + k)] = got.get(k);
+                    }
+                }
+                InboxClaim waited = got.get(busy);
+                while (waited.status() == ClaimStatus.BUSY) {
+                    counts.record(DeliveryOutcome.BUSY, inbox);
+                    pause(waited.id());
+                    waited = inbox.claim(waited.id());
+                }
+                claims[claimed.get(from + busy)] = waited;
+                from = giveBack ? from + busy + 1 : claimed.size();
+            }
+        } catch (RuntimeException | Error e) {
+            for (InboxClaim claim : claims) {
+                if (claim != null && claim.isAcquired()) {
+                    claim.releaseAfterFailure(e);
+                }
+            }
+            throw e;
+        }
+        return Arrays.asList(claims);
     }
 
     @Override

@@ -4,14 +4,25 @@ import static dev.inbox.spring.kafka.SpringKafka.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.inbox.Claim;
+import dev.inbox.Inbox;
+import dev.inbox.caffeine.CaffeineInboxStore;
 import dev.inbox.kafka.RecordKeys;
 import dev.inbox.keys.DedupKeys;
+import dev.inbox.spi.ClaimRequest;
+import dev.inbox.spi.ClaimResult;
+import dev.inbox.spi.InboxStore;
 import dev.inbox.spring.Database;
 import dev.inbox.spring.SpringInbox;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -78,6 +89,66 @@ class InboxBatchInterceptorTest {
             }
         }
         assertThat(applied).containsExactly("b1", "b2");
+    }
+
+    /**
+     * Two batch containers over one inbox whose batches hold the same two events in opposite orders
+     * (two topics, or two partitions a producer re-sent to), both claimed at once: each acquires its
+     * first event and finds its second BUSY. A batch that waited in place holding its other claims
+     * waited for the other for ever; claims taken in the ids' order, holding only smaller ids while
+     * waiting, leave no cycle, and both batches are applied.
+     */
+    @Test
+    void twoBatchesHoldingEachOthersEvents_bothGoOn() throws Exception {
+        CyclicBarrier bothClaimedTheirFirst = new CyclicBarrier(2);
+        AtomicInteger batchClaims = new AtomicInteger();
+        InboxStore real = CaffeineInboxStore.builder().build();
+        InboxStore store = (InboxStore) Proxy.newProxyInstance(
+                InboxStore.class.getClassLoader(), new Class<?>[] {InboxStore.class}, (proxy, method, args) -> {
+                    if (method.getName().equals("claimAll")
+                            && ((List<?>) args[0]).size() == 2
+                            && batchClaims.incrementAndGet() <= 2) {
+                        // The two batches' first claims land before either batch's second one.
+                        List<ClaimResult> results = new ArrayList<>();
+                        for (Object request : (List<?>) args[0]) {
+                            results.add(real.claim((ClaimRequest) request));
+                            if (results.size() == 1) {
+                                bothClaimedTheirFirst.await(10, TimeUnit.SECONDS);
+                            }
+                        }
+                        return results;
+                    }
+                    try {
+                        return method.invoke(real, args);
+                    } catch (InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                });
+        SpringInbox inbox = SpringInbox.leaseOnly(Inbox.builder(store)
+                .consumer("crossed")
+                .lease(Duration.ofSeconds(30))
+                .build());
+        List<String> applied = new CopyOnWriteArrayList<>();
+        try (SpringKafka one = new SpringKafka();
+                SpringKafka other = new SpringKafka()) {
+            one.send("x1", "y1");
+            other.send("y1", "x1");
+            List<KafkaMessageListenerContainer<String, String>> containers = new ArrayList<>();
+            for (SpringKafka kafka : List.of(one, other)) {
+                KafkaMessageListenerContainer<String, String> container =
+                        kafka.batchContainer(batch -> batch.forEach(r -> applied.add(r.value())));
+                InboxKafka.configure(container, interceptor(inbox), BUSY_BACKOFF);
+                containers.add(container);
+            }
+            containers.forEach(KafkaMessageListenerContainer::start);
+            try {
+                await("both batches committed", 20, () -> one.committed() == 2 && other.committed() == 2);
+            } finally {
+                containers.forEach(KafkaMessageListenerContainer::stop);
+            }
+        }
+        assertThat(applied).containsExactlyInAnyOrder("x1", "y1");
+        assertThat(batchClaims).as("batch claims made at once").hasValueGreaterThanOrEqualTo(2);
     }
 
     /**
