@@ -24,6 +24,7 @@ import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.mariadb.jdbc.MariaDbDataSource;
 
@@ -94,7 +95,9 @@ class MariadbDriverTest {
         }
     }
 
+    // 15 s, the store kit again through a second driver: CI (-Pcontainers) and -Pextended.
     @Nested
+    @Tag("extended")
     class LeaseKit extends InboxStoreContract {
         @Override
         protected InboxStore createStore(Duration grace) {
@@ -146,7 +149,9 @@ class MariadbDriverTest {
         }
     }
 
+    // 5 s, the store kit again through a second driver: CI (-Pcontainers) and -Pextended.
     @Nested
+    @Tag("extended")
     class FailureKit extends StoreFailureContract {
         @Override
         protected InboxStore createStore(String host, int port, Duration timeout) throws SQLException {

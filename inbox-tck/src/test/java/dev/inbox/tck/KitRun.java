@@ -38,6 +38,14 @@ final class KitRun {
      * the rules whose tests failed; at least one test must have run.
      */
     static Set<String> failedRules(Class<?> kit, String rule) {
+        return failed(rule(kit, rule));
+    }
+
+    /**
+     * Runs only the tests of {@code kit} whose display name starts with {@code rule}; at least one
+     * test must have run.
+     */
+    static Events rule(Class<?> kit, String rule) {
         PostDiscoveryFilter only = descriptor ->
                 descriptor.isTest() && !descriptor.getDisplayName().startsWith(rule + " ")
                         ? FilterResult.excluded("not rule " + rule)
@@ -47,7 +55,7 @@ final class KitRun {
         assertThat(events.started().count())
                 .as("tests of rule %s in %s", rule, kit.getSimpleName())
                 .isPositive();
-        return failed(events);
+        return events;
     }
 
     /** The rule ids of the failed tests among {@code events}. */

@@ -313,7 +313,7 @@ class KitSelfTest {
     @Test
     @DisplayName("C7 catches a case-folding store, naming the key")
     void caseFoldingStore_failsExactComparison_withAMessageNamingTheKey() {
-        Events events = KitRun.all(CaseFoldingKit.class);
+        Events events = KitRun.rule(CaseFoldingKit.class, "C7");
         assertThat(KitRun.failed(events)).contains("C7");
         Throwable cause = events.failed().list().stream()
                 .filter(e -> e.getTestDescriptor().getDisplayName().startsWith("C7 "))

@@ -56,7 +56,9 @@ class BrokerStormTest {
         assertExactlyOnce(run(storm("sqs", "transactional", "--sqs-endpoint", SqsServer.endpoint())));
     }
 
+    // 13 s; SQS transactional storms run in the default build, FIFO ones in CI (-Pcontainers) and -Pextended.
     @Test
+    @Tag("extended")
     void sqsFifo_transactional_withCrashesResendsAndAMemberLeaving_isExactlyOnce() throws Exception {
         // 300 events: a FIFO group waits a visibility timeout for each of its crashed messages. The
         // faults come from the seed: at 1 % its first 300 draws hold no crash after work, at 3 % nine.
@@ -93,7 +95,10 @@ class BrokerStormTest {
         assertExactlyOnce(run(storm("sqs", "transactional-batch", "--sqs-endpoint", SqsServer.endpoint())));
     }
 
+    // 35 s (dynalite is slow): CI and -Pextended; the SQS lease loop is stormed in the default build by
+    // SqsInboxLoopTest.
     @Test
+    @Tag("extended")
     void sqs_onDynamoDb_withCrashesAfterWork_losesNothing_andExplainsEachExtraApplication() throws Exception {
         try (Dynalite dynalite = Dynalite.forTests()) {
             int code = run(

@@ -17,6 +17,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.Timeout;
@@ -117,7 +118,9 @@ class StormRestartFaultTest {
         assertThat(json).contains("\"neverApplied\":0").contains("\"passed\":true");
     }
 
+    // 9 s, a second Redis configuration: CI and -Pextended.
     @Test
+    @Tag("extended")
     void redisWithoutPersistence_serverCrashAndRestart_appliesCompletedEventsAgain() throws Exception {
         String json = redisStorm(false, 1);
         assertThat(json)

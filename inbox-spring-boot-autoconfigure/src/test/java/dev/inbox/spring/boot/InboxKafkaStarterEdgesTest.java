@@ -20,6 +20,7 @@ import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
@@ -174,7 +175,9 @@ class InboxKafkaStarterEdgesTest {
     }
 
     /** The same in transactional mode, where Spring Kafka's default after-rollback processor skips it. */
+    // 9 s, the lease-mode test's second configuration: CI and -Pextended.
     @Test
+    @Tag("extended")
     void aPoisonRecord_inTransactionalMode_isRetriedAtTheBackoff_neverCommittedPast() throws Exception {
         poisonRecord(transactional(runner).withPropertyValues("inbox.kafka.key-header=event-id"));
     }
