@@ -95,8 +95,8 @@ class BrokerStormTest {
         assertExactlyOnce(run(storm("sqs", "transactional-batch", "--sqs-endpoint", SqsServer.endpoint())));
     }
 
-    // 35 s (dynalite is slow): CI and -Pextended; the SQS lease loop is stormed in the default build by
-    // SqsInboxLoopTest.
+    // 35 s (dynalite is slow): CI and -Pextended; the SQS lease loop with two consumers stays in the
+    // default build (SqsInboxLoopTest).
     @Test
     @Tag("extended")
     void sqs_onDynamoDb_withCrashesAfterWork_losesNothing_andExplainsEachExtraApplication() throws Exception {
