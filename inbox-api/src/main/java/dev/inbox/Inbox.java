@@ -300,6 +300,10 @@ public final class Inbox {
         } catch (InboxStoreException e) {
             metrics.storeError(consumer, "renew", e);
             return; // tried again at the next tick; the lease ends by itself meanwhile
+        } catch (RuntimeException e) {
+            // A store's bug, not an answer: thrown out of the task, it would end the renewals unseen.
+            metrics.storeError(consumer, "renew", new InboxStoreException("renewing " + key + " failed", e, true));
+            return;
         }
         if (renewed) {
             held.renewed(askedAt);
@@ -321,13 +325,18 @@ public final class Inbox {
         }
     }
 
-    /** The scheduler of renewals when the builder names none: one daemon thread per JVM. */
+    /**
+     * The scheduler of renewals when the builder names none: {@value #THREADS} daemon threads per
+     * JVM, so that a renewal that hangs in the store (a slow server, a call without a timeout) holds
+     * back no other claim's; one thread let a single hung call end every other lease of the process.
+     */
     private static final class Renewals {
 
+        static final int THREADS = 4;
         static final ScheduledExecutorService SHARED = create();
 
         private static ScheduledExecutorService create() {
-            ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, task -> {
+            ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(THREADS, task -> {
                 Thread thread = new Thread(task, "inbox-lease-renewals");
                 thread.setDaemon(true);
                 return thread;
@@ -860,8 +869,9 @@ public final class Inbox {
         }
 
         /**
-         * The scheduler {@link Inbox#handleRenewing} renews claims on. Default one daemon thread
-         * shared by every inbox of the JVM; a renewal is one short store call.
+         * The scheduler {@link Inbox#handleRenewing} renews claims on. Default four daemon threads
+         * shared by every inbox of the JVM; a renewal is one short store call, and one that hangs
+         * holds back no other claim's renewals while fewer than four hang at once.
          *
          * @throws IllegalArgumentException if null
          */

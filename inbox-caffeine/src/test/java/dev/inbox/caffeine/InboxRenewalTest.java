@@ -7,15 +7,21 @@ import dev.inbox.Claim;
 import dev.inbox.HandleOutcome;
 import dev.inbox.HandleResult;
 import dev.inbox.Inbox;
+import dev.inbox.InboxKey;
+import dev.inbox.Lease;
 import dev.inbox.micrometer.MicrometerInboxMetrics;
 import dev.inbox.spi.ClaimStatus;
+import dev.inbox.spi.InboxStore;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -105,6 +111,87 @@ class InboxRenewalTest {
         assertThat(heldAfterTakeover).containsExactly(false);
         assertThat(result.leaseLost()).isTrue();
         assertThat(registry.get("inbox.lease.renewal.failed").counter().count()).isEqualTo(1);
+    }
+
+    /**
+     * One renewal that hangs in the store (a slow server, a call without a timeout) must not stall the
+     * renewals of every other claim in the process: on one shared thread, the other claim's lease ran
+     * out behind it and another delivery took its event.
+     */
+    @Test
+    void aRenewalThatHangsInTheStore_doesNotStallTheRenewalsOfOtherClaims() throws Exception {
+        CountDownLatch hanging = new CountDownLatch(1);
+        CountDownLatch letGo = new CountDownLatch(1);
+        Inbox inbox = Inbox.builder(renewingThrough(key -> {
+                    if (key.id().equals("slow")) {
+                        hanging.countDown();
+                        letGo.await(10, TimeUnit.SECONDS);
+                    }
+                }))
+                .consumer("reports")
+                .lease(LEASE)
+                .build(); // the shared renewals
+        Claim slow = inbox.claim("slow");
+        Claim fast = inbox.claim("fast");
+        slow.keepRenewed();
+        Lease lease = fast.keepRenewed();
+        try {
+            assertThat(hanging.await(5, TimeUnit.SECONDS))
+                    .as("a renewal of slow hangs")
+                    .isTrue();
+            Thread.sleep(LEASE.multipliedBy(3).toMillis()); // three of fast's leases while it hangs
+            assertThat(inbox.claim("fast").status())
+                    .as("another delivery of fast while slow's renewal hangs")
+                    .isEqualTo(ClaimStatus.BUSY);
+            assertThat(lease.isHeld()).isTrue();
+        } finally {
+            letGo.countDown();
+        }
+        assertThat(fast.complete()).isTrue();
+        slow.release();
+    }
+
+    /** A renewal whose store call throws what no store should (a bug): the next tick renews all the same. */
+    @Test
+    void aRenewalThatThrowsAnUnexpectedException_isTriedAgainAtTheNextTick() throws Exception {
+        AtomicInteger thrown = new AtomicInteger();
+        Inbox inbox = inbox().build();
+        Inbox throwingOnce = Inbox.builder(renewingThrough(key -> {
+                    if (thrown.getAndIncrement() == 0) {
+                        throw new IllegalStateException("test: a store's bug");
+                    }
+                }))
+                .consumer("reports")
+                .lease(LEASE)
+                .build();
+        Claim claim = throwingOnce.claim("r1");
+        Lease lease = claim.keepRenewed();
+        Thread.sleep(LEASE.multipliedBy(3).toMillis());
+        assertThat(thrown).as("renewals tried").hasValueGreaterThan(2);
+        assertThat(inbox.claim("r1").status()).as("another delivery").isEqualTo(ClaimStatus.BUSY);
+        assertThat(lease.isHeld()).isTrue();
+        assertThat(claim.complete()).isTrue();
+    }
+
+    /** What a renewal does before it reaches the store. */
+    @FunctionalInterface
+    private interface BeforeRenewal {
+        void accept(InboxKey key) throws Exception;
+    }
+
+    /** This test's store, with {@code before} run ahead of every renewal. */
+    private InboxStore renewingThrough(BeforeRenewal before) {
+        return (InboxStore) Proxy.newProxyInstance(
+                InboxStore.class.getClassLoader(), new Class<?>[] {InboxStore.class}, (proxy, method, args) -> {
+                    if (method.getName().equals("renew")) {
+                        before.accept((InboxKey) args[0]);
+                    }
+                    try {
+                        return method.invoke(store, args);
+                    } catch (InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                });
     }
 
     @Test

@@ -105,8 +105,11 @@ public final class SqsInboxLoop {
     private static final System.Logger LOG = System.getLogger(SqsInboxLoop.class.getName());
     private static final int MAX_VISIBILITY_SECONDS = 43_200;
 
-    /** The renewals of every loop: one daemon thread, as the inbox's own lease renewals. */
-    private static final ScheduledExecutorService RENEWALS = Executors.newSingleThreadScheduledExecutor(r -> {
+    /**
+     * The renewals of every loop: four daemon threads, as the inbox's own lease renewals, so that one
+     * renewal that hangs (a slow store or SQS call) holds back no other receive's.
+     */
+    private static final ScheduledExecutorService RENEWALS = Executors.newScheduledThreadPool(4, r -> {
         Thread thread = new Thread(r, "inbox-sqs-renewals");
         thread.setDaemon(true);
         return thread;
