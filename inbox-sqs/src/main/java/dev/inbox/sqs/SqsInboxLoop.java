@@ -86,7 +86,8 @@ import software.amazon.awssdk.services.sqs.model.SendMessageRequest;
  *
  * <p><b>FIFO queues.</b> Messages of one {@code MessageGroupId} stay in order: a failed message
  * stops the later messages of its group in the same receive (their claims released, made visible
- * with it); a busy one is waited for in place, so the later ones wait behind it. {@code MessageDeduplicationId} is SQS's own five-minute window against
+ * with it); a busy one is waited for in place, so the later ones wait behind it; one without a
+ * usable key that stays on the queue (no dead-letter queue to send it to) stops its group too. {@code MessageDeduplicationId} is SQS's own five-minute window against
  * re-sends; the inbox covers what comes after it, and redeliveries, which that window does not.
  *
  * <p>At the first poll the loop reads the queue's attributes ({@link #queue()}) and logs a warning
@@ -357,10 +358,16 @@ public final class SqsInboxLoop {
         void handle() {
             List<Integer> keyed = new ArrayList<>();
             List<String> ids = new ArrayList<>();
+            // FIFO: where a message without a key stays on the queue, the later ones of its group wait
+            Map<String, Integer> keylessLeft = new HashMap<>();
             for (int i = 0; i < messages.size(); i++) {
                 String id = processor.idOf(keys, messages.get(i));
                 if (id == null) {
                     deadLetter(i);
+                    String group = messages.get(i).groupId();
+                    if (fates[i] == Fate.LEFT && group != null) {
+                        keylessLeft.putIfAbsent(group, i);
+                    }
                 } else {
                     keyed.add(i);
                     ids.add(id);
@@ -393,6 +400,9 @@ public final class SqsInboxLoop {
                     int i = keyed.get(next);
                     String group = messages.get(i).groupId();
                     Duration stoppedFor = group == null ? null : stoppedGroups.get(group);
+                    if (stoppedFor == null && group != null && keylessLeft.getOrDefault(group, i) < i) {
+                        stoppedFor = Duration.ZERO; // SQS hands it out again only after the one before it
+                    }
                     if ((stopping || stoppedFor != null) && !batch.decided(next)) {
                         batch.giveBack(next);
                         later(i, stopping ? Duration.ZERO : stoppedFor);

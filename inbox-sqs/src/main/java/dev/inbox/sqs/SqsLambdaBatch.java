@@ -51,7 +51,8 @@ import software.amazon.awssdk.services.sqs.model.MessageSystemAttributeName;
  * to the dead-letter queue after {@code maxReceiveCount}); a processed record, a duplicate, and one
  * whose work ran but whose completion could not be recorded are done. On a FIFO queue the first
  * record that is not done ends the batch: it and every record after it are reported, as AWS asks,
- * so that no group runs ahead of a failed message. An {@code Error} from the work propagates after
+ * so that no group runs ahead of a failed message — a record without a key included: nothing after
+ * it is claimed or run. An {@code Error} from the work propagates after
  * what was done is completed: the invocation fails and Lambda returns the whole batch, whose done
  * records are then answered as duplicates.
  *
@@ -119,21 +120,22 @@ public final class SqsLambdaBatch {
                     records.stream().map(SQSEvent.SQSMessage::getMessageId).toList());
         }
         Processor processor = processors.apply(Duration.ofMillis(remainingMillis));
-        boolean fifo = false;
+        boolean fifo = records.stream()
+                .anyMatch(r ->
+                        r.getEventSourceArn() != null && r.getEventSourceArn().endsWith(".fifo"));
         List<SqsMessage> messages = new ArrayList<>();
         List<Integer> keyed = new ArrayList<>();
         List<String> ids = new ArrayList<>();
         boolean[] failed = new boolean[records.size()];
+        boolean keylessBefore = false;
         for (int i = 0; i < records.size(); i++) {
-            SQSEvent.SQSMessage record = records.get(i);
-            fifo |= record.getEventSourceArn() != null
-                    && record.getEventSourceArn().endsWith(".fifo");
-            SqsMessage message = SqsMessage.of(sdkMessage(record));
+            SqsMessage message = SqsMessage.of(sdkMessage(records.get(i)));
             messages.add(message);
             String id = processor.idOf(keys, message);
             if (id == null) {
                 failed[i] = true;
-            } else {
+                keylessBefore = true;
+            } else if (!(fifo && keylessBefore)) { // on FIFO nothing runs ahead of a record not done
                 keyed.add(i);
                 ids.add(id);
             }

@@ -162,6 +162,33 @@ class SqsInboxLoopTest {
         assertThat(visibleAndHidden(queue)).as("messages left on the queue").isZero();
     }
 
+    /**
+     * A message without a key on a FIFO queue with no dead-letter queue stays on the queue: the later
+     * messages of its group must wait behind it, not be applied ahead of it.
+     */
+    @Test
+    void aFifoMessageWithoutAKeyLeftOnTheQueue_stopsItsGroup_whileOtherGroupsGoOn() {
+        String queue = queue(
+                "inbox-fifo-keyless.fifo",
+                Map.of(
+                        QueueAttributeName.VISIBILITY_TIMEOUT,
+                        "30",
+                        QueueAttributeName.CONTENT_BASED_DEDUPLICATION,
+                        "false"));
+        send(queue, "a1", Map.of("event-id", "a1"), "a");
+        send(queue, "keyless", Map.of(), "a");
+        send(queue, "a2", Map.of("event-id", "a2"), "a");
+        send(queue, "b1", Map.of("event-id", "b1"), "b");
+        SqsInboxLoop loop = SqsInboxLoop.lease(sqs, queue, inbox, this::apply)
+                .keys(SqsKeys.attribute("event-id"))
+                .waitTime(Duration.ofSeconds(1))
+                .build();
+        pollUntil(loop, () -> applied.containsKey("a1") && applied.containsKey("b1"));
+        loop.pollOnce();
+        assertThat(applied.keySet()).as("applied").containsExactlyInAnyOrder("a1", "b1");
+        assertThat(loop.counts().deadLettered()).isEqualTo(1);
+    }
+
     @Test
     void anSnsEnvelope_isUnwrapped_andKeyedLikeTheRawDeliveryOfTheSameEvent() {
         String queue = queue("inbox-sns", Map.of());

@@ -228,6 +228,31 @@ class SqsLambdaBatchTest {
         assertThat(applied.keySet()).containsExactlyInAnyOrderElementsOf(order.subList(0, g2));
     }
 
+    /**
+     * A record without a key on a FIFO queue is not done: the records after it must not run ahead of
+     * it. They were applied before (and reported all the same), so the group's later events were
+     * applied before its earlier one.
+     */
+    @Test
+    void onAFifoQueue_aRecordWithoutAKey_endsTheBatch_andNothingAfterItIsApplied() {
+        String queue =
+                SqsQueues.create(sqs, "inbox-lambda-keyless.fifo", Map.of(QueueAttributeName.VISIBILITY_TIMEOUT, "30"));
+        queues.add(queue);
+        send(queue, "k1", "k1", "a");
+        send(queue, "keyless", null, "a");
+        send(queue, "k2", "k2", "a");
+        SqsLambdaBatch batch = SqsLambdaBatch.lease(inbox, this::apply)
+                .keys(SqsKeys.attribute("event-id"))
+                .build();
+        SQSEvent event = receive(queue, 3);
+        List<String> order =
+                event.getRecords().stream().map(SQSEvent.SQSMessage::getBody).toList();
+        assertThat(order).containsExactly("k1", "keyless", "k2");
+        Set<String> reported = settle(queue, event, batch.handle(event, context(30_000)));
+        assertThat(reported).containsExactlyInAnyOrder("keyless", "k2");
+        assertThat(applied.keySet()).as("applied").containsExactly("k1");
+    }
+
     @Test
     void transactional_commitsEachRecordsWritesWithItsClaim_andReportsWhatRolledBack() throws Exception {
         String queue = queue("inbox-lambda-tx");
