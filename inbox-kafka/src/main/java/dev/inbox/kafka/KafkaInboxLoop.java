@@ -6,6 +6,7 @@ import static dev.inbox.spi.InboxArguments.requirePositive;
 import dev.inbox.Claim;
 import dev.inbox.Deliveries;
 import dev.inbox.DeliveryOutcome;
+import dev.inbox.FailurePolicy;
 import dev.inbox.HandleOutcome;
 import dev.inbox.HandleResult;
 import dev.inbox.Inbox;
@@ -56,10 +57,11 @@ import org.jspecify.annotations.Nullable;
  *   <li>{@code DUPLICATE} — skipped, and its offset is committed with the rest.
  *   <li>{@code ACQUIRED} — the handler runs; on success the claim is completed (at once, or with
  *       the rest of its poll: {@link Builder#completePerPoll()}). If the handler throws, the
- *       claim is released and the record is handed to the {@linkplain
- *       Builder#recoverer(RecordRecoverer) recoverer}, or (none set) retried: the loop seeks back
- *       to it and pauses its partition for the {@linkplain Builder#failureBackoff(Duration) failure
- *       backoff}.
+ *       claim is released and the record retried: the loop seeks back to it and pauses its
+ *       partition for the {@linkplain Builder#failurePolicy failure policy}'s back-off; once the
+ *       policy gives up on it (by default with a recoverer, after {@value #DEFAULT_ATTEMPTS} failed
+ *       attempts) it is handed to the {@linkplain Builder#recoverer(RecordRecoverer) recoverer} and
+ *       its offset committed. Without a recoverer it is retried for ever.
  *   <li>{@code BUSY} — another consumer is applying the event right now (and may still fail):
  *       nothing past it is committed; the loop seeks back to it and pauses its partition for the
  *       {@linkplain Builder#busyBackoff(Duration) busy backoff}, so other partitions go on.
@@ -101,6 +103,11 @@ public final class KafkaInboxLoop<K, V> {
     private final Duration failureBackoff;
     private final @Nullable RecordRecoverer<K, V> recoverer;
     private final @Nullable RecordRecoverer<K, V> missingKey;
+    /** The failed attempts of each record whose handler threw, by partition and offset. */
+    private final FailurePolicy.Attempts attempts;
+    /** How long the partition of a record that just failed waits before it is tried again. */
+    private Duration retryAfter;
+
     private final Map<TopicPartition, Long> pausedUntilNanos = new HashMap<>();
     private final Map<TopicPartition, OffsetAndMetadata> uncommitted = new HashMap<>();
     private volatile boolean stopping;
@@ -115,7 +122,18 @@ public final class KafkaInboxLoop<K, V> {
         this.failureBackoff = builder.failureBackoff;
         this.recoverer = builder.recoverer;
         this.missingKey = builder.missingKey;
+        FailurePolicy policy = builder.failurePolicy;
+        if (policy == null) {
+            policy = recoverer == null
+                    ? FailurePolicy.retryForever(failureBackoff)
+                    : FailurePolicy.attempts(DEFAULT_ATTEMPTS, failureBackoff);
+        }
+        this.attempts = policy.attemptsOf();
+        this.retryAfter = failureBackoff;
     }
+
+    /** The failed attempts after which a record goes to the recoverer, unless a failure policy says otherwise. */
+    static final int DEFAULT_ATTEMPTS = 10;
 
     /**
      * A loop in lease mode: the records of a poll are claimed in one {@link Inbox#claimAll} and
@@ -313,7 +331,7 @@ public final class KafkaInboxLoop<K, V> {
                         batch.abandon(rest);
                     }
                     consumer.seek(span.partition, item.record.offset());
-                    pause(span.partition, outcome == Outcome.BUSY ? busyBackoff : failureBackoff);
+                    pause(span.partition, outcome == Outcome.BUSY ? busyBackoff : retryAfter);
                     break;
                 }
                 inHand = span.end;
@@ -493,7 +511,11 @@ public final class KafkaInboxLoop<K, V> {
         } catch (InboxStoreException e) {
             counts.record(DeliveryOutcome.STORE_FAILED);
             LOG.log(Level.WARNING, "the inbox store failed on " + where(item) + "; retried after " + failureBackoff, e);
+            retryAfter = failureBackoff;
             return Outcome.FAILED;
+        }
+        if (outcome != Outcome.BUSY && attempts.any()) {
+            attempts.forget(attemptOf(item)); // a record that failed before succeeded, or was a duplicate
         }
         counts.record(
                 outcome == Outcome.BUSY
@@ -502,16 +524,32 @@ public final class KafkaInboxLoop<K, V> {
         return outcome == Outcome.BUSY ? Outcome.BUSY : Outcome.DONE;
     }
 
+    /**
+     * A record whose handler threw: tried again after the failure policy's back-off, or handed to
+     * the recoverer once the policy gives up on it (never without a recoverer).
+     */
     private Outcome recover(Item<K, V> item, Exception failure) {
-        if (recoverer == null) {
+        String attempt = attemptOf(item);
+        int failed = attempts.failed(attempt);
+        FailurePolicy policy = attempts.policy();
+        if (recoverer == null || !policy.givesUpAfter(failed)) {
             counts.record(DeliveryOutcome.FAILED);
+            retryAfter = policy.backoffAfter(failed);
             LOG.log(
                     Level.WARNING,
-                    "the handler failed on " + where(item) + "; retried after " + failureBackoff,
+                    "the handler failed on " + where(item) + " (attempt " + failed
+                            + (recoverer == null ? "" : " of " + policy.maxAttempts()) + "); retried after "
+                            + retryAfter,
                     failure);
             return Outcome.FAILED;
         }
+        attempts.forget(attempt);
         return recoverWith(recoverer, item, failure);
+    }
+
+    /** The identity a record's failed attempts are counted under: its partition and offset. */
+    private static String attemptOf(Item<?, ?> item) {
+        return item.record.topic() + "-" + item.record.partition() + "@" + item.record.offset();
     }
 
     private Outcome recoverMissing(Item<K, V> item) {
@@ -527,6 +565,7 @@ public final class KafkaInboxLoop<K, V> {
             e.addSuppressed(failure);
             counts.record(DeliveryOutcome.FAILED);
             LOG.log(Level.WARNING, "the recoverer failed on " + where(item) + "; retried after " + failureBackoff, e);
+            retryAfter = failureBackoff;
             return Outcome.FAILED;
         }
     }
@@ -913,6 +952,7 @@ public final class KafkaInboxLoop<K, V> {
         private Duration failureBackoff = Duration.ofSeconds(1);
         private @Nullable RecordRecoverer<K, V> recoverer;
         private @Nullable RecordRecoverer<K, V> missingKey;
+        private @Nullable FailurePolicy failurePolicy;
 
         private Builder(Consumer<K, V> consumer, Processor<K, V> processor, DeliveryCounts counts) {
             this.consumer = consumer;
@@ -954,14 +994,34 @@ public final class KafkaInboxLoop<K, V> {
         }
 
         /**
-         * What to do with a record whose handler failed (after its claim was released), instead of
-         * retrying it until it succeeds: publish it to a dead-letter topic, for example. Default:
-         * none, retry.
+         * What to do with a record whose handler keeps failing (its claim released each time), once
+         * the {@linkplain #failurePolicy failure policy} gives up on it, instead of retrying it until
+         * it succeeds: publish it to a dead-letter topic, for example. Default: none, retry for ever.
+         * With a recoverer and no policy, a record goes to it after {@value
+         * KafkaInboxLoop#DEFAULT_ATTEMPTS} failed attempts, {@link #failureBackoff} apart (as Spring
+         * Kafka's {@code DefaultErrorHandler}), never at its first, perhaps transient, failure.
          *
          * @throws IllegalArgumentException if null
          */
         public Builder<K, V> recoverer(RecordRecoverer<K, V> recoverer) {
             this.recoverer = requireNonNull(recoverer, "recoverer");
+            return this;
+        }
+
+        /**
+         * How a record whose handler threw is retried: the back-off before each new attempt (its
+         * partition is sought back to it and paused meanwhile) and the failed attempts after which
+         * it goes to the {@linkplain #recoverer recoverer}. Without a recoverer nothing is given up
+         * on, whatever the policy says: only its back-off counts. Default: {@link
+         * FailurePolicy#attempts attempts}({@value KafkaInboxLoop#DEFAULT_ATTEMPTS}, {@link
+         * #failureBackoff}) with a recoverer, else {@link FailurePolicy#retryForever
+         * retryForever}({@link #failureBackoff}). Failed attempts are counted in memory, per record
+         * (partition and offset) of this loop.
+         *
+         * @throws IllegalArgumentException if null
+         */
+        public Builder<K, V> failurePolicy(FailurePolicy failurePolicy) {
+            this.failurePolicy = requireNonNull(failurePolicy, "failurePolicy");
             return this;
         }
 

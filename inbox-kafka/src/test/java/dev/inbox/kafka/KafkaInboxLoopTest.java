@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.inbox.Claim;
+import dev.inbox.FailurePolicy;
 import dev.inbox.Inbox;
 import dev.inbox.InboxKey;
 import dev.inbox.InboxStoreException;
@@ -208,20 +209,25 @@ class KafkaInboxLoopTest {
     }
 
     @Test
-    void aRecovererTakesAFailedRecordAndItsOffsetIsCommitted() throws Exception {
+    void aRecovererTakesARecordOnceTheFailurePolicyGivesUp_andItsOffsetIsCommitted() throws Exception {
         Kafka.sendEvent(producer, topic, 0, "a");
         Kafka.sendEvent(producer, topic, 0, "b");
         List<String> deadLetters = new CopyOnWriteArrayList<>();
+        AtomicInteger attempts = new AtomicInteger();
         KafkaInboxLoop<String, String> loop = loop(record -> {
                     if (record.value().contains("\"a\"")) {
+                        attempts.incrementAndGet();
                         throw new IllegalStateException("poison");
                     }
                     apply(record);
                 })
                 .recoverer((record, failure) -> deadLetters.add(record.value() + " " + failure.getMessage()))
+                .failurePolicy(FailurePolicy.attempts(3, BACKOFF))
                 .build();
         loop.subscribe(List.of(topic));
         pollUntil(loop, () -> applications("b") == 1);
+        assertThat(attempts).as("attempts of the poison record").hasValue(3);
+        assertThat(loop.counts().failed()).isEqualTo(2);
         assertThat(deadLetters).containsExactly("{\"event\":\"a\"} poison");
         assertThat(committed()).isEqualTo(2);
         assertThat(store.claim(ClaimRequest.of(
@@ -230,6 +236,32 @@ class KafkaInboxLoopTest {
                         Duration.ofMinutes(1))))
                 .as("the failed event's claim was released, not completed")
                 .isEqualTo(ClaimResult.acquired());
+    }
+
+    /**
+     * A failure that passes (a database restart, a timeout) is retried, by default ten times, before
+     * the recoverer gets the record: it used to get it at the first failure, dead-lettering an event
+     * that the next attempt would have applied.
+     */
+    @Test
+    void aTransientFailure_isRetriedBeforeTheRecoverer_andTheEventIsApplied() throws Exception {
+        Kafka.sendEvent(producer, topic, 0, "a");
+        List<String> deadLetters = new CopyOnWriteArrayList<>();
+        AtomicInteger attempts = new AtomicInteger();
+        KafkaInboxLoop<String, String> loop = loop(record -> {
+                    if (attempts.incrementAndGet() <= 2) {
+                        throw new IllegalStateException("transient");
+                    }
+                    apply(record);
+                })
+                .recoverer((record, failure) -> deadLetters.add(record.value()))
+                .build();
+        loop.subscribe(List.of(topic));
+        pollUntil(loop, () -> applications("a") == 1 || !deadLetters.isEmpty());
+        assertThat(deadLetters).as("dead-lettered").isEmpty();
+        assertThat(applications("a")).isEqualTo(1);
+        assertThat(attempts).hasValue(3);
+        pollUntil(loop, () -> committed() == 1);
     }
 
     @Test
