@@ -8,6 +8,7 @@ import com.rabbitmq.client.Envelope;
 import dev.inbox.CompletionFailedException;
 import dev.inbox.Deliveries;
 import dev.inbox.DeliveryOutcome;
+import dev.inbox.FailurePolicy;
 import dev.inbox.HandleOutcome;
 import dev.inbox.HandleResult;
 import dev.inbox.Inbox;
@@ -50,8 +51,9 @@ import org.jspecify.annotations.Nullable;
  *       x-delivery-limit}; requeued when the consumer stops. In {@linkplain Builder#window windows}
  *       the same: held, and handled again alone</td></tr>
  *   <tr><td>the work threw an {@code Exception} (its claim released)</td><td>{@code basicNack}: requeued
- *       after the delay, or (with {@link Builder#requeueFailedWork} false) not requeued, to the
- *       queue's dead-letter exchange</td></tr>
+ *       after the {@linkplain Builder#failurePolicy failure policy}'s back-off (default: the delay,
+ *       for ever), or, once the policy gives up, not requeued: to the queue's dead-letter
+ *       exchange</td></tr>
  *   <tr><td>the work threw an {@code Error} (its claim released)</td><td>{@code basicNack} with requeue
  *       at once, and the {@code Error} is rethrown (amqp-client then closes the channel)</td></tr>
  *   <tr><td>the store could not answer the claim</td><td>held and handled again after the delay,
@@ -87,7 +89,8 @@ public final class InboxConsumer extends DefaultConsumer {
     private final Handling handling;
     private final MessageKeys keys;
     private final Duration busyDelay;
-    private final boolean requeueFailedWork;
+    /** The failed attempts of each event whose work threw, by its dedup key. */
+    private final FailurePolicy.Attempts attempts;
     /**
      * The delayed requeues of every consumer: one daemon thread, never shut down, so that a channel
      * recovered by amqp-client (which registers the same consumer again) keeps requeueing.
@@ -142,7 +145,7 @@ public final class InboxConsumer extends DefaultConsumer {
         this.handling = b.handling;
         this.keys = b.keys;
         this.busyDelay = b.busyDelay;
-        this.requeueFailedWork = b.requeueFailedWork;
+        this.attempts = b.failurePolicy().attemptsOf();
         this.windowing = b.window > 1 ? b.windowing : null;
         this.window = b.window;
         this.linger = b.linger;
@@ -400,10 +403,12 @@ public final class InboxConsumer extends DefaultConsumer {
             return;
         } catch (Exception workFailed) {
             receipt.error(workFailed);
-            if (requeueFailedWork) {
+            int failed = attempts.failed(key);
+            if (!attempts.policy().givesUpAfter(failed)) {
                 counts.record(DeliveryOutcome.FAILED);
-                requeueLater(deliveryTag);
+                requeueLater(deliveryTag, attempts.policy().backoffAfter(failed));
             } else {
+                attempts.forget(key);
                 counts.record(DeliveryOutcome.DEAD_LETTERED);
                 nack(deliveryTag, false);
             }
@@ -417,6 +422,9 @@ public final class InboxConsumer extends DefaultConsumer {
             throw error;
         }
         receipt.outcome(result.outcome().name().toLowerCase(java.util.Locale.ROOT));
+        if (result.outcome() != HandleOutcome.BUSY && attempts.any()) {
+            attempts.forget(key); // failed before, done now
+        }
         if (result.outcome() == HandleOutcome.BUSY) {
             counts.record(DeliveryOutcome.BUSY);
             retryLater(key, delivery);
@@ -625,8 +633,8 @@ public final class InboxConsumer extends DefaultConsumer {
         return counts.snapshot();
     }
 
-    /** Requeues after the delay, so that a busy or failing message does not spin through the queue. */
-    private void requeueLater(long deliveryTag) {
+    /** Requeues after {@code delay}, so that a failing message does not spin through the queue. */
+    private void requeueLater(long deliveryTag, Duration delay) {
         REQUEUES.schedule(
                 () -> {
                     try {
@@ -635,7 +643,7 @@ public final class InboxConsumer extends DefaultConsumer {
                         // the broker redelivers what this channel left unacknowledged
                     }
                 },
-                busyDelay.toMillis(),
+                delay.toMillis(),
                 TimeUnit.MILLISECONDS);
     }
 
@@ -648,7 +656,8 @@ public final class InboxConsumer extends DefaultConsumer {
         private InboxObserver observer = InboxObserver.NONE;
         private MessageKeys keys = MessageKeys.standard();
         private Duration busyDelay = Duration.ofSeconds(1);
-        private boolean requeueFailedWork = true;
+        private @Nullable Boolean requeueFailedWork;
+        private @Nullable FailurePolicy failurePolicy;
         private @Nullable Windowing windowing;
         private int window = 1;
         private Duration linger = Duration.ofMillis(10);
@@ -693,12 +702,45 @@ public final class InboxConsumer extends DefaultConsumer {
         }
 
         /**
-         * True (the default) requeues a message whose work threw; false nacks it without requeue,
-         * to the queue's dead-letter exchange.
+         * True (the default) requeues a message whose work threw, after {@link #busyRequeueDelay},
+         * for as long as it fails; false nacks it without requeue at its first failure, to the
+         * queue's dead-letter exchange ({@code failurePolicy(FailurePolicy.attempts(1, delay))}).
+         * {@link #failurePolicy} chooses between the two.
          */
         public Builder requeueFailedWork(boolean requeue) {
             this.requeueFailedWork = requeue;
             return this;
+        }
+
+        /**
+         * How a message whose work threw is retried: requeued after the policy's back-off, and,
+         * once the policy gives up on its event (counted by dedup key, in memory, in this
+         * consumer), nacked without requeue — to the queue's dead-letter exchange; on a queue
+         * without one the broker drops it, so give the queue one. Default: retried for ever, {@link
+         * #busyRequeueDelay} apart. A quorum queue also counts each requeue towards its {@code
+         * x-delivery-limit}, the broker's own give-up, which comes first if lower.
+         *
+         * @throws IllegalArgumentException if null
+         */
+        public Builder failurePolicy(FailurePolicy policy) {
+            if (policy == null) {
+                throw new IllegalArgumentException("failurePolicy must not be null");
+            }
+            this.failurePolicy = policy;
+            return this;
+        }
+
+        private FailurePolicy failurePolicy() {
+            if (failurePolicy != null && requeueFailedWork != null) {
+                throw new IllegalStateException("set either requeueFailedWork or failurePolicy, not both:"
+                        + " requeueFailedWork(false) is failurePolicy(FailurePolicy.attempts(1, delay))");
+            }
+            if (failurePolicy != null) {
+                return failurePolicy;
+            }
+            return requeueFailedWork == null || requeueFailedWork
+                    ? FailurePolicy.retryForever(busyDelay.isZero() ? Duration.ofMillis(1) : busyDelay)
+                    : FailurePolicy.attempts(1, busyDelay.isZero() ? Duration.ofMillis(1) : busyDelay);
         }
 
         /**

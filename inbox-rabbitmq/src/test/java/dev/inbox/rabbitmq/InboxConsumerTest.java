@@ -7,6 +7,7 @@ import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ConnectionFactory;
+import dev.inbox.FailurePolicy;
 import dev.inbox.Inbox;
 import dev.inbox.InboxKey;
 import dev.inbox.caffeine.CaffeineInboxStore;
@@ -194,6 +195,49 @@ class InboxConsumerTest {
         channel.close(); // what it left unacknowledged returns to the queue
         assertThat(pending(queue)).isZero();
         assertThat(reported).containsExactly(dev.inbox.DeliveryOutcome.DEAD_LETTERED);
+    }
+
+    /**
+     * A failure policy: failed work is requeued until the policy gives up, then dead-lettered — a
+     * failure that passes is applied, never dead-lettered at its first attempt.
+     */
+    @Test
+    void aFailurePolicy_retriesFailedWorkUntilItGivesUp_thenDeadLetters() throws Exception {
+        AtomicInteger poisonAttempts = new AtomicInteger();
+        AtomicInteger transientAttempts = new AtomicInteger();
+        InboxConsumer inboxConsumer = consumer(delivery -> {
+                    String body = new String(delivery.getBody(), StandardCharsets.UTF_8);
+                    if (body.equals("poison")) {
+                        poisonAttempts.incrementAndGet();
+                        throw new IllegalStateException("poison");
+                    }
+                    if (body.equals("transient") && transientAttempts.incrementAndGet() <= 2) {
+                        throw new IllegalStateException("transient");
+                    }
+                    counting().handle(delivery);
+                })
+                .failurePolicy(FailurePolicy.attempts(3, Duration.ofMillis(50)))
+                .build();
+        channel.basicConsume(queue, false, inboxConsumer);
+        publish("transient-1", "transient");
+        publish("poison-1", "poison");
+        awaitDeadLettered();
+        await("the transient failure applied", () -> applied.containsKey("transient"));
+        assertThat(poisonAttempts).as("attempts of the poison message").hasValue(3);
+        assertThat(transientAttempts).hasValue(3);
+        assertThat(applied.get("transient").get()).isEqualTo(1);
+        assertThat(inboxConsumer.counts().deadLettered()).isEqualTo(1);
+        assertThat(inboxConsumer.counts().failed()).isEqualTo(4);
+    }
+
+    @Test
+    void aFailurePolicyAndRequeueFailedWork_areOneChoice_refusedTogether() {
+        assertThatThrownBy(() -> consumer(counting())
+                        .requeueFailedWork(false)
+                        .failurePolicy(FailurePolicy.attempts(3, Duration.ofSeconds(1)))
+                        .build())
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("failurePolicy");
     }
 
     @Test
