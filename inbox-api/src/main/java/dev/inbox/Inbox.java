@@ -56,6 +56,8 @@ import org.jspecify.annotations.Nullable;
  */
 public final class Inbox {
 
+    private static final System.Logger LOG = System.getLogger(Inbox.class.getName());
+
     private final InboxStore store;
     private final String consumer;
     private final Duration retention;
@@ -66,6 +68,7 @@ public final class Inbox {
     private final String storeKind;
     private final @Nullable ScheduledExecutorService renewals;
     private final @Nullable Duration renewEvery;
+    private final Duration maxInHand;
     private final RetentionAdvisor advisor;
 
     private Inbox(Builder builder) {
@@ -79,6 +82,7 @@ public final class Inbox {
         this.storeKind = store.getClass().getSimpleName();
         this.renewals = builder.renewals;
         this.renewEvery = builder.renewEvery;
+        this.maxInHand = builder.maxInHand;
         requireArgument(
                 renewEvery == null || renewEvery.compareTo(lease) < 0,
                 "renewEvery must be shorter than the lease (" + lease + ") but was " + renewEvery);
@@ -284,14 +288,25 @@ public final class Inbox {
         long every = (renewEvery != null ? renewEvery : lease.dividedBy(3)).toNanos();
         long first = Math.max(0, claimedAt + every - System.nanoTime());
         held.renewals((renewals != null ? renewals : Renewals.SHARED)
-                .scheduleWithFixedDelay(() -> renew(key, owner, held), first, every, TimeUnit.NANOSECONDS));
+                .scheduleWithFixedDelay(() -> renew(key, owner, held, claimedAt), first, every, TimeUnit.NANOSECONDS));
         return held;
     }
 
     /** One renewal tick; a refusal ends the renewals (by throwing out of the scheduled task). */
-    private void renew(InboxKey key, OwnerToken owner, Lease held) {
+    private void renew(InboxKey key, OwnerToken owner, Lease held, long claimedAt) {
         if (held.isFinished()) {
             throw new CancellationException("the work ended");
+        }
+        if (System.nanoTime() - claimedAt > maxInHand.toNanos()) {
+            // Work that never ends (a hung call, a future never completed) must not hold its event for ever.
+            LOG.log(
+                    System.Logger.Level.WARNING,
+                    "the work of {0} has held it for more than {1} (maxInHand): its claim is no longer renewed,"
+                            + " and after its lease another delivery may take the event over",
+                    key,
+                    maxInHand);
+            metrics.renewalsAbandoned(consumer);
+            throw new CancellationException("held for more than " + maxInHand);
         }
         long askedAt = System.nanoTime();
         boolean renewed;
@@ -612,6 +627,7 @@ public final class Inbox {
         builder.observer = observer;
         builder.renewals = renewals;
         builder.renewEvery = renewEvery;
+        builder.maxInHand = maxInHand;
         return new Inbox(builder);
     }
 
@@ -643,6 +659,7 @@ public final class Inbox {
         this.storeKind = base.storeKind;
         this.renewals = base.renewals;
         this.renewEvery = base.renewEvery;
+        this.maxInHand = base.maxInHand;
         this.advisor = base.advisor;
     }
 
@@ -674,6 +691,11 @@ public final class Inbox {
     /** How long a claim is held before another delivery may take it over. */
     public Duration lease() {
         return lease;
+    }
+
+    /** How long work may hold its event before its claim is no longer renewed ({@link Builder#maxInHand}). */
+    public Duration maxInHand() {
+        return maxInHand;
     }
 
     private ClaimResult claim(ClaimRequest request) {
@@ -786,6 +808,7 @@ public final class Inbox {
         private InboxObserver observer = InboxObserver.NONE;
         private @Nullable ScheduledExecutorService renewals;
         private @Nullable Duration renewEvery;
+        private Duration maxInHand = Duration.ofHours(1);
 
         private Builder(InboxStore store) {
             this.store = store;
@@ -869,6 +892,21 @@ public final class Inbox {
         }
 
         /**
+         * How long work may hold its event at most: past it, its claim is no longer renewed (logged,
+         * and counted by {@link InboxMetrics#renewalsAbandoned}), so work that never ends — a hung
+         * call, a future that never completes — does not keep every other delivery of the event
+         * waiting for ever; after its lease another delivery takes the event over. Default 1 hour;
+         * set it above the longest work you run.
+         *
+         * @throws IllegalArgumentException if null or not longer than the lease
+         */
+        public Builder maxInHand(Duration maxInHand) {
+            requirePositive(maxInHand, "maxInHand");
+            this.maxInHand = maxInHand;
+            return this;
+        }
+
+        /**
          * The scheduler {@link Inbox#handleRenewing} renews claims on. Default four daemon threads
          * shared by every inbox of the JVM; a renewal is one short store call, and one that hangs
          * holds back no other claim's renewals while fewer than four hang at once.
@@ -884,12 +922,16 @@ public final class Inbox {
          * Builds the inbox.
          *
          * @throws IllegalStateException if no consumer was set
-         * @throws IllegalArgumentException if {@link #renewEvery(Duration)} is not shorter than the lease
+         * @throws IllegalArgumentException if {@link #renewEvery(Duration)} is not shorter than the lease,
+         *     or {@link #maxInHand(Duration)} not longer
          */
         public Inbox build() {
             if (consumer == null) {
                 throw new IllegalStateException("consumer(...) must be set before build()");
             }
+            requireArgument(
+                    maxInHand.compareTo(lease) > 0,
+                    "maxInHand must be longer than the lease (" + lease + ") but was " + maxInHand);
             return new Inbox(this);
         }
     }

@@ -34,6 +34,12 @@ public interface InboxMetrics {
     default void leaseRenewalFailed(String consumer) {}
 
     /**
+     * Work held its event longer than the inbox's {@code maxInHand} and its claim is no longer
+     * renewed: a hung handler, most often; after the lease another delivery may take the event over.
+     */
+    default void renewalsAbandoned(String consumer) {}
+
+    /**
      * A duplicate arrived {@code lag} after its event was completed, {@code pastRetention} after
      * the record's retention ended (negative within retention, zero or more for a late duplicate).
      * Called for each duplicate whose store reports its record's expiry (every store of this

@@ -173,6 +173,32 @@ class InboxRenewalTest {
         assertThat(claim.complete()).isTrue();
     }
 
+    /**
+     * Work that holds its event past {@code maxInHand} (a handler that never returns) stops being
+     * renewed, is counted, and another delivery takes the event over once the lease ends.
+     */
+    @Test
+    void workHeldPastMaxInHand_isNoLongerRenewed_andTheEventIsTakenOverAfterItsLease() throws Exception {
+        Inbox inbox = inbox().maxInHand(Duration.ofMillis(600)).build();
+        Claim hung = inbox.claim("hung");
+        Lease lease = hung.keepRenewed();
+        Thread.sleep(450);
+        assertThat(inbox.claim("hung").status()).as("within maxInHand").isEqualTo(ClaimStatus.BUSY);
+        long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+        ClaimStatus other = ClaimStatus.BUSY;
+        while (other == ClaimStatus.BUSY && System.nanoTime() < deadline) {
+            Thread.sleep(50);
+            other = inbox.claim("hung").status();
+        }
+        assertThat(other).as("another delivery after maxInHand and the lease").isEqualTo(ClaimStatus.ACQUIRED);
+        assertThat(lease.isHeld()).isFalse();
+        assertThat(registry.get("inbox.lease.abandoned").counter().count()).isEqualTo(1);
+        assertThatThrownBy(() -> inbox().maxInHand(LEASE).build())
+                .as("maxInHand not longer than the lease")
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> inbox().maxInHand(null)).isInstanceOf(IllegalArgumentException.class);
+    }
+
     /** What a renewal does before it reaches the store. */
     @FunctionalInterface
     private interface BeforeRenewal {

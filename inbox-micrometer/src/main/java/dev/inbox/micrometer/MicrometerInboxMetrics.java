@@ -156,6 +156,11 @@ public final class MicrometerInboxMetrics implements InboxMetrics {
     }
 
     @Override
+    public void renewalsAbandoned(String consumer) {
+        meters(consumer).abandoned.increment();
+    }
+
+    @Override
     public void purged(String consumer, long removed) {
         meters(consumer).purged.increment(removed);
     }
@@ -195,6 +200,7 @@ public final class MicrometerInboxMetrics implements InboxMetrics {
         final Counter takeovers;
         final Counter leaseLost;
         final Counter renewalFailed;
+        final Counter abandoned;
         final Counter purged;
         final Timer latency;
         final Timer lag;
@@ -210,6 +216,11 @@ public final class MicrometerInboxMetrics implements InboxMetrics {
             leaseLost = counter(registry, consumer, "inbox.lease.lost", "Work that finished after losing its lease");
             renewalFailed = counter(
                     registry, consumer, "inbox.lease.renewal.failed", "Renewals refused: the event was taken over");
+            abandoned = counter(
+                    registry,
+                    consumer,
+                    "inbox.lease.abandoned",
+                    "Work held its event past maxInHand: no longer renewed");
             purged = counter(registry, consumer, "inbox.purge.removed", "Expired records removed by purge");
             latency = Timer.builder("inbox.claim.latency")
                     .description("Time the store took to answer a claim")

@@ -18,6 +18,19 @@ interface Processor {
     /** The lease a claim holds outside a transaction; zero in transactional mode. */
     Duration lease();
 
+    /**
+     * How long a receive may hold its messages (claims and visibility renewed) before its renewals
+     * stop: the inbox's {@link Inbox#maxInHand()} in lease mode, {@link #MAX_IN_HAND} in a
+     * transaction.
+     */
+    Duration maxInHand();
+
+    /** Counts a receive whose renewals stopped after {@link #maxInHand()}. */
+    void renewalsAbandoned();
+
+    /** {@link #maxInHand()} in transactional mode, the lease mode's default. */
+    Duration MAX_IN_HAND = Duration.ofHours(1);
+
     /** How long a completed event's record suppresses duplicates. */
     Duration retention();
 
@@ -142,6 +155,16 @@ interface Processor {
         @Override
         public Duration lease() {
             return inbox.lease();
+        }
+
+        @Override
+        public Duration maxInHand() {
+            return inbox.maxInHand();
+        }
+
+        @Override
+        public void renewalsAbandoned() {
+            inbox.metrics().renewalsAbandoned(inbox.consumer());
         }
 
         @Override
@@ -299,6 +322,16 @@ interface Processor {
         @Override
         public Duration lease() {
             return Duration.ZERO;
+        }
+
+        @Override
+        public Duration maxInHand() {
+            return MAX_IN_HAND;
+        }
+
+        @Override
+        public void renewalsAbandoned() {
+            inbox.metrics().renewalsAbandoned(inbox.consumer());
         }
 
         @Override

@@ -602,8 +602,21 @@ public final class SqsInboxLoop {
                     ? visibility
                     : processor.lease();
             long every = Math.max(1, shorter.toMillis() / 3);
+            long started = System.nanoTime();
+            Duration maxInHand = processor.maxInHand();
             return RENEWALS.scheduleWithFixedDelay(
                     () -> {
+                        if (System.nanoTime() - started > maxInHand.toNanos()) {
+                            // A handler that never returns must not keep its messages from everyone for ever.
+                            LOG.log(
+                                    Level.WARNING,
+                                    "a receive of {0} has held its messages for more than {1} (maxInHand): they"
+                                            + " are no longer renewed, and come back after their visibility timeout",
+                                    queueUrl,
+                                    maxInHand);
+                            processor.renewalsAbandoned();
+                            throw new java.util.concurrent.CancellationException("held for more than " + maxInHand);
+                        }
                         try {
                             renew(claimed.get(), keyed, visibility);
                         } catch (RuntimeException unexpected) {

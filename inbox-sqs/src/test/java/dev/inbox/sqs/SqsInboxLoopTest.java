@@ -254,6 +254,45 @@ class SqsInboxLoopTest {
     }
 
     /**
+     * A handler that never returns keeps its message (claim and visibility renewed) only for the
+     * inbox's maxInHand: then the renewals stop, and another consumer receives the message and,
+     * once the lease ended, applies it.
+     */
+    @Test
+    void aHandlerThatHangsPastMaxInHand_letsGoOfItsMessage_andAnotherConsumerAppliesIt() throws Exception {
+        Inbox bounded = Inbox.builder(store)
+                .consumer(inbox.consumer())
+                .lease(Duration.ofSeconds(1))
+                .maxInHand(Duration.ofSeconds(2))
+                .build();
+        String queue = queue("inbox-hung", Map.of(QueueAttributeName.VISIBILITY_TIMEOUT, "1"));
+        send(queue, "hung", Map.of("event-id", "hung"), null);
+        java.util.concurrent.CountDownLatch working = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch letGo = new java.util.concurrent.CountDownLatch(1);
+        SqsInboxLoop hanging = SqsInboxLoop.lease(sqs, queue, bounded, message -> {
+                    working.countDown();
+                    letGo.await(30, java.util.concurrent.TimeUnit.SECONDS); // hangs until the test ends it
+                })
+                .keys(SqsKeys.attribute("event-id"))
+                .waitTime(Duration.ofSeconds(1))
+                .build();
+        Thread hung = new Thread(hanging::pollOnce);
+        hung.start();
+        try (SqsClient otherClient = SqsQueues.client()) {
+            assertThat(working.await(30, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+            SqsInboxLoop other = SqsInboxLoop.lease(otherClient, queue, bounded, this::apply)
+                    .keys(SqsKeys.attribute("event-id"))
+                    .waitTime(Duration.ofSeconds(1))
+                    .busyBackoff(Duration.ofMillis(200))
+                    .build();
+            pollUntil(other, () -> applied("hung") == 1);
+        } finally {
+            letGo.countDown();
+            hung.join(30_000);
+        }
+    }
+
+    /**
      * The reproduction of the adapter-rules issue: a receive's first message is done at once, the
      * next one works for three leases. The done one is completed and deleted only when the receive
      * ends, so until then its claim and its visibility must still be renewed — else a second
