@@ -24,7 +24,10 @@ import software.amazon.awssdk.services.sqs.model.QueueAttributeName;
  * redrive policy names a dead-letter queue the harness reads (after five receives, so that a BUSY
  * answer that went back to the queue would get a long-held event dead-lettered), one SQS client per consumer (a crash
  * closes it), and a loop started again when an {@code Error} ended it (as a supervised consumer
- * would be).
+ * would be). On a FIFO queue (and a FIFO dead-letter queue) the kit's messages are published to
+ * two message groups in turn, as the Kafka harness publishes to two partitions, each with a
+ * deduplication id of its own (a kit's re-send is a new message to SQS, as a re-send after SQS's
+ * five-minute window would be).
  */
 final class SqsHarness implements AdapterHarness {
 
@@ -38,6 +41,8 @@ final class SqsHarness implements AdapterHarness {
     private final AutoCloseable deadReader;
 
     private final boolean batch;
+    private final boolean fifo;
+    private final java.util.concurrent.atomic.AtomicInteger sent = new java.util.concurrent.atomic.AtomicInteger();
     private final FaultProxy proxy;
 
     /** In lease mode on the in-memory store, or ({@code pool} given) in transactional mode on PostgreSQL. */
@@ -47,9 +52,15 @@ final class SqsHarness implements AdapterHarness {
 
     /** With {@code batch}, in transactional mode with one transaction per receive. */
     SqsHarness(AdapterKit kit, @Nullable HikariDataSource pool, boolean batch) throws IOException {
+        this(kit, pool, batch, false);
+    }
+
+    /** As {@link #SqsHarness(AdapterKit, HikariDataSource, boolean)}, on FIFO queues when {@code fifo}. */
+    SqsHarness(AdapterKit kit, @Nullable HikariDataSource pool, boolean batch, boolean fifo) throws IOException {
         this.kit = kit;
         this.pool = pool;
         this.batch = batch;
+        this.fifo = fifo;
         if (pool == null) {
             caffeine = CaffeineInboxStore.builder().build();
             postgres = null;
@@ -59,11 +70,12 @@ final class SqsHarness implements AdapterHarness {
                     PostgresInboxStore.builder(pool).table("inbox_adapter_kit").build();
             postgres.createSchemaIfMissing();
         }
-        dead = SqsQueues.create(admin, "inbox-kit-dead", Map.of());
+        String suffix = fifo ? ".fifo" : "";
+        dead = SqsQueues.create(admin, "inbox-kit-dead" + suffix, Map.of());
         long visibility = Math.max(1, kit.lease().toSeconds());
         queue = SqsQueues.create(
                 admin,
-                "inbox-kit",
+                "inbox-kit" + suffix,
                 Map.of(
                         QueueAttributeName.VISIBILITY_TIMEOUT, Long.toString(visibility),
                         QueueAttributeName.REDRIVE_POLICY, SqsQueues.redrive(admin, dead, 5)));
@@ -79,7 +91,23 @@ final class SqsHarness implements AdapterHarness {
 
     @Override
     public void publish(@Nullable String id, String payload) {
-        SqsQueues.send(admin, queue, payload, AdapterKit.ID_HEADER, id);
+        if (!fifo) {
+            SqsQueues.send(admin, queue, payload, AdapterKit.ID_HEADER, id);
+            return;
+        }
+        admin.sendMessage(r -> r.queueUrl(queue)
+                .messageBody(payload)
+                .messageGroupId("group-" + sent.getAndIncrement() % 2)
+                .messageDeduplicationId(java.util.UUID.randomUUID().toString())
+                .messageAttributes(
+                        id == null
+                                ? Map.of()
+                                : Map.of(
+                                        AdapterKit.ID_HEADER,
+                                        software.amazon.awssdk.services.sqs.model.MessageAttributeValue.builder()
+                                                .dataType("String")
+                                                .stringValue(id)
+                                                .build())));
     }
 
     private SqsInboxLoop loop(SqsClient sqs) {
