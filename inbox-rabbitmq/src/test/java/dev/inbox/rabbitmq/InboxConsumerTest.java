@@ -14,6 +14,7 @@ import dev.inbox.caffeine.CaffeineInboxStore;
 import dev.inbox.keys.DedupKeys;
 import dev.inbox.spi.ClaimRequest;
 import dev.inbox.spi.OwnerToken;
+import dev.inbox.testing.RabbitQueues;
 import dev.inbox.testing.TestServers;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -268,20 +269,7 @@ class InboxConsumerTest {
     void onAQuorumQueueWithADeliveryLimit_aBusyMessageHeldLongerThanTheLimit_isAppliedOnce_neverDeadLettered()
             throws Exception {
         String quorum = "inbox-test-quorum-" + UUID.randomUUID();
-        channel.queueDeclare(
-                quorum,
-                true,
-                false,
-                false,
-                Map.of(
-                        "x-queue-type",
-                        "quorum",
-                        "x-delivery-limit",
-                        3,
-                        "x-dead-letter-exchange",
-                        "",
-                        "x-dead-letter-routing-key",
-                        queue + "-dead"));
+        channel.queueDeclare(quorum, true, false, false, RabbitQueues.quorumDeadLetteringTo(queue + "-dead", 3));
         try {
             OwnerToken holder = OwnerToken.random();
             InboxKey key = InboxKey.of(consumer, DedupKeys.amqp("held-q"));

@@ -15,6 +15,7 @@ import dev.inbox.keys.DedupKeys;
 import dev.inbox.postgres.PostgresInboxStore;
 import dev.inbox.spi.ClaimRequest;
 import dev.inbox.spi.OwnerToken;
+import dev.inbox.testing.RabbitQueues;
 import dev.inbox.testing.TestServers;
 import java.nio.charset.StandardCharsets;
 import java.sql.PreparedStatement;
@@ -398,20 +399,7 @@ class TransactionalInboxConsumerTest {
         try (Connection connection = factory.newConnection("inbox-rabbitmq-window-quorum-test")) {
             Channel setup = connection.createChannel();
             setup.queueDeclare(queue + "-dead", false, true, false, null);
-            setup.queueDeclare(
-                    queue,
-                    true,
-                    false,
-                    false,
-                    Map.of(
-                            "x-queue-type",
-                            "quorum",
-                            "x-delivery-limit",
-                            3,
-                            "x-dead-letter-exchange",
-                            "",
-                            "x-dead-letter-routing-key",
-                            queue + "-dead"));
+            setup.queueDeclare(queue, true, false, false, RabbitQueues.quorumDeadLetteringTo(queue + "-dead", 3));
             try {
                 publish(setup, queue, "before");
                 publish(setup, queue, "held");

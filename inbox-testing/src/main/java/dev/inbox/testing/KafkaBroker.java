@@ -15,7 +15,9 @@ import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.Base64;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -47,6 +49,34 @@ public final class KafkaBroker implements AutoCloseable {
     private final int port;
     private final int controllerPort;
     private @Nullable Process process;
+
+    /**
+     * The settings of a String consumer in {@code group} on {@link #bootstrap()}, as the tests use
+     * them: the consumer group protocol, auto-commit off, from the earliest offset. A map of
+     * kafka-clients' setting names, so that this module needs no kafka-clients of its own; add or
+     * override what a test needs.
+     */
+    public static Map<String, Object> consumerConfig(String group) {
+        Map<String, Object> config = new HashMap<>();
+        config.put("bootstrap.servers", bootstrap());
+        config.put("group.id", group);
+        config.put("group.protocol", "consumer");
+        config.put("enable.auto.commit", "false");
+        config.put("auto.offset.reset", "earliest");
+        config.put("key.deserializer", "org.apache.kafka.common.serialization.StringDeserializer");
+        config.put("value.deserializer", "org.apache.kafka.common.serialization.StringDeserializer");
+        return config;
+    }
+
+    /** The settings of a String producer on {@link #bootstrap()} that sends each record at once. */
+    public static Map<String, Object> producerConfig() {
+        Map<String, Object> config = new HashMap<>();
+        config.put("bootstrap.servers", bootstrap());
+        config.put("key.serializer", "org.apache.kafka.common.serialization.StringSerializer");
+        config.put("value.serializer", "org.apache.kafka.common.serialization.StringSerializer");
+        config.put("linger.ms", "0");
+        return config;
+    }
 
     private KafkaBroker() throws IOException {
         this.dir = Files.createTempDirectory("inbox-kafka");

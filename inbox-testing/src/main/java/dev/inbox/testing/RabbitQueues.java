@@ -24,13 +24,23 @@ public final class RabbitQueues {
      * with {@code x-delivery-limit} {@value #QUORUM_DELIVERY_LIMIT}.
      */
     public static Map<String, Object> deadLetteringTo(String deadQueue, boolean quorum) {
+        if (quorum) {
+            return quorumDeadLetteringTo(deadQueue, QUORUM_DELIVERY_LIMIT);
+        }
         Map<String, Object> arguments = new HashMap<>();
         arguments.put("x-dead-letter-exchange", "");
         arguments.put("x-dead-letter-routing-key", deadQueue);
-        if (quorum) {
-            arguments.put("x-queue-type", "quorum");
-            arguments.put("x-delivery-limit", QUORUM_DELIVERY_LIMIT);
-        }
+        return arguments;
+    }
+
+    /**
+     * Arguments for a quorum queue (declare it durable) that dead-letters to {@code deadQueue}
+     * after {@code deliveryLimit} redeliveries of a message ({@code x-delivery-limit}).
+     */
+    public static Map<String, Object> quorumDeadLetteringTo(String deadQueue, int deliveryLimit) {
+        Map<String, Object> arguments = deadLetteringTo(deadQueue, false);
+        arguments.put("x-queue-type", "quorum");
+        arguments.put("x-delivery-limit", deliveryLimit);
         return arguments;
     }
 }

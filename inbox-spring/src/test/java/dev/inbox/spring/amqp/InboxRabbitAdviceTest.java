@@ -254,20 +254,8 @@ class InboxRabbitAdviceTest {
         List<String> applied = new CopyOnWriteArrayList<>();
         Claim holder = inbox.inbox().claim(DedupKeys.amqp("q1"));
         admin.declareQueue(new Queue(queue + "-dead", false, false, false));
-        admin.declareQueue(new Queue(
-                queue,
-                true,
-                false,
-                false,
-                java.util.Map.of(
-                        "x-queue-type",
-                        "quorum",
-                        "x-delivery-limit",
-                        3,
-                        "x-dead-letter-exchange",
-                        "",
-                        "x-dead-letter-routing-key",
-                        queue + "-dead")));
+        admin.declareQueue(
+                new Queue(queue, true, false, false, RabbitQueues.quorumDeadLetteringTo(queue + "-dead", 3)));
         try {
             MessageProperties properties = new MessageProperties();
             properties.setMessageId("q1");
