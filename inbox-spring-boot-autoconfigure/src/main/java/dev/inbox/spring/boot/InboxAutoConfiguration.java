@@ -360,7 +360,8 @@ public class InboxAutoConfiguration {
         dev.inbox.spring.sqs.InboxSqsListeners inboxSqsListeners(
                 SpringInbox inbox,
                 InboxProperties properties,
-                io.awspring.cloud.sqs.listener.MessageListenerContainerRegistry registry) {
+                io.awspring.cloud.sqs.listener.MessageListenerContainerRegistry registry,
+                ObjectProvider<dev.inbox.sqs.SqsKeys> keys) {
             InboxProperties.Listeners settings = properties.getSqs();
             if (settings.isTransactional()) {
                 throw new IllegalStateException("inbox.sqs.transactional=true: Spring Cloud AWS runs @SqsListener"
@@ -368,10 +369,14 @@ public class InboxAutoConfiguration {
                         + " property, and for writes that must commit with their claim call SpringInbox.handle inside"
                         + " your own @Transactional method");
             }
-            String attribute = settings.getKeyHeader();
             return new dev.inbox.spring.sqs.InboxSqsListeners(
                     inbox,
-                    attribute == null ? dev.inbox.sqs.SqsKeys.standard() : dev.inbox.sqs.SqsKeys.attribute(attribute),
+                    keys(
+                            keys,
+                            settings.getKeyHeader(),
+                            "inbox.sqs.key-header",
+                            dev.inbox.sqs.SqsKeys::attribute,
+                            dev.inbox.sqs.SqsKeys::standard),
                     settings.getBusyBackoff(),
                     registry);
         }

@@ -3,6 +3,7 @@ package dev.inbox.spring.boot;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.inbox.spring.sqs.InboxSqsListeners;
+import dev.inbox.sqs.SqsKeys;
 import dev.inbox.testing.SqsQueues;
 import io.awspring.cloud.sqs.annotation.SqsListener;
 import io.awspring.cloud.sqs.config.SqsBootstrapConfiguration;
@@ -35,13 +36,16 @@ class InboxSqsStarterTest {
     private String queueUrl;
 
     private ApplicationContextRunner runner() {
+        return runnerWithoutKeyHeader().withPropertyValues("inbox.sqs.key-header=event-id");
+    }
+
+    private ApplicationContextRunner runnerWithoutKeyHeader() {
         return new ApplicationContextRunner()
                 .withConfiguration(AutoConfigurations.of(InboxAutoConfiguration.class))
                 .withUserConfiguration(SqsApplication.class)
                 .withPropertyValues(
                         "spring.application.name=sqs-" + UUID.randomUUID(),
                         "inbox.store=memory",
-                        "inbox.sqs.key-header=event-id",
                         "inbox.test.sqs.queue=" + queueName);
     }
 
@@ -107,6 +111,25 @@ class InboxSqsStarterTest {
             Thread.sleep(500);
             assertThat(applied()).as("what the inbox would have suppressed").isEqualTo(2);
             assertThat(APPLIED).containsOnlyKeys("one", "one again");
+        });
+    }
+
+    @Test
+    void anSqsKeysBean_isTheKeyFunction_andRefusedBesideTheKeyHeaderProperty() {
+        SqsKeys byBody = message -> message.body().substring(0, 3); // "one" and "one again": one event
+        runnerWithoutKeyHeader().withBean(SqsKeys.class, () -> byBody).run(context -> {
+            send("one", "e1");
+            send("one again", "e2");
+            awaitDeleted(2);
+            Thread.sleep(500);
+            assertThat(APPLIED).as("applied, keyed by the bean").containsOnlyKeys("one");
+        });
+        runner().withBean(SqsKeys.class, () -> byBody).run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure())
+                    .rootCause()
+                    .hasMessageContaining("inbox.sqs.key-header")
+                    .hasMessageContaining("bean");
         });
     }
 
