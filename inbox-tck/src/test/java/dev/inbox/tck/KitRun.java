@@ -3,9 +3,12 @@ package dev.inbox.tck;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass;
 
+import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import org.junit.platform.engine.FilterResult;
+import org.junit.platform.engine.TestExecutionResult;
 import org.junit.platform.launcher.PostDiscoveryFilter;
 import org.junit.platform.testkit.engine.EngineTestKit;
 import org.junit.platform.testkit.engine.Event;
@@ -56,6 +59,22 @@ final class KitRun {
                 .as("tests of rule %s in %s", rule, kit.getSimpleName())
                 .isPositive();
         return events;
+    }
+
+    /**
+     * What each failed test among {@code events} said, by its display name: for an assertion that a
+     * kit passes, so that a failure says why, not only which rule.
+     */
+    static Map<String, String> failures(Events events) {
+        Map<String, String> failures = new TreeMap<>();
+        for (Event event : events.failed().list()) {
+            String why = event.getPayload(TestExecutionResult.class)
+                    .flatMap(TestExecutionResult::getThrowable)
+                    .map(Throwable::toString)
+                    .orElse("(no cause)");
+            failures.put(event.getTestDescriptor().getDisplayName(), why);
+        }
+        return failures;
     }
 
     /** The rule ids of the failed tests among {@code events}. */

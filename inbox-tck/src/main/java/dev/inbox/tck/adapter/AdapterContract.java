@@ -261,9 +261,11 @@ public abstract class AdapterContract {
         kit.failClaims(true);
         publish("a", "b", "c");
         start();
-        await("a first delivery", () -> kit.deliveries(payload("a")) > 0);
-        outlast("the adapter claimed while the store was down", kit::failedClaims, () -> false);
         List<String> payloads = List.of(payload("a"), payload("b"), payload("c"));
+        // Any of them: an adapter that claims one message at a time, waiting on it, may begin with
+        // another partition's or queue's head than the first published.
+        await("a first delivery", () -> payloads.stream().anyMatch(p -> kit.deliveries(p) > 0));
+        outlast("the adapter claimed while the store was down", kit::failedClaims, () -> false);
         assertThat(snapshot(payloads, kit::applied))
                 .as("applications while every claim failed (applied without a claim)")
                 .containsOnly(0);

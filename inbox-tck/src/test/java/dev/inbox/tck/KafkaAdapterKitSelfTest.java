@@ -1,0 +1,134 @@
+package dev.inbox.tck;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.inbox.tck.adapter.AdapterContract;
+import dev.inbox.tck.adapter.AdapterHarness;
+import dev.inbox.tck.adapter.AdapterKit;
+import dev.inbox.tck.adapter.AdapterRule;
+import java.time.Duration;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.platform.testkit.engine.Events;
+
+/**
+ * The adapter kit's self-tests on its Kafka reference adapter ({@link ReferenceKafkaHarness}) on the
+ * real broker: it passes every rule, and each broken variant fails the rule that names its
+ * breakage. A class of its own, so that its kits (and the broker they share) do not run beside the
+ * RabbitMQ and SQS ones of {@link AdapterKitSelfTest}, whose meta-test counts these too. All
+ * {@code extended}: CI runs them.
+ */
+@Tag("extended")
+class KafkaAdapterKitSelfTest {
+
+    /** A kit on the Kafka reference adapter (lease mode), broken as {@link #breakage()} says. */
+    abstract static class KafkaReferenceKit extends AdapterContract {
+        abstract ReferenceKafkaHarness.Breakage breakage();
+
+        @Override
+        protected AdapterHarness createHarness(AdapterKit kit) throws Exception {
+            return new ReferenceKafkaHarness(kit, breakage());
+        }
+
+        @Override
+        protected Duration lease() {
+            return Duration.ofSeconds(1);
+        }
+
+        @Override
+        protected Duration backoff() {
+            return Duration.ofMillis(50);
+        }
+
+        @Override
+        protected Duration patience() {
+            return breakage() == ReferenceKafkaHarness.Breakage.NONE ? Duration.ofSeconds(40) : Duration.ofSeconds(10);
+        }
+
+        @Override
+        protected Duration persistence() {
+            return Duration.ofMillis(500);
+        }
+    }
+
+    static class CorrectKafka extends KafkaReferenceKit {
+        @Override
+        ReferenceKafkaHarness.Breakage breakage() {
+            return ReferenceKafkaHarness.Breakage.NONE;
+        }
+    }
+
+    static class KafkaCommitsPastFailedWork extends KafkaReferenceKit {
+        @Override
+        ReferenceKafkaHarness.Breakage breakage() {
+            return ReferenceKafkaHarness.Breakage.COMMITS_PAST_FAILED_WORK;
+        }
+    }
+
+    static class KafkaCommitsPastBusy extends KafkaReferenceKit {
+        @Override
+        ReferenceKafkaHarness.Breakage breakage() {
+            return ReferenceKafkaHarness.Breakage.COMMITS_PAST_BUSY;
+        }
+    }
+
+    static class KafkaNoSeekAfterAnError extends KafkaReferenceKit {
+        @Override
+        ReferenceKafkaHarness.Breakage breakage() {
+            return ReferenceKafkaHarness.Breakage.NO_SEEK_AFTER_AN_ERROR;
+        }
+    }
+
+    static class KafkaNoCompletionRetry extends KafkaReferenceKit {
+        @Override
+        ReferenceKafkaHarness.Breakage breakage() {
+            return ReferenceKafkaHarness.Breakage.NO_COMPLETION_RETRY;
+        }
+    }
+
+    /** The Kafka reference on the real broker (started once for this JVM): CI runs it. */
+    @Test
+    @Tag("extended")
+    void theKafkaReferenceAdapterPassesEveryRule() {
+        Events events = KitRun.all(CorrectKafka.class);
+        assertThat(events.started().count()).isEqualTo(AdapterRule.values().length);
+        assertThat(KitRun.failures(events))
+                .as("rules failed by the Kafka reference adapter")
+                .isEmpty();
+    }
+
+    @Test
+    @Tag("extended")
+    @Execution(ExecutionMode.CONCURRENT)
+    @DisplayName("A2 catches a Kafka adapter that commits past a record whose work threw")
+    void a2_kafkaCommitsPastFailedWork() {
+        assertThat(KitRun.failedRules(KafkaCommitsPastFailedWork.class, "A2")).contains("A2");
+    }
+
+    @Test
+    @Tag("extended")
+    @Execution(ExecutionMode.CONCURRENT)
+    @DisplayName("A8 catches a Kafka adapter that commits past a BUSY record")
+    void a8_kafkaCommitsPastBusy() {
+        assertThat(KitRun.failedRules(KafkaCommitsPastBusy.class, "A8")).contains("A8");
+    }
+
+    @Test
+    @Tag("extended")
+    @Execution(ExecutionMode.CONCURRENT)
+    @DisplayName("A3 catches a Kafka adapter that goes on past an Error without seeking back to its record")
+    void a3_kafkaNoSeekAfterAnError() {
+        assertThat(KitRun.failedRules(KafkaNoSeekAfterAnError.class, "A3")).contains("A3");
+    }
+
+    @Test
+    @Tag("extended")
+    @Execution(ExecutionMode.CONCURRENT)
+    @DisplayName("A13 catches a Kafka adapter that does not retry a completion that failed once (lease mode)")
+    void a13_kafkaNoCompletionRetry() {
+        assertThat(KitRun.failedRules(KafkaNoCompletionRetry.class, "A13")).contains("A13");
+    }
+}
