@@ -98,7 +98,8 @@ public final class InboxSqsListener<T> implements AsyncMessageListener<T> {
             default:
                 break;
         }
-        ScheduledFuture<?> invisible = keepInvisible(message, id, inbox.inbox().lease());
+        ScheduledFuture<?> invisible =
+                keepInvisible(message, id, inbox.inbox().lease(), inbox.inbox().maxInHand());
         CompletableFuture<Void> work;
         try {
             work = listener.onMessage(message);
@@ -126,7 +127,8 @@ public final class InboxSqsListener<T> implements AsyncMessageListener<T> {
      * dead-lettered unapplied.
      */
     private CompletableFuture<Void> whileBusy(Message<T> message, SpringInbox inbox, String id) {
-        ScheduledFuture<?> invisible = keepInvisible(message, id, inbox.inbox().lease());
+        ScheduledFuture<?> invisible =
+                keepInvisible(message, id, inbox.inbox().lease(), inbox.inbox().maxInHand());
         CompletableFuture<InboxClaim> answered = new CompletableFuture<>();
         claimAgainLater(inbox, id, answered);
         return answered.whenComplete((claim, failure) -> stop(invisible))
@@ -198,26 +200,49 @@ public final class InboxSqsListener<T> implements AsyncMessageListener<T> {
     }
 
     /**
-     * Sets the message's visibility timeout to the lease every third of the lease while its work runs;
-     * null when the container gave the message no {@link Visibility}.
+     * Sets the message's visibility timeout to the lease every third of the lease while its work runs,
+     * for at most the inbox's {@code maxInHand} (then the queue hands it out again: a listener that
+     * never returns does not keep it for ever); null when the container gave the message no {@link
+     * Visibility}.
      */
-    private @Nullable ScheduledFuture<?> keepInvisible(Message<T> message, String id, Duration lease) {
+    private @Nullable ScheduledFuture<?> keepInvisible(
+            Message<T> message, String id, Duration lease, Duration maxInHand) {
         if (!(message.getHeaders().get(SqsHeaders.SQS_VISIBILITY_TIMEOUT_HEADER) instanceof Visibility visibility)) {
             return null;
         }
         int timeout = seconds(lease);
         long every = Math.max(1, lease.toMillis() / 3);
+        long started = System.nanoTime();
         return Extensions.SHARED.scheduleWithFixedDelay(
-                () -> visibility.changeToAsync(timeout).exceptionally(failure -> {
-                    log.warn(
-                            "could not extend the visibility of the message of " + id + " while its work runs;"
-                                    + " the queue may hand it out again (the inbox then answers BUSY)",
-                            failure);
-                    return null;
-                }),
+                () -> {
+                    if (System.nanoTime() - started > maxInHand.toNanos()) {
+                        log.warn("the message of " + id + " has been in hand for more than " + maxInHand
+                                + " (the inbox's maxInHand): its visibility is no longer extended");
+                        throw new java.util.concurrent.CancellationException("held for more than " + maxInHand);
+                    }
+                    extend(visibility, timeout, id);
+                },
                 every,
                 every,
                 TimeUnit.MILLISECONDS);
+    }
+
+    private void extend(Visibility visibility, int timeout, String id) {
+        try {
+            visibility.changeToAsync(timeout).exceptionally(failure -> {
+                warnNotExtended(id, failure);
+                return null;
+            });
+        } catch (RuntimeException failure) {
+            warnNotExtended(id, failure); // thrown out of the task, it would end the extensions
+        }
+    }
+
+    private void warnNotExtended(String id, Throwable failure) {
+        log.warn(
+                "could not extend the visibility of the message of " + id + " while its work runs;"
+                        + " the queue may hand it out again (the inbox then answers BUSY)",
+                failure);
     }
 
     private static void stop(@Nullable ScheduledFuture<?> invisible) {

@@ -47,6 +47,10 @@ class InboxSqsListenerTest {
     static final CaffeineInboxStore STORE = CaffeineInboxStore.builder().build();
     /** The inbox consumer of the test's application: the same in every context a test starts. */
     static volatile String consumer;
+    /** The inbox's maxInHand in the test's application (a test that needs a short one sets it). */
+    static volatile Duration maxInHand = Duration.ofHours(1);
+    /** Released by the test that hangs the listener of "hangs" on its first attempt. */
+    static final java.util.concurrent.CountDownLatch HUNG = new java.util.concurrent.CountDownLatch(1);
 
     private final SqsClient sqs = SqsQueues.client();
     private String queue;
@@ -59,6 +63,7 @@ class InboxSqsListenerTest {
                 .queueUrl();
         System.setProperty("inbox.test.sqs.queue", name);
         consumer = "spring-sqs-" + UUID.randomUUID();
+        maxInHand = Duration.ofHours(1);
         APPLIED.clear();
         ATTEMPTS.clear();
     }
@@ -188,6 +193,26 @@ class InboxSqsListenerTest {
         }
     }
 
+    /**
+     * A listener that never returns keeps its message invisible (and its claim renewed) only for the
+     * inbox's maxInHand: then the queue hands the message out again and, once the lease ended, another
+     * delivery applies it.
+     */
+    @Test
+    void aListenerThatHangsPastMaxInHand_letsGoOfItsMessage_andAnotherDeliveryAppliesIt() throws Exception {
+        maxInHand = Duration.ofSeconds(3);
+        context = new AnnotationConfigApplicationContext(Application.class, Orders.class);
+        try {
+            send("hangs", "hangs");
+            await("applied by another delivery", () -> applied("hangs") == 1);
+            await("and deleted", () -> onTheQueue() == 0);
+            Thread.sleep(2_500); // past a visibility timeout: nothing comes back to be applied again
+            assertThat(applied("hangs")).isEqualTo(1);
+        } finally {
+            HUNG.countDown();
+        }
+    }
+
     @Test
     void aListenerThatAcknowledgesAlways_isRefusedAtStartup() {
         assertThatThrownBy(() -> context = new AnnotationConfigApplicationContext(Application.class, Always.class))
@@ -220,6 +245,7 @@ class InboxSqsListenerTest {
             return SpringInbox.leaseOnly(Inbox.builder(STORE)
                     .consumer(consumer)
                     .lease(Duration.ofSeconds(2))
+                    .maxInHand(maxInHand)
                     .build());
         }
 
@@ -235,6 +261,15 @@ class InboxSqsListenerTest {
             if (body.equals("fails-once")
                     && ATTEMPTS.computeIfAbsent(body, b -> new AtomicInteger()).incrementAndGet() == 1) {
                 throw new IllegalStateException("planned failure of " + body);
+            }
+            if (body.equals("hangs")
+                    && ATTEMPTS.computeIfAbsent(body, b -> new AtomicInteger()).incrementAndGet() == 1) {
+                try {
+                    HUNG.await(60, java.util.concurrent.TimeUnit.SECONDS); // hangs until the test ends
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                return;
             }
             if (body.equals("slow")) {
                 SLOW_STARTED.countDown();
