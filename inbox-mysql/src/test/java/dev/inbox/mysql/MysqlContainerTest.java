@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Tag;
 
 /**
  * The kit against a MariaDB or MySQL server that Testcontainers started (image {@code mariadb:11},
- * or {@code INBOX_TEST_MYSQL_IMAGE}, such as {@code mysql:8.4}), whatever else answers on this
+ * or {@code INBOX_TEST_MYSQL_IMAGE}: a MySQL image is untested here), whatever else answers on this
  * machine. Runs in the {@code containers} profile: {@code ./mvnw verify -Pcontainers} on a machine
  * with Docker.
  */

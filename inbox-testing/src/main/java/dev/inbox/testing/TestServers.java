@@ -15,8 +15,8 @@ import java.util.concurrent.ConcurrentHashMap;
  *   <li>else the local default, if it answers ({@code 127.0.0.1} on the standard port);
  *   <li>else a container started with Testcontainers from the backend's image ({@code
  *       postgres:16}, {@code mariadb:11}, {@code redis:7}, {@code rabbitmq:4}; set {@code INBOX_TEST_<KIND>_IMAGE} or
- *       {@code -Dinbox.test.<kind>.image} to change it — a {@code mysql:8.4} image works for the
- *       MySQL backend too);
+ *       {@code -Dinbox.test.<kind>.image} to change it; the MySQL backend is tested on MariaDB, and
+ *       a MySQL image is for you to try);
  *   <li>else a {@link NoTestServerException} whose message names all three ways.
  * </ol>
  *
