@@ -345,6 +345,12 @@ public final class SqsInboxLoop {
          */
         final Map<Integer, Boolean> held = new ConcurrentHashMap<>();
 
+        /**
+         * The messages whose receipt handle SQS no longer takes (it handed them out again, or they
+         * were deleted): their visibility is not changed again; their claims are still renewed.
+         */
+        final java.util.Set<Integer> staleHandles = ConcurrentHashMap.newKeySet();
+
         Receive(List<Message> received, QueueSettings settings) {
             for (Message message : received) {
                 messages.add(SqsMessage.of(message));
@@ -637,7 +643,9 @@ public final class SqsInboxLoop {
                     if (batch != null) {
                         batch.renew(k);
                     }
-                    extend.add(visibility(i, visibility));
+                    if (!staleHandles.contains(i)) {
+                        extend.add(visibility(i, visibility));
+                    }
                 }
             }
             changeVisibility(extend);
@@ -705,14 +713,62 @@ public final class SqsInboxLoop {
             if (entries.isEmpty()) {
                 return;
             }
+            changeVisibility(entries, true);
+        }
+
+        /**
+         * One {@code ChangeMessageVisibilityBatch}; entries SQS failed on its side ({@code senderFault}
+         * false) are sent once more when {@code again}, and what still failed is logged with SQS's
+         * codes: such a message may be handed out again before its work is done (its claim is still
+         * renewed, so that delivery finds it BUSY), and a receipt handle that is no longer valid means
+         * it already was.
+         */
+        private void changeVisibility(List<ChangeMessageVisibilityBatchRequestEntry> entries, boolean again) {
+            software.amazon.awssdk.services.sqs.model.ChangeMessageVisibilityBatchResponse response;
             try {
-                sqs.changeMessageVisibilityBatch(r -> r.queueUrl(queueUrl).entries(entries));
+                response = sqs.changeMessageVisibilityBatch(
+                        r -> r.queueUrl(queueUrl).entries(entries));
             } catch (SdkException failed) {
                 LOG.log(
                         quietWhenStopping(),
                         "changing the visibility of " + entries.size() + " messages failed; they come back after"
                                 + " the visibility timeout",
                         failed);
+                return;
+            }
+            if (!response.hasFailed() || response.failed().isEmpty()) {
+                return;
+            }
+            List<ChangeMessageVisibilityBatchRequestEntry> retry = new ArrayList<>();
+            List<String> refused = new ArrayList<>();
+            for (var failed : response.failed()) {
+                ChangeMessageVisibilityBatchRequestEntry entry = entries.stream()
+                        .filter(e -> e.id().equals(failed.id()))
+                        .findFirst()
+                        .orElse(null);
+                if (again && entry != null && !Boolean.TRUE.equals(failed.senderFault())) {
+                    retry.add(entry);
+                } else {
+                    String which = entry == null
+                            ? failed.id()
+                            : messages.get(Integer.parseInt(entry.id())).toString();
+                    refused.add(which + ": " + failed.code() + " " + failed.message());
+                    if (entry != null && "ReceiptHandleIsInvalid".equals(failed.code())) {
+                        staleHandles.add(Integer.parseInt(entry.id())); // no later change can succeed
+                    }
+                }
+            }
+            if (!refused.isEmpty()) {
+                LOG.log(
+                        quietWhenStopping(),
+                        "SQS did not change the visibility of {0} messages of {1}; each may be handed out again"
+                                + " (another delivery then finds its event held, or done): {2}",
+                        refused.size(),
+                        queueUrl,
+                        refused);
+            }
+            if (!retry.isEmpty()) {
+                changeVisibility(retry, false);
             }
         }
     }

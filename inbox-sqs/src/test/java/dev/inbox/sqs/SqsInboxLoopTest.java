@@ -14,6 +14,7 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -251,6 +252,66 @@ class SqsInboxLoopTest {
                 .isEqualTo(new dev.inbox.Deliveries(0, 0, 0, 0, 0, 0));
         assertThat(applied("slow")).isEqualTo(1);
         assertThat(visibleAndHidden(queue)).isZero();
+    }
+
+    /**
+     * SQS answers a visibility change entry by entry: one it refused (here, the message was deleted
+     * under the loop, so its receipt handle is no longer valid) is not a failed call, and was lost
+     * unseen; it is logged, with SQS's code, for the message it names.
+     */
+    @Test
+    void aVisibilityChangeSqsRefusesForOneMessage_isLoggedForThatMessage() throws Exception {
+        String queue = queue("inbox-refused", Map.of(QueueAttributeName.VISIBILITY_TIMEOUT, "2"));
+        send(queue, "deleted-under-it", Map.of("event-id", "deleted-under-it"), null);
+        java.util.concurrent.CountDownLatch working = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch refusedLogged = new java.util.concurrent.CountDownLatch(1);
+        AtomicInteger refusals = new AtomicInteger();
+        java.util.logging.Logger logger = java.util.logging.Logger.getLogger(SqsInboxLoop.class.getName());
+        java.util.logging.Handler capture = new java.util.logging.Handler() {
+            @Override
+            public void publish(java.util.logging.LogRecord record) {
+                String text = java.text.MessageFormat.format(
+                        record.getMessage(), record.getParameters() == null ? new Object[0] : record.getParameters());
+                if (text.startsWith("SQS did not change the visibility of 1 messages")
+                        && text.contains("ReceiptHandleIsInvalid")) {
+                    refusals.incrementAndGet();
+                    refusedLogged.countDown();
+                }
+            }
+
+            @Override
+            public void flush() {}
+
+            @Override
+            public void close() {}
+        };
+        logger.addHandler(capture);
+        try {
+            AtomicReference<String> handle = new AtomicReference<>();
+            SqsInboxLoop loop = SqsInboxLoop.lease(sqs, queue, inbox, message -> {
+                        handle.set(message.message().receiptHandle());
+                        working.countDown();
+                        assertThat(refusedLogged.await(20, java.util.concurrent.TimeUnit.SECONDS))
+                                .as("a refused visibility change logged while the work ran")
+                                .isTrue();
+                        apply(message);
+                    })
+                    .keys(SqsKeys.attribute("event-id"))
+                    .waitTime(Duration.ofSeconds(1))
+                    .build();
+            Thread worker = new Thread(() -> pollUntil(loop, () -> loop.counts().processed() == 1));
+            worker.start();
+            assertThat(working.await(30, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+            sqs.deleteMessage(r -> r.queueUrl(queue).receiptHandle(handle.get()));
+            worker.join(30_000);
+            assertThat(refusedLogged.getCount()).as("the refusal logged").isZero();
+            assertThat(refusals.get())
+                    .as("refusals logged: one, then the stale handle is left alone")
+                    .isEqualTo(1);
+            assertThat(applied("deleted-under-it")).isEqualTo(1);
+        } finally {
+            logger.removeHandler(capture);
+        }
     }
 
     /**
