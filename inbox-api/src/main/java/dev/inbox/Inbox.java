@@ -82,7 +82,7 @@ public final class Inbox {
         this.storeKind = store.getClass().getSimpleName();
         this.renewals = builder.renewals;
         this.renewEvery = builder.renewEvery;
-        this.maxInHand = builder.maxInHand;
+        this.maxInHand = builder.maxInHand != null ? builder.maxInHand : defaultMaxInHand(lease);
         requireArgument(
                 renewEvery == null || renewEvery.compareTo(lease) < 0,
                 "renewEvery must be shorter than the lease (" + lease + ") but was " + renewEvery);
@@ -693,6 +693,12 @@ public final class Inbox {
         return lease;
     }
 
+    /** {@link Builder#maxInHand}'s default: an hour, or ten leases when that is longer. */
+    private static Duration defaultMaxInHand(Duration lease) {
+        Duration tenLeases = lease.multipliedBy(10);
+        return tenLeases.compareTo(Duration.ofHours(1)) > 0 ? tenLeases : Duration.ofHours(1);
+    }
+
     /** How long work may hold its event before its claim is no longer renewed ({@link Builder#maxInHand}). */
     public Duration maxInHand() {
         return maxInHand;
@@ -808,7 +814,7 @@ public final class Inbox {
         private InboxObserver observer = InboxObserver.NONE;
         private @Nullable ScheduledExecutorService renewals;
         private @Nullable Duration renewEvery;
-        private Duration maxInHand = Duration.ofHours(1);
+        private @Nullable Duration maxInHand;
 
         private Builder(InboxStore store) {
             this.store = store;
@@ -895,8 +901,8 @@ public final class Inbox {
          * How long work may hold its event at most: past it, its claim is no longer renewed (logged,
          * and counted by {@link InboxMetrics#renewalsAbandoned}), so work that never ends — a hung
          * call, a future that never completes — does not keep every other delivery of the event
-         * waiting for ever; after its lease another delivery takes the event over. Default 1 hour;
-         * set it above the longest work you run.
+         * waiting for ever; after its lease another delivery takes the event over. Default 1 hour,
+         * or ten leases when that is longer; set it above the longest work you run.
          *
          * @throws IllegalArgumentException if null or not longer than the lease
          */
@@ -930,7 +936,7 @@ public final class Inbox {
                 throw new IllegalStateException("consumer(...) must be set before build()");
             }
             requireArgument(
-                    maxInHand.compareTo(lease) > 0,
+                    maxInHand == null || maxInHand.compareTo(lease) > 0,
                     "maxInHand must be longer than the lease (" + lease + ") but was " + maxInHand);
             return new Inbox(this);
         }
