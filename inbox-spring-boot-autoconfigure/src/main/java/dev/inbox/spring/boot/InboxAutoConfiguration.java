@@ -89,6 +89,9 @@ public class InboxAutoConfiguration {
                 .consumer(consumer)
                 .retention(properties.getRetention())
                 .lease(properties.getLease());
+        if (properties.getMaxInHand() != null) {
+            builder.maxInHand(properties.getMaxInHand());
+        }
         metrics.ifAvailable(builder::metrics);
         observer.ifAvailable(builder::observer);
         return builder.build();

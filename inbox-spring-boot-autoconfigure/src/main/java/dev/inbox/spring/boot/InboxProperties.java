@@ -44,6 +44,12 @@ public class InboxProperties {
     /** How long an expired record is kept to report late duplicates; default the store's own. */
     private @Nullable Duration grace;
 
+    /**
+     * How long work may hold its event before its claim is no longer renewed (a hung listener);
+     * default an hour, or ten leases when that is longer.
+     */
+    private @Nullable Duration maxInHand;
+
     /** Create the store's table (SQL, DynamoDB) at startup when it is missing. */
     private boolean createSchema = false;
 
@@ -88,6 +94,14 @@ public class InboxProperties {
 
     public Duration getLease() {
         return lease;
+    }
+
+    public @Nullable Duration getMaxInHand() {
+        return maxInHand;
+    }
+
+    public void setMaxInHand(@Nullable Duration maxInHand) {
+        this.maxInHand = maxInHand == null ? null : atLeastASecond(maxInHand, "inbox.max-in-hand");
     }
 
     public void setLease(Duration lease) {

@@ -255,6 +255,14 @@ class InboxAutoConfigurationTest {
                         .rootCause()
                         .hasMessageContaining("inbox.lease must be at least a second, but was PT0.03S")
                         .hasMessageContaining("without a unit is read as milliseconds"));
+        runner.withPropertyValues("inbox.store=memory", "inbox.lease=2m", "inbox.max-in-hand=1m")
+                .run(context -> assertThat(context)
+                        .getFailure()
+                        .rootCause()
+                        .hasMessageContaining("maxInHand must be longer than the lease"));
+        runner.withPropertyValues("inbox.store=memory", "inbox.max-in-hand=90m")
+                .run(context ->
+                        assertThat(context.getBean(Inbox.class).maxInHand()).isEqualTo(Duration.ofMinutes(90)));
         runner.withPropertyValues("inbox.purge.nice-ratio=-1")
                 .run(context -> assertThat(context)
                         .getFailure()
