@@ -197,7 +197,11 @@ class InboxRenewalTest {
                 .as("maxInHand not longer than the lease")
                 .isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> inbox().maxInHand(null)).isInstanceOf(IllegalArgumentException.class);
-        assertThat(Inbox.builder(store).consumer("long").lease(Duration.ofHours(2)).build().maxInHand())
+        assertThat(Inbox.builder(store)
+                        .consumer("long")
+                        .lease(Duration.ofHours(2))
+                        .build()
+                        .maxInHand())
                 .as("the default for a lease of two hours: ten leases")
                 .isEqualTo(Duration.ofHours(20));
         assertThat(inbox().build().maxInHand()).as("the default").isEqualTo(Duration.ofHours(1));
