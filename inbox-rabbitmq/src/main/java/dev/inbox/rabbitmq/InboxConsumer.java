@@ -62,8 +62,11 @@ import org.jspecify.annotations.Nullable;
  *       dev.inbox.CompletionFailedException}, after the inbox's retries)</td><td>{@code basicAck}: a
  *       requeue would apply the work again once the lease ends</td></tr>
  *   <tr><td>no usable key ({@link MessageKeys} found none, threw, or gave one that is not a valid
- *       key)</td><td>{@code basicReject} without requeue (to the dead-letter exchange): never
- *       processed without deduplication</td></tr>
+ *       key)</td><td>never processed without deduplication: held unacknowledged, logged, requeued
+ *       when the consumer stops ({@link KeylessMessages#HOLD}, the default: a queue without a
+ *       dead-letter exchange would drop a rejected message); or, with {@link
+ *       Builder#keylessMessages keylessMessages(DEAD_LETTER)}, {@code basicReject} without requeue,
+ *       to the queue's dead-letter exchange</td></tr>
  * </table>
  *
  * <p>{@link #stop(Duration)} stops gracefully: the delivery in hand is finished and acknowledged,
@@ -88,6 +91,10 @@ public final class InboxConsumer extends DefaultConsumer {
     private final String consumer;
     private final Handling handling;
     private final MessageKeys keys;
+    private final KeylessMessages keyless;
+    /** Delivery tags of keyless messages held ({@link KeylessMessages#HOLD}), requeued by {@link #stop}. */
+    private final java.util.Set<Long> heldKeyless = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
     private final Duration busyDelay;
     /** The failed attempts of each event whose work threw, by its dedup key. */
     private final FailurePolicy.Attempts attempts;
@@ -144,6 +151,7 @@ public final class InboxConsumer extends DefaultConsumer {
         this.counts = new DeliveryCounts(b.consumer, b.metrics);
         this.handling = b.handling;
         this.keys = b.keys;
+        this.keyless = b.keyless;
         this.busyDelay = b.busyDelay;
         this.attempts = b.failurePolicy().attemptsOf();
         this.windowing = b.window > 1 ? b.windowing : null;
@@ -277,7 +285,7 @@ public final class InboxConsumer extends DefaultConsumer {
         List<Delivery> deliveries = new ArrayList<>(pending.size());
         List<String> ids = new ArrayList<>(pending.size());
         for (Delivery delivery : pending) {
-            String key = keyOrReject(delivery);
+            String key = keyOrSetAside(delivery);
             if (key != null) {
                 deliveries.add(delivery);
                 ids.add(key);
@@ -331,8 +339,11 @@ public final class InboxConsumer extends DefaultConsumer {
         }
     }
 
-    /** The message's dedup key, or null once a message without a usable one was rejected (dead-lettered). */
-    private @Nullable String keyOrReject(Delivery delivery) throws IOException {
+    /**
+     * The message's dedup key, or null once a message without a usable one was set aside: held, or
+     * rejected to the dead-letter exchange ({@link KeylessMessages}).
+     */
+    private @Nullable String keyOrSetAside(Delivery delivery) throws IOException {
         String key;
         RuntimeException keyProblem = null;
         try {
@@ -345,22 +356,32 @@ public final class InboxConsumer extends DefaultConsumer {
             keyProblem = invalid;
         }
         if (key == null) {
+            boolean hold = keyless == KeylessMessages.HOLD;
             LOG.log(
-                    System.Logger.Level.WARNING,
-                    "message without a usable dedup key rejected (dead-lettered): " + delivery.getEnvelope()
+                    hold ? System.Logger.Level.ERROR : System.Logger.Level.WARNING,
+                    "message without a usable dedup key "
+                            + (hold
+                                    ? "held unacknowledged, never applied (requeued when the consumer stops; choose"
+                                            + " keylessMessages(DEAD_LETTER) for a queue with a dead-letter exchange)"
+                                    : "rejected to the queue's dead-letter exchange")
+                            + ": " + delivery.getEnvelope()
                             + (keyProblem == null ? "" : ": " + keyProblem)
                             + "; give every message the producer's event id: the message-id property (Spring's"
                             + " RabbitTemplate sets one when its MessageConverter has setCreateMessageIds(true)),"
                             + " or a header your MessageKeys read",
                     keyProblem);
-            counts.record(DeliveryOutcome.DEAD_LETTERED);
-            reject(delivery.getEnvelope().getDeliveryTag(), false);
+            if (hold) {
+                heldKeyless.add(delivery.getEnvelope().getDeliveryTag()); // in windows, its tag stays unsettled
+            } else {
+                counts.record(DeliveryOutcome.DEAD_LETTERED);
+                reject(delivery.getEnvelope().getDeliveryTag(), false);
+            }
         }
         return key;
     }
 
     private void handle(Delivery delivery) throws IOException {
-        String key = keyOrReject(delivery);
+        String key = keyOrSetAside(delivery);
         if (key != null) {
             handle(key, delivery);
         }
@@ -586,7 +607,7 @@ public final class InboxConsumer extends DefaultConsumer {
 
     /**
      * Stops gracefully: no new delivery is started (the channel's subscription is cancelled, and
-     * deliveries already sent to this consumer are handed back unapplied), and the one in hand is
+     * deliveries already sent to this consumer, and keyless ones it held, are handed back unapplied), and the one in hand is
      * finished and acknowledged before this returns. Close the channel afterwards. Call it from a
      * thread of your own, not from a delivery's.
      *
@@ -618,6 +639,12 @@ public final class InboxConsumer extends DefaultConsumer {
                 }
             }
             pending.clear();
+            for (long tag : heldKeyless) {
+                if (getChannel().isOpen()) {
+                    nack(tag, true); // to a consumer that may read its key
+                }
+            }
+            heldKeyless.clear();
         } finally {
             inHand.unlock();
         }
@@ -655,6 +682,7 @@ public final class InboxConsumer extends DefaultConsumer {
         private final Handling handling;
         private InboxObserver observer = InboxObserver.NONE;
         private MessageKeys keys = MessageKeys.standard();
+        private KeylessMessages keyless = KeylessMessages.HOLD;
         private Duration busyDelay = Duration.ofSeconds(1);
         private @Nullable Boolean requeueFailedWork;
         private @Nullable FailurePolicy failurePolicy;
@@ -683,6 +711,22 @@ public final class InboxConsumer extends DefaultConsumer {
                 throw new IllegalArgumentException("keys must not be null");
             }
             this.keys = keys;
+            return this;
+        }
+
+        /**
+         * What a message without a usable dedup key comes to; default {@link KeylessMessages#HOLD}
+         * (held unacknowledged, never dropped). {@link KeylessMessages#DEAD_LETTER} rejects it to the
+         * queue's dead-letter exchange: choose it only for a queue that has one, since the broker
+         * drops a rejected message otherwise, and AMQP cannot tell the consumer which it is.
+         *
+         * @throws IllegalArgumentException if null
+         */
+        public Builder keylessMessages(KeylessMessages keyless) {
+            if (keyless == null) {
+                throw new IllegalArgumentException("keylessMessages must not be null");
+            }
+            this.keyless = keyless;
             return this;
         }
 

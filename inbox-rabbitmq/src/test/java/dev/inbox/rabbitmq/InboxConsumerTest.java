@@ -298,8 +298,47 @@ class InboxConsumerTest {
     }
 
     @Test
-    void aMessageWithoutAKey_isDeadLettered_neverProcessedWithoutDeduplication() throws Exception {
-        channel.basicConsume(queue, false, consumer(counting()).build());
+    void byDefault_aMessageWithoutAKey_onAQueueWithoutADeadLetterExchange_isHeld_neverDropped_andGoesBackOnStop()
+            throws Exception {
+        String plain = queue + "-plain"; // no dead-letter exchange: a message rejected here is gone
+        channel.queueDeclare(plain, false, false, false, null);
+        try {
+            channel.basicQos(10);
+            InboxConsumer inboxConsumer = consumer(counting()).build();
+            channel.basicConsume(plain, false, inboxConsumer);
+            channel.basicPublish("", plain, null, "{\"order\":42}".getBytes(StandardCharsets.UTF_8));
+            channel.basicPublish(
+                    "",
+                    plain,
+                    new AMQP.BasicProperties.Builder().messageId("m-1").build(),
+                    "keyed".getBytes(StandardCharsets.UTF_8));
+            await("the keyed message after the keyless one applied", () -> applied.containsKey("keyed"));
+            assertThat(inboxConsumer.stop(Duration.ofSeconds(5))).isTrue();
+            await("the keyless message back in the queue", () -> {
+                try {
+                    return pending(plain) == 1;
+                } catch (Exception e) {
+                    return false;
+                }
+            });
+            assertThat(applied).containsOnlyKeys("keyed");
+            assertThat(reported).containsExactly(dev.inbox.DeliveryOutcome.PROCESSED);
+        } finally {
+            try (Channel cleanup = connection.createChannel()) {
+                cleanup.queueDelete(plain);
+            }
+        }
+    }
+
+    @Test
+    void keylessMessagesDeadLetter_rejectsAMessageWithoutAKey_toTheDeadLetterExchange_neverProcessed()
+            throws Exception {
+        channel.basicConsume(
+                queue,
+                false,
+                consumer(counting())
+                        .keylessMessages(KeylessMessages.DEAD_LETTER)
+                        .build());
         publish(null, "{\"order\":42}"); // JSON without a message-id: the standard keys never hash the body
         awaitDeadLettered();
         channel.close(); // what it left unacknowledged returns to the queue
@@ -310,7 +349,13 @@ class InboxConsumerTest {
     @Test
     void aKeyThatIsNotAValidKey_isDeadLettered_andTheChannelStaysOpen() throws Exception {
         MessageKeys keys = MessageKeys.header("ce_id");
-        channel.basicConsume(queue, false, consumer(counting()).keys(keys).build());
+        channel.basicConsume(
+                queue,
+                false,
+                consumer(counting())
+                        .keys(keys)
+                        .keylessMessages(KeylessMessages.DEAD_LETTER)
+                        .build());
         channel.basicPublish(
                 "",
                 queue,
@@ -369,6 +414,9 @@ class InboxConsumerTest {
                 .isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> InboxConsumer.builder(channel, inbox, d -> {}).keys(null))
                 .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> InboxConsumer.builder(channel, inbox, d -> {}).keylessMessages(null))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("keylessMessages");
         assertThatThrownBy(() -> MessageKeys.header("")).isInstanceOf(IllegalArgumentException.class);
     }
 }

@@ -130,6 +130,7 @@ final class RabbitHarness implements AdapterHarness {
                                 .consumer(kit.consumer())
                                 .build(),
                         (delivery, connection) -> kit.apply(body(delivery.getBody()), connection));
+        builder.keylessMessages(KeylessMessages.DEAD_LETTER); // the kit's queues have a dead-letter exchange
         if (window > 1) {
             builder.window(window, Duration.ofMillis(50));
         }

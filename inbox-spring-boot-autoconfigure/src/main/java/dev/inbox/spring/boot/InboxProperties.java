@@ -64,7 +64,7 @@ public class InboxProperties {
     private final Dynamodb dynamodb = new Dynamodb();
     private final Purge purge = new Purge();
     private final KafkaListeners kafka = new KafkaListeners();
-    private final Listeners rabbit = new Listeners("inbox.rabbit");
+    private final RabbitListeners rabbit = new RabbitListeners();
 
     private final Listeners sqs = new Listeners("inbox.sqs");
 
@@ -159,7 +159,7 @@ public class InboxProperties {
         return sqs;
     }
 
-    public Listeners getRabbit() {
+    public RabbitListeners getRabbit() {
         return rabbit;
     }
 
@@ -410,6 +410,45 @@ public class InboxProperties {
         public void setTransactional(boolean transactional) {
             this.transactional = transactional;
         }
+    }
+
+    /** Deduplicating the application's @RabbitListener methods. */
+    public static class RabbitListeners extends Listeners {
+
+        /**
+         * What a message without a usable dedup key comes to: {@code hold} (the default: held
+         * unacknowledged on its consumer, never run and never dropped, logged at ERROR, requeued when
+         * the container stops) or {@code dead-letter} (rejected without requeue, to the queue's
+         * dead-letter exchange: only for queues that have one, since RabbitMQ drops a rejected
+         * message otherwise).
+         */
+        private Keyless keylessMessages = Keyless.HOLD;
+
+        RabbitListeners() {
+            super("inbox.rabbit");
+        }
+
+        public Keyless getKeylessMessages() {
+            return keylessMessages;
+        }
+
+        public void setKeylessMessages(Keyless keylessMessages) {
+            if (keylessMessages == null) {
+                throw new IllegalArgumentException("inbox.rabbit.keyless-messages must be hold or dead-letter");
+            }
+            this.keylessMessages = keylessMessages;
+        }
+    }
+
+    /**
+     * {@code inbox.rabbit.keyless-messages}: what a message without a usable dedup key comes to (the
+     * starter's own type, so that these properties load without inbox-rabbitmq on the class path).
+     */
+    public enum Keyless {
+        /** Held unacknowledged, never run, never dropped; requeued when the container stops. */
+        HOLD,
+        /** Rejected without requeue, to the queue's dead-letter exchange (only for queues that have one). */
+        DEAD_LETTER
     }
 
     /** Deduplicating the application's @KafkaListener methods. */

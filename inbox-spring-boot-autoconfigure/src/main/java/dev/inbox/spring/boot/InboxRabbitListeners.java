@@ -1,5 +1,6 @@
 package dev.inbox.spring.boot;
 
+import dev.inbox.rabbitmq.KeylessMessages;
 import dev.inbox.rabbitmq.MessageKeys;
 import dev.inbox.spring.SpringInbox;
 import dev.inbox.spring.amqp.InboxRabbitAdvice;
@@ -39,7 +40,7 @@ final class InboxRabbitListeners implements BeanPostProcessor {
     @Override
     public Object postProcessAfterInitialization(Object bean, String beanName) {
         if (bean instanceof AbstractRabbitListenerContainerFactory<?> factory) {
-            InboxProperties.Listeners settings = properties.getObject().getRabbit();
+            InboxProperties.RabbitListeners settings = properties.getObject().getRabbit();
             InboxRabbitAdvice first = advice(settings);
             Advice[] chain = factory.getAdviceChain();
             Advice[] withInbox = new Advice[chain == null ? 1 : chain.length + 1];
@@ -56,17 +57,21 @@ final class InboxRabbitListeners implements BeanPostProcessor {
         return bean;
     }
 
-    private synchronized InboxRabbitAdvice advice(InboxProperties.Listeners settings) {
+    private synchronized InboxRabbitAdvice advice(InboxProperties.RabbitListeners settings) {
         if (advice == null) {
             advice = InboxRabbitAdvice.perQueue(
-                    inbox.getObject(),
-                    InboxAutoConfiguration.keys(
-                            keys,
-                            settings.getKeyHeader(),
-                            "inbox.rabbit.key-header",
-                            MessageKeys::header,
-                            MessageKeys::standard),
-                    settings.getBusyBackoff());
+                            inbox.getObject(),
+                            InboxAutoConfiguration.keys(
+                                    keys,
+                                    settings.getKeyHeader(),
+                                    "inbox.rabbit.key-header",
+                                    MessageKeys::header,
+                                    MessageKeys::standard),
+                            settings.getBusyBackoff())
+                    .keylessMessages(
+                            settings.getKeylessMessages() == InboxProperties.Keyless.DEAD_LETTER
+                                    ? KeylessMessages.DEAD_LETTER
+                                    : KeylessMessages.HOLD);
         }
         return advice;
     }

@@ -166,7 +166,9 @@ final class BootRabbitHarness implements AdapterHarness {
                             "inbox.rabbit.busy-backoff",
                             kit.backoff().toMillis() + "ms",
                             "inbox.rabbit.transactional",
-                            Boolean.toString(connections != null)),
+                            Boolean.toString(connections != null),
+                            "inbox.rabbit.keyless-messages", // the kit's queues have a dead-letter exchange
+                            "dead-letter"),
                     beans -> {
                         beans.registerBean(MessageKeys.class, () -> delivery -> {
                             Map<String, Object> headers =

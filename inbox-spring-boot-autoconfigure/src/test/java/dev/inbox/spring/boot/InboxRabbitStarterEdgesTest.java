@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.inbox.rabbitmq.MessageKeys;
 import dev.inbox.testing.TestServers;
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.UUID;
@@ -14,6 +15,7 @@ import org.springframework.amqp.core.Message;
 import org.springframework.amqp.core.MessageProperties;
 import org.springframework.amqp.core.Queue;
 import org.springframework.amqp.rabbit.annotation.RabbitListener;
+import org.springframework.amqp.rabbit.connection.CachingConnectionFactory;
 import org.springframework.amqp.rabbit.core.RabbitAdmin;
 import org.springframework.amqp.rabbit.core.RabbitTemplate;
 import org.springframework.boot.amqp.autoconfigure.RabbitAutoConfiguration;
@@ -142,6 +144,73 @@ class InboxRabbitStarterEdgesTest {
                             .rootCause()
                             .hasMessageContaining("inbox.rabbit.key-header=event-id")
                             .hasMessageContaining("bean");
+                });
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class KeylessListener {
+        final List<String> applied = new CopyOnWriteArrayList<>();
+
+        @Bean
+        Queue queue(org.springframework.core.env.Environment environment) {
+            // No dead-letter exchange, not auto-deleted: the test looks for the message after the stop.
+            return new Queue(environment.getRequiredProperty("test.queue"), false, false, false);
+        }
+
+        @RabbitListener(id = "keyless-rabbit", queues = "${test.queue}")
+        void onEvent(String event) {
+            applied.add(event);
+        }
+    }
+
+    /**
+     * By default a message without a dedup key is held, never run, and back in the queue once the
+     * application stops: on a queue without a dead-letter exchange a rejected message would be gone.
+     */
+    @Test
+    void byDefault_aMessageWithoutAKey_isHeldAndBackInTheQueueAfterTheStop_neverDropped() throws Exception {
+        String queue = "inbox-edges-keyless-" + UUID.randomUUID();
+        List<String> applied = new CopyOnWriteArrayList<>();
+        runner.withUserConfiguration(KeylessListener.class)
+                .withPropertyValues("test.queue=" + queue)
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    RabbitAdmin admin = context.getBean(RabbitAdmin.class);
+                    admin.initialize();
+                    // RabbitTemplate's converter sets no message id unless told to.
+                    context.getBean(RabbitTemplate.class).convertAndSend("", queue, "no id");
+                    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+                    while (admin.getQueueInfo(queue).getMessageCount() > 0 && System.nanoTime() < deadline) {
+                        Thread.sleep(25);
+                    }
+                    Thread.sleep(300); // long enough for a reject to reach the broker
+                    applied.addAll(context.getBean(KeylessListener.class).applied);
+                });
+        CachingConnectionFactory connections = new CachingConnectionFactory(URI.create(TestServers.rabbitmq()));
+        try {
+            RabbitAdmin admin = new RabbitAdmin(connections);
+            assertThat(admin.getQueueInfo(queue).getMessageCount())
+                    .as("the keyless message in the queue after the application stopped")
+                    .isEqualTo(1);
+            admin.deleteQueue(queue);
+        } finally {
+            connections.destroy();
+        }
+        assertThat(applied).isEmpty();
+    }
+
+    @Test
+    void keylessMessagesDeadLetter_isTheAdvicesChoice() {
+        runner.withUserConfiguration(KeylessListener.class)
+                .withPropertyValues(
+                        "test.queue=inbox-edges-keyless-" + UUID.randomUUID(),
+                        "inbox.rabbit.keyless-messages=dead-letter",
+                        "spring.rabbitmq.listener.simple.auto-startup=false")
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(String.valueOf(
+                                    context.getBean(InboxRabbitListeners.class).advice()))
+                            .contains("keyless messages: DEAD_LETTER");
                 });
     }
 }

@@ -8,6 +8,7 @@ import com.rabbitmq.client.Envelope;
 import dev.inbox.DeliveryOutcome;
 import dev.inbox.InboxKey;
 import dev.inbox.InboxStoreException;
+import dev.inbox.rabbitmq.KeylessMessages;
 import dev.inbox.rabbitmq.MessageKeys;
 import dev.inbox.spi.ClaimStatus;
 import dev.inbox.spring.InboxBusyException;
@@ -55,9 +56,14 @@ import org.springframework.amqp.rabbit.support.MessagePropertiesConverter;
  *       {@code x-delivery-limit} and dead-letters past it — for up to the inbox's lease; then it is
  *       requeued ({@link ImmediateRequeueAmqpException}, which neither a retry advice nor {@code
  *       defaultRequeueRejected=false} turns into a dead letter): it is never dropped.
- *   <li>no dedup key (none found, the key function threw, an invalid key): {@link
- *       AmqpRejectAndDontRequeueException}, so the container rejects it without requeue, to the
- *       queue's dead-letter exchange — give the queue one, or such a message is dropped by the broker.
+ *   <li>no dedup key (none found, the key function threw, an invalid key): never run. By default
+ *       ({@link KeylessMessages#HOLD}) the message is held on the consumer thread — logged at {@code
+ *       ERROR}, unacknowledged, that consumer stopped behind it as a Kafka partition stops at a
+ *       record without a key — until the container stops or its channel closes, and then requeued
+ *       ({@link ImmediateRequeueAmqpException}); a queue without a dead-letter exchange would drop a
+ *       rejected message, and AMQP does not tell the advice whether its queue has one. With {@link
+ *       #keylessMessages keylessMessages(DEAD_LETTER)}: {@link AmqpRejectAndDontRequeueException},
+ *       so the container rejects it without requeue, to the queue's dead-letter exchange.
  *   <li>the listener ran but its completion could not be recorded: logged, and the message
  *       acknowledged (a requeue would apply it again once the lease ends).
  * </ul>
@@ -99,6 +105,7 @@ public final class InboxRabbitAdvice implements MethodInterceptor {
     private final MessageKeys keys;
     private final Duration busyBackoff;
     private final boolean perQueue;
+    private final KeylessMessages keyless;
     private final Map<String, SpringInbox> scopes = new ConcurrentHashMap<>();
     private final ListenerCounts counts = new ListenerCounts();
 
@@ -121,14 +128,29 @@ public final class InboxRabbitAdvice implements MethodInterceptor {
      * @throws IllegalArgumentException if an argument is null or {@code busyBackoff} not positive
      */
     public InboxRabbitAdvice(SpringInbox inbox, MessageKeys keys, Duration busyBackoff) {
-        this(inbox, keys, busyBackoff, false);
+        this(inbox, keys, busyBackoff, false, KeylessMessages.HOLD);
     }
 
-    private InboxRabbitAdvice(SpringInbox inbox, MessageKeys keys, Duration busyBackoff, boolean perQueue) {
+    private InboxRabbitAdvice(
+            SpringInbox inbox, MessageKeys keys, Duration busyBackoff, boolean perQueue, KeylessMessages keyless) {
         this.inbox = requireNonNull(inbox, "inbox");
         this.keys = requireNonNull(keys, "keys");
         this.busyBackoff = requirePositive(busyBackoff, "busyBackoff");
         this.perQueue = perQueue;
+        this.keyless = requireNonNull(keyless, "keylessMessages");
+    }
+
+    /**
+     * This advice, with what a message without a usable dedup key comes to: {@link
+     * KeylessMessages#HOLD} (the default: held on the consumer thread until the container stops,
+     * then requeued) or {@link KeylessMessages#DEAD_LETTER} (rejected without requeue, to the
+     * queue's dead-letter exchange — choose it only for queues that have one).
+     *
+     * @return a new advice; this one is unchanged
+     * @throws IllegalArgumentException if null
+     */
+    public InboxRabbitAdvice keylessMessages(KeylessMessages keyless) {
+        return new InboxRabbitAdvice(inbox, keys, busyBackoff, perQueue, requireNonNull(keyless, "keylessMessages"));
     }
 
     /**
@@ -139,7 +161,7 @@ public final class InboxRabbitAdvice implements MethodInterceptor {
      * @throws IllegalArgumentException if an argument is null or {@code busyBackoff} not positive
      */
     public static InboxRabbitAdvice perQueue(SpringInbox inbox, MessageKeys keys, Duration busyBackoff) {
-        return new InboxRabbitAdvice(inbox, keys, busyBackoff, true);
+        return new InboxRabbitAdvice(inbox, keys, busyBackoff, true, KeylessMessages.HOLD);
     }
 
     @Override
@@ -150,7 +172,7 @@ public final class InboxRabbitAdvice implements MethodInterceptor {
                     + " message); it does not support batch listeners, and was called with " + arguments.length
                     + " arguments");
         }
-        String id = keyOf(message);
+        String id = keyOrSetAside(message, arguments[0]);
         String queue = message.getMessageProperties().getConsumerQueue();
         SpringInbox target =
                 perQueue && queue != null && !queue.isEmpty() ? scopes.computeIfAbsent(queue, inbox::scoped) : inbox;
@@ -243,6 +265,38 @@ public final class InboxRabbitAdvice implements MethodInterceptor {
         return true;
     }
 
+    /**
+     * The message's dedup key; without one, the message is set aside as {@link #keyless} says:
+     * dead-lettered, or held here until the container stops (then requeued).
+     */
+    private String keyOrSetAside(Message message, Object channel) {
+        try {
+            return keyOf(message);
+        } catch (AmqpRejectAndDontRequeueException keyless) {
+            if (this.keyless == KeylessMessages.DEAD_LETTER) {
+                inbox.delivered(DeliveryOutcome.DEAD_LETTERED);
+                throw keyless;
+            }
+            LOG.log(
+                    System.Logger.Level.ERROR,
+                    keyless.getMessage().replace(KEYLESS_DEAD_LETTERED, KEYLESS_HELD),
+                    keyless.getCause());
+            while (!(channel instanceof com.rabbitmq.client.Channel open) || open.isOpen()) {
+                if (!backOff()) {
+                    break; // the container is stopping
+                }
+            }
+            throw new ImmediateRequeueAmqpException(
+                    "requeued as the consumer stops: " + keyless.getMessage().replace(KEYLESS_DEAD_LETTERED, ""),
+                    keyless);
+        }
+    }
+
+    private static final System.Logger LOG = System.getLogger(InboxRabbitAdvice.class.getName());
+    private static final String KEYLESS_DEAD_LETTERED = "; rejected to the queue's dead-letter exchange";
+    private static final String KEYLESS_HELD = "; held on the consumer thread, never run, until the container"
+            + " stops (then requeued); choose keylessMessages(DEAD_LETTER) for a queue with a dead-letter exchange";
+
     private String keyOf(Message message) {
         MessageProperties properties = message.getMessageProperties();
         Envelope envelope = new Envelope(
@@ -263,14 +317,12 @@ public final class InboxRabbitAdvice implements MethodInterceptor {
             }
         } catch (RuntimeException e) {
             throw new AmqpRejectAndDontRequeueException(
-                    where + " has no valid dedup key (" + e.getMessage() + "): rejected to the queue's dead-letter"
-                            + " exchange",
-                    e);
+                    where + " has no valid dedup key (" + e.getMessage() + ")" + KEYLESS_DEAD_LETTERED, e);
         }
         if (id == null) {
             throw new AmqpRejectAndDontRequeueException(where + " has no dedup key: it carries none of what the"
-                    + " configured MessageKeys read; rejected to the queue's dead-letter exchange (set"
-                    + " inbox.rabbit.key-header, or MessageKeys, to where your producer puts its id)");
+                    + " configured MessageKeys read (set inbox.rabbit.key-header, or MessageKeys, to where your"
+                    + " producer puts its id)" + KEYLESS_DEAD_LETTERED);
         }
         return id;
     }
@@ -282,6 +334,6 @@ public final class InboxRabbitAdvice implements MethodInterceptor {
 
     @Override
     public String toString() {
-        return "InboxRabbitAdvice[" + inbox + "]";
+        return "InboxRabbitAdvice[" + inbox + ", keyless messages: " + keyless + "]";
     }
 }

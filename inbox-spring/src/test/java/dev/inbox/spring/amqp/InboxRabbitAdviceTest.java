@@ -1,6 +1,7 @@
 package dev.inbox.spring.amqp;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.inbox.Claim;
 import dev.inbox.Inbox;
@@ -8,6 +9,7 @@ import dev.inbox.InboxStoreException;
 import dev.inbox.caffeine.CaffeineInboxStore;
 import dev.inbox.keys.DedupKeys;
 import dev.inbox.micrometer.ObservationInboxObserver;
+import dev.inbox.rabbitmq.KeylessMessages;
 import dev.inbox.rabbitmq.MessageKeys;
 import dev.inbox.spi.InboxStore;
 import dev.inbox.spring.Database;
@@ -129,6 +131,50 @@ class InboxRabbitAdviceTest {
         await("every message acknowledged", () -> ready() == 0);
         assertThat(applied).containsExactly("e1", "e2", "e3");
         assertThat(advice.counts().duplicates()).isEqualTo(2);
+    }
+
+    /**
+     * A queue without a dead-letter exchange drops a message rejected without requeue, and AMQP does
+     * not tell the advice which kind its queue is: by default a keyless message is held, never run,
+     * and requeued when the container stops.
+     */
+    @Test
+    void byDefault_aMessageWithoutAKey_isHeldUntilTheContainerStops_thenRequeued_neverDropped() throws Exception {
+        InboxRabbitAdvice advice =
+                new InboxRabbitAdvice(Database.memoryInbox(), MessageKeys.messageId(), Duration.ofMillis(50));
+        List<String> applied = new CopyOnWriteArrayList<>();
+        admin.declareQueue(new Queue(queue, false, false, false)); // no dead-letter exchange
+        new RabbitTemplate(connections)
+                .send("", queue, new Message("no id".getBytes(StandardCharsets.UTF_8), new MessageProperties()));
+        SimpleMessageListenerContainer held = new SimpleMessageListenerContainer(connections);
+        held.setShutdownTimeout(1_000);
+        start(m -> applied.add(body(m)), new Advice[] {advice}, held);
+        await("the keyless message delivered", () -> ready() == 0);
+        Thread.sleep(300); // long enough for a reject to reach the broker
+        container.stop();
+        container = null;
+        await("the keyless message back in the queue", () -> ready() == 1);
+        assertThat(applied).isEmpty();
+    }
+
+    @Test
+    void keylessMessagesDeadLetter_rejectsAMessageWithoutAKeyToTheDeadLetterExchange() throws Exception {
+        InboxRabbitAdvice advice = new InboxRabbitAdvice(
+                        Database.memoryInbox(), MessageKeys.messageId(), Duration.ofMillis(50))
+                .keylessMessages(KeylessMessages.DEAD_LETTER);
+        List<String> applied = new CopyOnWriteArrayList<>();
+        admin.declareQueue(new Queue(queue + "-dead", false, false, false));
+        admin.declareQueue(new Queue(queue, false, false, false, RabbitQueues.deadLetteringTo(queue + "-dead", false)));
+        try {
+            new RabbitTemplate(connections)
+                    .send("", queue, new Message("no id".getBytes(StandardCharsets.UTF_8), new MessageProperties()));
+            start(m -> applied.add(body(m)), advice);
+            await("dead-lettered", () -> admin.getQueueInfo(queue + "-dead").getMessageCount() == 1);
+            assertThat(applied).isEmpty();
+            assertThatThrownBy(() -> advice.keylessMessages(null)).isInstanceOf(IllegalArgumentException.class);
+        } finally {
+            admin.deleteQueue(queue + "-dead");
+        }
     }
 
     /**

@@ -1,6 +1,7 @@
 package dev.inbox.spring.amqp;
 
 import dev.inbox.caffeine.CaffeineInboxStore;
+import dev.inbox.rabbitmq.KeylessMessages;
 import dev.inbox.spring.Database;
 import dev.inbox.spring.SpringInbox;
 import dev.inbox.tck.FaultProxy;
@@ -150,15 +151,17 @@ final class SpringRabbitHarness implements AdapterHarness {
             // unacknowledged. In a test JVM that dies with it, so this stands for the restart instead.
             created.setJavaLangErrorHandler(error -> new Thread(created::stop).start());
             created.setAdviceChain(new InboxRabbitAdvice(
-                    inbox,
-                    delivery -> {
-                        Map<String, Object> headers = delivery.getProperties().getHeaders();
-                        Object id = headers == null ? null : headers.get(AdapterKit.ID_HEADER);
-                        return kit.keyOf(
-                                id == null ? null : id.toString(),
-                                new String(delivery.getBody(), StandardCharsets.UTF_8));
-                    },
-                    kit.backoff()));
+                            inbox,
+                            delivery -> {
+                                Map<String, Object> headers =
+                                        delivery.getProperties().getHeaders();
+                                Object id = headers == null ? null : headers.get(AdapterKit.ID_HEADER);
+                                return kit.keyOf(
+                                        id == null ? null : id.toString(),
+                                        new String(delivery.getBody(), StandardCharsets.UTF_8));
+                            },
+                            kit.backoff())
+                    .keylessMessages(KeylessMessages.DEAD_LETTER)); // the kit's queues have a dead-letter exchange
             return created;
         }
 
