@@ -267,6 +267,13 @@ class AdapterKitSelfTest {
         }
     }
 
+    static class SqsStaleReceiptHandle extends SqsReferenceKit {
+        @Override
+        ReferenceSqsHarness.Breakage breakage() {
+            return ReferenceSqsHarness.Breakage.STALE_RECEIPT_HANDLE;
+        }
+    }
+
     static class SqsNoVisibilityExtension extends SqsReferenceKit {
         @Override
         ReferenceSqsHarness.Breakage breakage() {
@@ -300,6 +307,15 @@ class AdapterKitSelfTest {
     @DisplayName("A11 catches an SQS adapter that renews its claims but not the messages' visibility")
     void a11_sqsNoVisibilityExtension() {
         assertThat(KitRun.failedRules(SqsNoVisibilityExtension.class, "A11")).contains("A11");
+    }
+
+    @Test
+    @Tag("extended")
+    @Execution(ExecutionMode.CONCURRENT)
+    @DisplayName("A2 catches an SQS adapter that deletes a message received again with the receipt handle of its"
+            + " first receive")
+    void a2_sqsStaleReceiptHandle() {
+        assertThat(KitRun.failedRules(SqsStaleReceiptHandle.class, "A2")).contains("A2");
     }
 
     @Test

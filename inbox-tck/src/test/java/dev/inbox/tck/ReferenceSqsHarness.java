@@ -47,7 +47,12 @@ final class ReferenceSqsHarness implements AdapterHarness {
         /** Stops renewing a message once its work is done, though it is completed and deleted only when the receive ends. */
         DONE_LEFT_UNRENEWED,
         /** Renews the claims but never extends the messages' visibility while they are worked on. */
-        NO_VISIBILITY_EXTENSION
+        NO_VISIBILITY_EXTENSION,
+        /**
+         * Deletes a message with the receipt handle of its first receive, kept by message id: once the
+         * message was received again (after failed work) that handle is stale, and SQS deletes nothing.
+         */
+        STALE_RECEIPT_HANDLE
     }
 
     private static final ScheduledExecutorService RENEWALS = Executors.newScheduledThreadPool(2, r -> {
@@ -116,6 +121,9 @@ final class ReferenceSqsHarness implements AdapterHarness {
     private final class Member implements Running {
         final SqsClient client = SqsQueues.client(Endpoints.via(SqsServer.endpoint(), proxy.host(), proxy.port()));
         final Thread thread = new Thread(this::run, "adapter-kit-sqs-reference");
+        /** The receipt handle of each message's first receive ({@link Breakage#STALE_RECEIPT_HANDLE}). */
+        final Map<String, String> firstHandles = new ConcurrentHashMap<>();
+
         volatile boolean stopping;
         volatile boolean crashed;
 
@@ -177,6 +185,9 @@ final class ReferenceSqsHarness implements AdapterHarness {
                 this.messages = messages;
                 this.claims = new Claim[messages.size()];
                 this.ids = new String[messages.size()];
+                if (breakage == Breakage.STALE_RECEIPT_HANDLE) {
+                    messages.forEach(m -> firstHandles.putIfAbsent(m.messageId(), m.receiptHandle()));
+                }
             }
 
             void handle() {
@@ -339,9 +350,12 @@ final class ReferenceSqsHarness implements AdapterHarness {
                     // the work ran: deleted all the same, as the outcome table says
                 }
                 for (int i : delete) {
+                    Message message = messages.get(i);
+                    String handle = breakage == Breakage.STALE_RECEIPT_HANDLE
+                            ? firstHandles.getOrDefault(message.messageId(), message.receiptHandle())
+                            : message.receiptHandle();
                     try {
-                        client.deleteMessage(r ->
-                                r.queueUrl(queue).receiptHandle(messages.get(i).receiptHandle()));
+                        client.deleteMessage(r -> r.queueUrl(queue).receiptHandle(handle));
                     } catch (RuntimeException gone) {
                         // a crash, or a receipt handle gone stale: the redelivery is a duplicate
                     }

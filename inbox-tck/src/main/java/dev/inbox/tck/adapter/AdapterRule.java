@@ -12,7 +12,8 @@ public enum AdapterRule {
     A1("Duplicate publishes and re-sends under one id are applied once each, and every delivery is"
             + " acknowledged: nothing is left to redeliver."),
     A2("Work that throws an Exception or a RuntimeException is retried after a back-off until it succeeds:"
-            + " applied once, and the messages after it are neither lost nor applied twice."),
+            + " applied once, and the messages after it are neither lost nor applied twice; once applied, nothing is"
+            + " left unacknowledged (a second consumer receives none of them again)."),
     A3("Work that throws an Error: nothing past it is acknowledged or committed and its claim is released, so"
             + " once the consumer goes on (or is started again) the event is applied once."),
     A4("A message without a key, whose key function throws, or whose id is over the key limit goes to the"
