@@ -15,7 +15,9 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 import software.amazon.awssdk.core.SdkBytes;
 import software.amazon.awssdk.services.sqs.model.Message;
 import software.amazon.awssdk.services.sqs.model.MessageAttributeValue;
@@ -46,8 +48,18 @@ import software.amazon.awssdk.services.sqs.model.MessageSystemAttributeName;
  * Powertools does), so that case is safe either way; a batch in which only some records failed is
  * not.
  *
- * <p>A record is reported as a failure when it is busy (another delivery holds its event), its work
- * threw, the store could not answer, or it has no usable key (so the queue's redrive policy moves it
+ * <p>A record whose event another delivery holds (busy), or that the store cannot claim, is waited
+ * for in place: claimed again every {@linkplain Builder#busyBackoff busy back-off} for as long as
+ * the invocation has time, keeping a fifth of it (at least a quarter of a second) to record what is
+ * done and answer. Reported, each record would come back only after the queue's visibility timeout
+ * and count towards its {@code maxReceiveCount}: a long-held event, or a store outage, would be
+ * dead-lettered unapplied. Before its first wait an invocation records what it has done and lets go
+ * of the claims of the records it has not begun (claimed again at their turn), so that two
+ * invocations never wait on each other.
+ *
+ * <p>A record is reported as a failure when it is still busy, or the store still cannot answer,
+ * once that time is up, when its work
+ * threw, or when it has no usable key (so the queue's redrive policy moves it
  * to the dead-letter queue after {@code maxReceiveCount}); a processed record, a duplicate, and one
  * whose work ran but whose completion could not be recorded are done. On a FIFO queue the first
  * record that is not done ends the batch: it and every record after it are reported, as AWS asks,
@@ -56,33 +68,43 @@ import software.amazon.awssdk.services.sqs.model.MessageSystemAttributeName;
  * what was done is completed: the invocation fails and Lambda returns the whole batch, whose done
  * records are then answered as duplicates.
  *
- * <p>In lease mode the claims of an invocation hold for the inbox's lease or the invocation's
- * remaining time ({@link Context#getRemainingTimeInMillis()}), whichever is shorter ({@link
- * Inbox#withLease}): an invocation that times out does not keep its events busy after its end.
+ * <p>In lease mode the claims of an invocation hold for its remaining time ({@link
+ * Context#getRemainingTimeInMillis()}, through {@link Inbox#withLease}), whatever the inbox's lease:
+ * nothing renews them while the work runs, so a shorter lease would lapse under work that takes
+ * longer and let another delivery apply the event again; and an invocation that times out does not
+ * keep its events busy after its end.
  */
 public final class SqsLambdaBatch {
 
     private static final System.Logger LOG = System.getLogger(SqsLambdaBatch.class.getName());
 
+    /** The default pause before a busy record, or one the store could not claim, is claimed again. */
+    public static final Duration DEFAULT_BUSY_BACKOFF = Duration.ofMillis(250);
+
+    /** The least time an invocation keeps to record what is done and answer, when it waits in place. */
+    private static final Duration LEAST_RESERVE = Duration.ofMillis(250);
+
     private final Function<Duration, Processor> processors;
     private final SqsKeys keys;
+    private final Duration busyBackoff;
 
     private SqsLambdaBatch(Builder builder) {
         this.processors = builder.processors;
         this.keys = builder.keys;
+        this.busyBackoff = builder.busyBackoff;
     }
 
     /**
      * Lease mode: the records of an invocation are claimed in one {@link Inbox#claimAll}, for the
-     * shorter of the inbox's lease and the invocation's remaining time.
+     * invocation's remaining time (not the inbox's lease: nothing renews them, and an invocation
+     * cannot outlive its time).
      *
      * @throws IllegalArgumentException if an argument is null
      */
     public static Builder lease(Inbox inbox, SqsMessageHandler handler) {
         requireNonNull(inbox, "inbox");
         requireNonNull(handler, "handler");
-        return new Builder(remaining -> new Processor.LeaseProcessor(
-                remaining.compareTo(inbox.lease()) < 0 ? inbox.withLease(remaining) : inbox, handler));
+        return new Builder(remaining -> new Processor.LeaseProcessor(inbox.withLease(remaining), handler));
     }
 
     /**
@@ -141,7 +163,9 @@ public final class SqsLambdaBatch {
             }
         }
         if (!keyed.isEmpty()) {
-            run(processor, messages, keyed, ids, failed, fifo);
+            long reserve = Math.max(LEAST_RESERVE.toMillis(), remainingMillis / 5);
+            long waitUntil = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(remainingMillis - reserve);
+            new Invocation(processor, messages, waitUntil).run(keyed, ids, failed, fifo);
         }
         boolean stopped = false;
         for (int i = 0; i < records.size(); i++) {
@@ -159,59 +183,119 @@ public final class SqsLambdaBatch {
         return new SQSBatchResponse(failures);
     }
 
-    private static void run(
-            Processor processor,
-            List<SqsMessage> messages,
-            List<Integer> keyed,
-            List<String> ids,
-            boolean[] failed,
-            boolean fifo) {
-        Processor.Batch batch;
-        try {
-            batch = processor.claim(ids, Processor.at(messages, keyed));
-        } catch (InboxStoreException storeDown) {
-            LOG.log(Level.WARNING, "the store could not claim the batch; every record is reported", storeDown);
-            keyed.forEach(i -> failed[i] = true);
-            return;
-        }
-        int next = 0;
-        boolean stopped = false;
-        try {
-            for (; next < keyed.size(); next++) {
-                int i = keyed.get(next);
-                if (stopped) {
-                    batch.giveBack(next);
-                    continue;
-                }
-                failed[i] = !done(batch, next, messages.get(i));
-                stopped = fifo && failed[i];
-            }
-        } catch (RuntimeException | Error unexpected) {
-            for (int k = next; k < keyed.size(); k++) {
-                batch.giveBack(k);
-            }
-            throw unexpected;
-        } finally {
-            try {
-                batch.complete();
-            } catch (InboxStoreException notRecorded) {
-                LOG.log(
-                        Level.WARNING,
-                        "the work of the batch ran but its completion could not be recorded; reported done",
-                        notRecorded);
-            }
-        }
-    }
+    /** One invocation's keyed records, run in order, waiting in place until {@code waitUntil}. */
+    private final class Invocation {
+        private final Processor processor;
+        private final List<SqsMessage> messages;
+        private final long waitUntil;
+        private boolean waited;
 
-    private static boolean done(Processor.Batch batch, int index, SqsMessage message) {
-        try {
-            return batch.run(index, message) != HandleOutcome.BUSY;
-        } catch (InboxStoreException storeDown) {
-            LOG.log(Level.WARNING, "the store could not answer for " + message + "; reported", storeDown);
-        } catch (Exception workFailed) {
-            LOG.log(Level.WARNING, "the work of " + message + " failed; reported", workFailed);
+        Invocation(Processor processor, List<SqsMessage> messages, long waitUntil) {
+            this.processor = processor;
+            this.messages = messages;
+            this.waitUntil = waitUntil;
         }
-        return false;
+
+        void run(List<Integer> keyed, List<String> ids, boolean[] failed, boolean fifo) {
+            Processor.Batch batch = claim(keyed, ids);
+            if (batch == null) {
+                keyed.forEach(i -> failed[i] = true);
+                return;
+            }
+            int next = 0;
+            boolean stopped = false;
+            try {
+                for (; next < keyed.size(); next++) {
+                    int i = keyed.get(next);
+                    if (stopped) {
+                        batch.giveBack(next);
+                        continue;
+                    }
+                    failed[i] = !done(batch, next, messages.get(i));
+                    stopped = fifo && failed[i];
+                }
+            } catch (RuntimeException | Error unexpected) {
+                for (int k = next; k < keyed.size(); k++) {
+                    batch.giveBack(k);
+                }
+                throw unexpected;
+            } finally {
+                try {
+                    batch.complete();
+                } catch (InboxStoreException notRecorded) {
+                    LOG.log(
+                            Level.WARNING,
+                            "the work of the batch ran but its completion could not be recorded; reported done",
+                            notRecorded);
+                }
+            }
+        }
+
+        /** Claims the keyed records, tried again while the store cannot answer and time is left; null after that. */
+        private Processor.@Nullable Batch claim(List<Integer> keyed, List<String> ids) {
+            while (true) {
+                try {
+                    return processor.claim(ids, Processor.at(messages, keyed));
+                } catch (InboxStoreException storeDown) {
+                    if (!pause()) {
+                        LOG.log(
+                                Level.WARNING,
+                                "the store could not claim the batch while the invocation had time; every record is"
+                                        + " reported",
+                                storeDown);
+                        return null;
+                    }
+                }
+            }
+        }
+
+        /**
+         * Runs one record, waiting in place while its event is busy or the store cannot answer;
+         * false when it is not done (its work threw, or the time to wait is up).
+         */
+        private boolean done(Processor.Batch batch, int index, SqsMessage message) {
+            boolean first = true;
+            while (true) {
+                try {
+                    HandleOutcome outcome = first ? batch.run(index, message) : batch.retry(index, message);
+                    if (outcome != HandleOutcome.BUSY) {
+                        return true;
+                    }
+                } catch (InboxStoreException storeDown) {
+                    LOG.log(Level.DEBUG, "the store could not answer for " + message + "; waited for", storeDown);
+                } catch (Exception workFailed) {
+                    LOG.log(Level.WARNING, "the work of " + message + " failed; reported", workFailed);
+                    return false;
+                }
+                if (!waited) {
+                    batch.beforeWaiting(index);
+                    waited = true;
+                }
+                if (!pause()) {
+                    LOG.log(
+                            Level.WARNING,
+                            "{0} still busy, or the store still down, with the invocation''s reserve reached;"
+                                    + " reported",
+                            message);
+                    return false;
+                }
+                first = false;
+            }
+        }
+
+        /** Waits one busy back-off; false when that would pass {@link #waitUntil}, or when interrupted. */
+        private boolean pause() {
+            if (waitUntil - System.nanoTime() < busyBackoff.toNanos()) {
+                return false;
+            }
+            try {
+                Thread.sleep(Math.max(1, busyBackoff.toMillis()));
+                return true;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+        }
     }
 
     /** The record as the SDK would have received it, so that keys and handlers see one type. */
@@ -252,9 +336,21 @@ public final class SqsLambdaBatch {
     public static final class Builder {
         private final Function<Duration, Processor> processors;
         private SqsKeys keys = SqsKeys.standard();
+        private Duration busyBackoff = DEFAULT_BUSY_BACKOFF;
 
         private Builder(Function<Duration, Processor> processors) {
             this.processors = processors;
+        }
+
+        /**
+         * The pause before a record whose event another delivery holds, or that the store could not
+         * claim, is claimed again within the invocation; default 250 ms ({@link #DEFAULT_BUSY_BACKOFF}).
+         *
+         * @throws IllegalArgumentException if null or not positive
+         */
+        public Builder busyBackoff(Duration busyBackoff) {
+            this.busyBackoff = dev.inbox.spi.InboxArguments.requirePositive(busyBackoff, "busyBackoff");
+            return this;
         }
 
         /**

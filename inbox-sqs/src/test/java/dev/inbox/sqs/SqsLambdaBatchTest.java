@@ -11,6 +11,7 @@ import com.amazonaws.services.lambda.runtime.events.SQSBatchResponse;
 import com.amazonaws.services.lambda.runtime.events.SQSEvent;
 import dev.inbox.Inbox;
 import dev.inbox.caffeine.CaffeineInboxStore;
+import dev.inbox.keys.DedupKeys;
 import dev.inbox.testing.SqsQueues;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -173,6 +174,89 @@ class SqsLambdaBatchTest {
         assertThat(settle(queue, second, batch.handle(second, context(30_000)))).containsExactly("keyless");
         assertThat(applied).containsOnlyKeys("a", "b", "c");
         assertThat(applied.values()).allMatch(n -> n.get() == 1);
+    }
+
+    /**
+     * Reported, a busy record would come back only after the visibility timeout, and each receive
+     * counts towards the redrive policy's {@code maxReceiveCount}: held long enough, the event would
+     * be dead-lettered unapplied. It is waited for within the invocation instead.
+     */
+    @Test
+    void aBusyRecord_isWaitedForInPlace_andAppliedOnceTheHolderLetsGo_notReported() throws Exception {
+        String queue = queue("inbox-lambda-busy");
+        send(queue, "x", "x", null);
+        send(queue, "y", "y", null);
+        dev.inbox.Claim holder =
+                inbox.claimAll(List.of(DedupKeys.eventId("x"))).get(0); // another delivery of x, in hand
+        assertThat(holder.isAcquired()).isTrue();
+        CompletableFuture<Void> letsGo =
+                CompletableFuture.runAsync(holder::release, CompletableFuture.delayedExecutor(1, TimeUnit.SECONDS));
+        SqsLambdaBatch batch = SqsLambdaBatch.lease(inbox, this::apply)
+                .keys(SqsKeys.attribute("event-id"))
+                .busyBackoff(Duration.ofMillis(50))
+                .build();
+        SQSEvent event = receive(queue, 2);
+        assertThat(settle(queue, event, batch.handle(event, context(20_000))))
+                .as("records reported")
+                .isEmpty();
+        letsGo.get(10, TimeUnit.SECONDS);
+        assertThat(applied("x")).isEqualTo(1);
+        assertThat(applied("y")).isEqualTo(1);
+    }
+
+    @Test
+    void aRecordStillBusyWhenTheInvocationsTimeIsUp_isReported_andTheOthersAreDone() {
+        String queue = queue("inbox-lambda-busy-long");
+        send(queue, "x", "x", null);
+        send(queue, "y", "y", null);
+        dev.inbox.Claim holder = inbox.claimAll(List.of(DedupKeys.eventId("x"))).get(0); // held past the invocation
+        SqsLambdaBatch batch = SqsLambdaBatch.lease(inbox, this::apply)
+                .keys(SqsKeys.attribute("event-id"))
+                .busyBackoff(Duration.ofMillis(50))
+                .build();
+        SQSEvent event = receive(queue, 2);
+        assertThat(settle(queue, event, batch.handle(event, context(1_500))))
+                .as("records reported")
+                .containsExactly("x");
+        assertThat(applied("x")).isZero();
+        assertThat(applied("y")).isEqualTo(1);
+        holder.release();
+        assertThatThrownBy(() -> SqsLambdaBatch.lease(inbox, this::apply).busyBackoff(Duration.ZERO))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("busyBackoff");
+    }
+
+    /**
+     * Nothing renews an invocation's claims: a claim that lapsed while the work still ran would let
+     * another delivery of the event (a duplicate SQS delivery, a producer's re-send) apply it again.
+     * The claims hold for the invocation's whole time, which the invocation cannot outlive.
+     */
+    @Test
+    void workLongerThanTheInboxLease_keepsItsEvent_forTheWholeInvocation() throws Exception {
+        Inbox shortLease = Inbox.builder(store)
+                .consumer("lambda-short-" + UUID.randomUUID())
+                .lease(Duration.ofMillis(500))
+                .build();
+        String queue = queue("inbox-lambda-long-work");
+        send(queue, "x", "x", null);
+        List<dev.inbox.spi.ClaimStatus> elsewhere = new java.util.concurrent.CopyOnWriteArrayList<>();
+        SqsLambdaBatch batch = SqsLambdaBatch.lease(shortLease, message -> {
+                    Thread.sleep(1_000); // past the inbox's lease
+                    dev.inbox.Claim other =
+                            shortLease.claim(DedupKeys.eventId("x")); // another delivery of x, meanwhile
+                    elsewhere.add(other.status());
+                    if (other.isAcquired()) {
+                        other.release();
+                    }
+                    apply(message);
+                })
+                .keys(SqsKeys.attribute("event-id"))
+                .build();
+        SQSEvent event = receive(queue, 1);
+        assertThat(batch.handle(event, context(20_000)).getBatchItemFailures()).isEmpty();
+        assertThat(elsewhere)
+                .as("another delivery's claim while the work ran past the inbox's lease")
+                .containsExactly(dev.inbox.spi.ClaimStatus.BUSY);
     }
 
     @Test
