@@ -30,6 +30,8 @@ $JMH RedisClusterBenchmark -t 4 -rf json -rff $R/redis-cluster-t4.json
 java -cp benchmarks/target/benchmarks.jar dev.inbox.benchmarks.cluster.RedisClusterSpread 30000 > $R/redis-cluster-spread.json
 $JMH DynamoDbClaimBenchmark -t 1 -rf json -rff $R/dynamodb-claims-t1.json
 $JMH "DynamoDbClaimBenchmark.(claim|contended|claimComplete)_" -t 4 -rf json -rff $R/dynamodb-claims-t4.json
+$JMH AnyStoreClaimBenchmark -t 1 -rf json -rff $R/caffeine-claims-t1.json
+$JMH AnyStoreClaimBenchmark -t 4 -rf json -rff $R/caffeine-claims-t4.json
 $JMH PeerClaimBenchmark -t 1 -rf json -rff $R/peers-t1.json
 $JMH PeerClaimBenchmark -t 4 -rf json -rff $R/peers-t4.json
 $JMH "(Postgres|Mysql|Redis|DynamoDb)ClaimBenchmark.(claim|duplicate|contended|claimComplete|transactional)_" \

@@ -86,6 +86,27 @@ public final class Claim {
     }
 
     /**
+     * {@link #complete()}, keeping {@code result} with the record: a later claim of the same event
+     * answers {@code DUPLICATE} with it ({@link ClaimResult#storedResult()}), as {@link
+     * Inbox#handleReturning} does for its work's result.
+     *
+     * @param result at most the store's {@link dev.inbox.spi.InboxStore#maxResultBytes()} bytes
+     * @return true when recorded; false when the lease had ended and another delivery took the
+     *     event over
+     * @throws IllegalArgumentException if {@code result} is null or longer than the store keeps
+     *     (before any I/O; the claim stays held: release it)
+     * @throws UnsupportedOperationException if the store keeps no results
+     * @throws IllegalStateException if this claim was not {@code ACQUIRED}
+     * @throws InboxStoreException if the store could not record it
+     */
+    public boolean complete(byte[] result) {
+        requireAcquired("complete");
+        byte[] kept = inbox.requireKeepable(result);
+        stopRenewing();
+        return inbox.completeClaim(key, owner, kept);
+    }
+
+    /**
      * Extends this claim's lease by the inbox's lease from now ({@link
      * dev.inbox.spi.InboxStore#renew}), for work that runs longer than one lease.
      *

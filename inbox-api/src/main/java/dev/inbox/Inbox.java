@@ -70,6 +70,7 @@ public final class Inbox {
     private final @Nullable Duration renewEvery;
     private final Duration maxInHand;
     private final RetentionAdvisor advisor;
+    private volatile boolean advisorPublished;
 
     private Inbox(Builder builder) {
         this.store = builder.store;
@@ -87,7 +88,6 @@ public final class Inbox {
                 renewEvery == null || renewEvery.compareTo(lease) < 0,
                 "renewEvery must be shorter than the lease (" + lease + ") but was " + renewEvery);
         this.advisor = new RetentionAdvisor(retention, lease);
-        metrics.retentionAdvisor(consumer, advisor);
     }
 
     /**
@@ -173,11 +173,7 @@ public final class Inbox {
         InboxKey key = InboxKey.of(consumer, id);
         requireNonNull(codec, "codec");
         requireNonNull(work, "work");
-        int limit = store.maxResultBytes();
-        if (limit <= 0) {
-            throw new UnsupportedOperationException(store + " keeps no results (maxResultBytes() is " + limit + ")");
-        }
-        return handleClaimed(key, fingerprint, codec, limit, work);
+        return handleClaimed(key, fingerprint, codec, resultLimit(), work);
     }
 
     /**
@@ -372,7 +368,23 @@ public final class Inbox {
      * @throws InboxStoreException if the store could not answer; do not acknowledge the message
      */
     public Claim claim(String id) {
-        ClaimRequest request = ClaimRequest.of(InboxKey.of(consumer, id), OwnerToken.random(), lease);
+        return claim(id, null);
+    }
+
+    /**
+     * {@link #claim(String)} with a payload fingerprint, as in {@link #handle(String, String, Work)}:
+     * a {@code DUPLICATE} answer then says how the fingerprints compared ({@link
+     * ClaimResult#fingerprint()}), and carries the result kept with the record ({@link
+     * ClaimResult#storedResult()}) for a claim later ended by {@link Claim#complete(byte[])}.
+     *
+     * @param id the event's dedup id
+     * @param fingerprint for example {@code DedupKeys.sha256(payload)}, or null for none
+     * @throws IllegalArgumentException if {@code id} is not a valid key (before any I/O)
+     * @throws InboxStoreException if the store could not answer; do not acknowledge the message
+     */
+    public Claim claim(String id, @Nullable String fingerprint) {
+        ClaimRequest request = ClaimRequest.of(InboxKey.of(consumer, id), OwnerToken.random(), lease)
+                .withFingerprint(fingerprint);
         long claimedAt = System.nanoTime();
         return new Claim(this, request.key(), request.owner(), claim(request), claimedAt);
     }
@@ -561,8 +573,22 @@ public final class Inbox {
         return completeClaim(key, owner, null);
     }
 
+    /** {@code result} if the store keeps results that long: {@link Claim#complete(byte[])}'s check before any I/O. */
+    byte[] requireKeepable(byte @Nullable [] result) {
+        return InboxArguments.requireResult(result, resultLimit(), store);
+    }
+
+    /** The store's {@code maxResultBytes()}, refused when it keeps none. */
+    private int resultLimit() {
+        int limit = store.maxResultBytes();
+        if (limit <= 0) {
+            throw new UnsupportedOperationException(store + " keeps no results (maxResultBytes() is " + limit + ")");
+        }
+        return limit;
+    }
+
     /** Completes with retries, keeping {@code result} when not null; a lost lease is counted. */
-    private boolean completeClaim(InboxKey key, OwnerToken owner, byte @Nullable [] result) {
+    boolean completeClaim(InboxKey key, OwnerToken owner, byte @Nullable [] result) {
         try (InboxObserver.Step step = observer.start("complete", consumer, key.id(), storeKind)) {
             boolean completed;
             try {
@@ -743,6 +769,10 @@ public final class Inbox {
 
     /** Reports a claim's answer, and measures a duplicate's redelivery lag. */
     private void observe(ClaimResult result, long nanos) {
+        if (!advisorPublished) {
+            advisorPublished = true; // at its first claim: an inbox that never claims publishes no advice
+            metrics.retentionAdvisor(consumer, advisor);
+        }
         metrics.claimed(consumer, result, nanos);
         Duration lag = advisor.observe(result);
         if (lag != null) {

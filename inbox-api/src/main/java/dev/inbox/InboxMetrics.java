@@ -48,9 +48,10 @@ public interface InboxMetrics {
     default void duplicateLag(String consumer, Duration lag, Duration pastRetention) {}
 
     /**
-     * The advisor of an inbox for {@code consumer}, once, when the inbox is built: publish its
-     * {@link RetentionAdvisor#advice() advice} (for example as a gauge of the recommended
-     * retention).
+     * The advisor of an inbox for {@code consumer}, once, at the inbox's first claim (an inbox that
+     * never claims — the unscoped one beside scoped listener inboxes — has no advice to publish):
+     * publish its {@link RetentionAdvisor#advice() advice} (for example as a gauge of the
+     * recommended retention).
      */
     default void retentionAdvisor(String consumer, RetentionAdvisor advisor) {}
 

@@ -70,7 +70,10 @@ public interface InboxStore extends AutoCloseable {
 
     /**
      * Turns the owner's IN_PROGRESS record into a COMPLETED one that suppresses duplicates for
-     * {@code retention}. Completing again with the same owner is harmless and answers true.
+     * {@code retention}. Completing again with the same owner is harmless and answers true. An owner
+     * whose lease ended but whose record nobody took over (and that is not past its grace) may still
+     * complete it: the work is done and nobody else holds the event — rule C9 races exactly this
+     * completion against takeovers, and exactly one side may win.
      *
      * @return true when done; false when {@code owner} does not hold the key (its lease expired and
      *     was taken over, or it was released)
@@ -160,7 +163,8 @@ public interface InboxStore extends AutoCloseable {
 
     /**
      * Removes the records that are past expiry + grace, in bounded batches, and returns how many
-     * were removed. Stores whose records expire natively (Redis, DynamoDB TTL) may remove nothing
+     * were removed. The grace is each record's own: the one of the instance that last wrote it (its
+     * claim, takeover, renewal or completion), never the purging instance's (rule R3). Stores whose records expire natively (Redis, DynamoDB TTL) may remove nothing
      * here and say so in their documentation; a record past expiry + grace is treated as absent
      * either way.
      *

@@ -168,4 +168,35 @@ class InboxResultsTest {
                 .isInstanceOf(IllegalArgumentException.class);
         assertThat(inbox.claim("pay-6").isAcquired()).as("nothing was claimed").isTrue();
     }
+
+    @Test
+    void aClaimCompletedWithAResult_answersItsDuplicates_withTheResult_andHowTheFingerprintsCompared() {
+        Claim first = inbox.claim("req-1", "fp-a");
+        assertThat(first.isAcquired()).isTrue();
+        first.keepRenewed();
+        assertThat(first.complete("201 created".getBytes(java.nio.charset.StandardCharsets.UTF_8)))
+                .isTrue();
+
+        Claim same = inbox.claim("req-1", "fp-a");
+        assertThat(same.status()).isEqualTo(dev.inbox.spi.ClaimStatus.DUPLICATE);
+        assertThat(same.result().fingerprint()).isEqualTo(dev.inbox.spi.FingerprintCheck.MATCH);
+        assertThat(same.result().storedResult()).asString().isEqualTo("201 created");
+        assertThat(inbox.claim("req-1", "fp-b").result().fingerprint())
+                .as("another payload under the same key")
+                .isEqualTo(dev.inbox.spi.FingerprintCheck.MISMATCH);
+    }
+
+    @Test
+    void aResultLongerThanTheStoreKeeps_isRefusedBeforeAnyIo_andTheClaimStaysHeld() {
+        Claim claim = inbox.claim("req-big");
+        byte[] tooLong = new byte[store.maxResultBytes() + 1];
+        assertThatThrownBy(() -> claim.complete(tooLong))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("maxResultBytes");
+        assertThatThrownBy(() -> claim.complete((byte[]) null)).isInstanceOf(IllegalArgumentException.class);
+        assertThat(inbox.claim("req-big").status())
+                .as("still held by the first claim")
+                .isEqualTo(dev.inbox.spi.ClaimStatus.BUSY);
+        assertThat(claim.release()).isTrue();
+    }
 }

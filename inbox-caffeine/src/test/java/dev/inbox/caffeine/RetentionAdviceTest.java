@@ -44,14 +44,18 @@ class RetentionAdviceTest {
     }
 
     @Test
-    void beforeAnyDuplicate_thereIsNoRecommendation() {
+    void beforeAnyDuplicate_thereIsNoRecommendation_andTheGaugeShowsTheConfiguredRetention_neverNaN() {
+        assertThat(registry.find("inbox.retention.recommended").gauge())
+                .as("no gauge before the inbox's first claim (a scoped inbox beside it would otherwise leave"
+                        + " the unscoped one's NaN, and Actuator's untagged view would sum them)")
+                .isNull();
         inbox.handle("e1", () -> {});
         RetentionAdvice advice = inbox.retentionAdvice();
         assertThat(advice.measured()).isZero();
         assertThat(advice.recommended()).isNull();
         assertThat(advice.isUndersized()).isFalse();
         assertThat(advice.configured()).isEqualTo(Duration.ofMinutes(10));
-        assertThat(registry.get("inbox.retention.recommended").gauge().value()).isNaN();
+        assertThat(registry.get("inbox.retention.recommended").gauge().value()).isEqualTo(600.0);
         assertThat(registry.get("inbox.retention.configured").gauge().value()).isEqualTo(600.0);
     }
 

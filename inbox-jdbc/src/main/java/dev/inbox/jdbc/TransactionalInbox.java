@@ -63,6 +63,7 @@ public final class TransactionalInbox {
     private final InboxObserver observer;
     private final String storeKind;
     private final RetentionAdvisor advisor;
+    private volatile boolean advisorPublished;
 
     private TransactionalInbox(Builder builder, String consumer) {
         this.store = builder.store;
@@ -74,7 +75,6 @@ public final class TransactionalInbox {
         this.storeKind = store.getClass().getSimpleName();
         // The work runs inside the claim's transaction, so the record exists only once it is done.
         this.advisor = new RetentionAdvisor(retention, Duration.ZERO);
-        metrics.retentionAdvisor(consumer, advisor);
     }
 
     /**
@@ -337,6 +337,10 @@ public final class TransactionalInbox {
     /** One claim inside the caller's transaction, reported; rolls back and rethrows when the store fails. */
     /** Reports one claim: its meter, and the redelivery lag and retention advice of a duplicate. */
     private void observe(ClaimResult claim, long nanos) {
+        if (!advisorPublished) {
+            advisorPublished = true; // at its first claim: an inbox that never claims publishes no advice
+            metrics.retentionAdvisor(consumer, advisor);
+        }
         metrics.claimed(consumer, claim, nanos);
         Duration lag = advisor.observe(claim);
         if (lag != null) {

@@ -1,7 +1,12 @@
 package dev.inbox.kafka;
 
+import static dev.inbox.spi.InboxArguments.requirePositive;
+
+import dev.inbox.ExpiredCopyException;
 import dev.inbox.keys.DedupKeys;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.header.Header;
@@ -28,6 +33,32 @@ public interface RecordKeys {
      */
     @Nullable
     String keyOf(ConsumerRecord<?, ?> record);
+
+    /**
+     * These keys, refusing a copy older than {@code window} by the record's timestamp (the producer's
+     * {@code CreateTime}, or the broker's {@code LogAppendTime} when the topic sets it): an {@code
+     * EXPIRED} copy, which {@link ExpiredCopyException} explains and every adapter handles as a
+     * record without a usable key (the loop's {@code onMissingKey} recoverer, a Spring Kafka error
+     * handler's recoverer; without one, progress stops at it) — never applied. Set
+     * {@code window} to the inbox's retention: a copy younger than that is always recognised, one
+     * older may not be. A record without a timestamp is admitted. Off unless asked for.
+     *
+     * <pre>{@code
+     * RecordKeys.header("event-id").refusingCopiesOlderThan(inbox.retention())
+     * }</pre>
+     *
+     * @throws IllegalArgumentException if {@code window} is null or not positive
+     */
+    default RecordKeys refusingCopiesOlderThan(Duration window) {
+        requirePositive(window, "window");
+        return record -> {
+            ExpiredCopyException.refuseIfOlderThan(
+                    window,
+                    record.timestamp() < 0 ? null : Instant.ofEpochMilli(record.timestamp()),
+                    "record " + record.topic() + "-" + record.partition() + "@" + record.offset());
+            return keyOf(record);
+        };
+    }
 
     /**
      * A header the producer sets to the event's id, as {@link DedupKeys#eventId(String)} of its

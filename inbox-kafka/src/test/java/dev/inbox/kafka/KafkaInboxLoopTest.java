@@ -16,17 +16,20 @@ import dev.inbox.spi.ClaimStatus;
 import dev.inbox.spi.HeldKey;
 import dev.inbox.spi.InboxStore;
 import dev.inbox.spi.OwnerToken;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -206,6 +209,35 @@ class KafkaInboxLoopTest {
         assertThat(applications("b")).isEqualTo(1);
         assertThat(loop.counts().failed()).isEqualTo(2);
         assertThat(committed()).isEqualTo(3);
+    }
+
+    /**
+     * A copy older than the window the keys admit (by the record's timestamp) is EXPIRED: handled as
+     * a record without a usable key — the missing-key recoverer takes it, unapplied (without one the
+     * loop stops at it) — while a fresh one is applied.
+     */
+    @Test
+    void aCopyOlderThanTheWindow_isExpired_andGoesToTheMissingKeyRecoverer_neverApplied() throws Exception {
+        ProducerRecord<String, String> old = new ProducerRecord<>(
+                topic, 0, System.currentTimeMillis() - Duration.ofHours(2).toMillis(), null, "{\"event\":\"old\"}");
+        old.headers().add("ce_id", "old".getBytes(StandardCharsets.UTF_8));
+        old.headers().add("ce_source", "/tests".getBytes(StandardCharsets.UTF_8));
+        producer.send(old).get(30, TimeUnit.SECONDS);
+        Kafka.sendEvent(producer, topic, 0, "fresh");
+        List<String> deadLetters = new CopyOnWriteArrayList<>();
+        KafkaInboxLoop<String, String> loop = loop(this::apply)
+                .keys(RecordKeys.cloudEvents().refusingCopiesOlderThan(Duration.ofHours(1)))
+                .onMissingKey((record, failure) -> deadLetters.add(record.value() + " " + failure.getMessage()))
+                .build();
+        loop.subscribe(List.of(topic));
+        pollUntil(loop, () -> applications("fresh") == 1);
+        assertThat(applications("old")).isZero();
+        assertThat(deadLetters)
+                .singleElement()
+                .asString()
+                .startsWith("{\"event\":\"old\"}")
+                .contains("EXPIRED");
+        assertThat(committed()).isEqualTo(2);
     }
 
     @Test

@@ -3,8 +3,10 @@ package dev.inbox.kafka;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.inbox.ExpiredCopyException;
 import dev.inbox.keys.DedupKeys;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.Optional;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.header.internals.RecordHeaders;
@@ -46,6 +48,31 @@ class RecordKeysTest {
         assertThat(RecordKeys.cloudEvents().keyOf(record(null, "{}", "ce_id", "A-1")))
                 .as("an id without its source")
                 .isNull();
+    }
+
+    @Test
+    void refusingCopiesOlderThan_refusesByTheRecordsTimestamp_andAdmitsOneWithout() {
+        RecordKeys keys = RecordKeys.header("event-id").refusingCopiesOlderThan(Duration.ofHours(1));
+        long now = System.currentTimeMillis();
+        assertThat(keys.keyOf(stamped(now - Duration.ofMinutes(59).toMillis()))).isEqualTo(DedupKeys.eventId("e1"));
+        assertThatThrownBy(() -> keys.keyOf(stamped(now - Duration.ofMinutes(61).toMillis())))
+                .isInstanceOf(ExpiredCopyException.class)
+                .hasMessageContaining("record orders-3@1042")
+                .hasMessageContaining("EXPIRED");
+        assertThat(keys.keyOf(stamped(ConsumerRecord.NO_TIMESTAMP)))
+                .as("no timestamp: cannot be judged, admitted")
+                .isEqualTo(DedupKeys.eventId("e1"));
+        assertThatThrownBy(() -> RecordKeys.offset().refusingCopiesOlderThan(Duration.ZERO))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> RecordKeys.offset().refusingCopiesOlderThan(null))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    private static ConsumerRecord<Object, Object> stamped(long timestamp) {
+        RecordHeaders h = new RecordHeaders();
+        h.add("event-id", "e1".getBytes(StandardCharsets.UTF_8));
+        return new ConsumerRecord<>(
+                "orders", 3, 1042L, timestamp, TimestampType.CREATE_TIME, -1, -1, null, "{}", h, Optional.empty());
     }
 
     @Test

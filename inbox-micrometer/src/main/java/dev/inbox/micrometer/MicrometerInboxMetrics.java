@@ -3,6 +3,7 @@ package dev.inbox.micrometer;
 import dev.inbox.DeliveryOutcome;
 import dev.inbox.InboxMetrics;
 import dev.inbox.InboxStoreException;
+import dev.inbox.RetentionAdvice;
 import dev.inbox.RetentionAdvisor;
 import dev.inbox.spi.ClaimResult;
 import dev.inbox.spi.FingerprintCheck;
@@ -40,7 +41,8 @@ import org.jspecify.annotations.Nullable;
  *       <td>time from an event's completion to a duplicate of it: the real redelivery delay</td></tr>
  *   <tr><td>{@code inbox.retention.recommended}</td><td>gauge (seconds)</td><td></td>
  *       <td>above {@code inbox.retention.configured}: the retention is too short (see {@code
- *       RetentionAdvisor})</td></tr>
+ *       RetentionAdvisor}); the configured retention until a duplicate was measured; both from the
+ *       consumer's first claim</td></tr>
  *   <tr><td>{@code inbox.retention.configured}</td><td>gauge (seconds)</td><td></td><td></td></tr>
  *   <tr><td>{@code inbox.fingerprint.mismatch}</td><td>counter</td><td></td>
  *       <td>any: two different payloads share a dedup key</td></tr>
@@ -120,14 +122,17 @@ public final class MicrometerInboxMetrics implements InboxMetrics {
     }
 
     /**
-     * Publishes the advisor's recommended retention (NaN before any duplicate was measured) and the
-     * configured one. With several inboxes for one consumer, the first one's advisor is published.
+     * Publishes the advisor's recommended retention and the configured one, from the inbox's first
+     * claim. Until a duplicate's lag was measured the recommendation is the configured retention
+     * (nothing measured calls for another), never NaN. With several inboxes for one consumer, the
+     * first one's advisor is published.
      */
     @Override
     public void retentionAdvisor(String consumer, RetentionAdvisor advisor) {
         Gauge.builder("inbox.retention.recommended", advisor, a -> {
-                    Duration recommended = a.advice().recommended();
-                    return recommended == null ? Double.NaN : recommended.toMillis() / 1000.0;
+                    RetentionAdvice advice = a.advice();
+                    Duration recommended = advice.recommended();
+                    return (recommended == null ? advice.configured() : recommended).toMillis() / 1000.0;
                 })
                 .description("The retention the measured redelivery lag recommends")
                 .baseUnit("seconds")

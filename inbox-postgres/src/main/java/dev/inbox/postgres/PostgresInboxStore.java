@@ -114,6 +114,7 @@ public final class PostgresInboxStore implements TransactionalInboxStore {
     private final JdbcExecutor jdbc;
     private final PostgresStatements sql;
     private final long graceMicros;
+    private final ClaimShape shape = new ClaimShape();
     private final int purgeBatchSize;
     private final PurgePacing purgePacing;
     private final int queryTimeoutSeconds;
@@ -150,7 +151,9 @@ public final class PostgresInboxStore implements TransactionalInboxStore {
      * Creates the schema (when one is configured), the inbox table, its purge index and the
      * sequence table, unless they exist, and upgrades an older inbox table in place (version 1 or 2:
      * see docs/postgresql.md). Safe to call from every instance at start-up: concurrent
-     * calls are serialised by an advisory lock.
+     * calls are serialised by an advisory lock, and when everything is in place (read from the
+     * catalog) no DDL runs, so an instance starting beside running ones neither waits for their
+     * open transactions nor makes their claims wait.
      *
      * @throws InboxStoreException if the DDL failed (for example for lack of privileges)
      */
@@ -163,20 +166,20 @@ public final class PostgresInboxStore implements TransactionalInboxStore {
                                     connection,
                                     SqlParams.create().text("lock", "dev.inbox.schema:" + sql.inboxTable()));
                     Statement ddl = connection.createStatement()) {
-                lock.execute();
-                int version = 3; // or no table yet
-                try (PreparedStatement check = sql.schemaVersion()
-                                .prepare(connection, SqlParams.create().text("table", sql.inboxTable()));
-                        ResultSet row = check.executeQuery()) {
-                    if (row.next()) {
-                        version = row.getInt(1);
-                    }
+                // A ready schema gets no DDL at all: the instances already running keep their
+                // transactions open on the table, and DDL would wait for them (and queue their
+                // claims behind it).
+                if (schemaVersion(connection) == 3 && schemaObjectsExist(connection)) {
+                    connection.commit();
+                    return null;
                 }
+                lock.execute();
+                int version = schemaVersion(connection);
                 List<String> upgrade = new ArrayList<>();
                 if (version == 1) {
                     upgrade.addAll(sql.upgradeV1ToV2(graceMicros));
                 }
-                if (version <= 2) {
+                if (version == 1 || version == 2) {
                     upgrade.addAll(sql.upgradeV2ToV3());
                 }
                 for (String statement : upgrade) {
@@ -194,6 +197,27 @@ public final class PostgresInboxStore implements TransactionalInboxStore {
                 connection.setAutoCommit(autoCommit);
             }
         });
+    }
+
+    /** The inbox table's schema version (1, 2 or 3), or 0 when there is no table. */
+    private int schemaVersion(Connection connection) throws SQLException {
+        try (PreparedStatement check = sql.schemaVersion()
+                        .prepare(connection, SqlParams.create().text("table", sql.inboxTable()));
+                ResultSet row = check.executeQuery()) {
+            return row.next() ? row.getInt(1) : 0;
+        }
+    }
+
+    private boolean schemaObjectsExist(Connection connection) throws SQLException {
+        try (PreparedStatement check = sql.schemaObjectsExist()
+                        .prepare(
+                                connection,
+                                SqlParams.create()
+                                        .text("index", sql.purgeIndexQualified())
+                                        .text("sequences", sql.sequenceTableQualified()));
+                ResultSet row = check.executeQuery()) {
+            return row.next() && row.getBoolean(1);
+        }
     }
 
     @Override
@@ -239,6 +263,21 @@ public final class PostgresInboxStore implements TransactionalInboxStore {
         if (bounded) {
             params.text("lock_timeout_ms", lockWaitMillis);
         }
+        // A claim of what is most likely a new key: the plain insert, and nothing more when it was
+        // new (ClaimShape says when duplicates are common enough to skip it).
+        boolean learned = false;
+        if (shape.insertFirst()) {
+            try (PreparedStatement insert =
+                    (bounded ? sql.boundedInsertIfAbsent() : sql.insertIfAbsent()).prepare(connection, params)) {
+                setTimeout(insert);
+                boolean inserted = update(insert, bounded) == 1;
+                shape.found(inserted);
+                if (inserted) {
+                    return ClaimResult.acquired();
+                }
+            }
+            learned = true;
+        }
         // Fast path: a new key is inserted, a duplicate or a busy key is answered from the row as
         // read, and neither locks nor writes anything.
         try (PreparedStatement statement =
@@ -246,6 +285,9 @@ public final class PostgresInboxStore implements TransactionalInboxStore {
             setTimeout(statement);
             try (ResultSet row = query(statement, bounded)) {
                 if (row.next()) {
+                    if (!learned) {
+                        shape.found(row.getBoolean(1));
+                    }
                     ClaimResult answer = StoredRecord.answer(record(row, 2), row.getBoolean(1), request);
                     if (answer != null) {
                         return answer;
@@ -271,14 +313,29 @@ public final class PostgresInboxStore implements TransactionalInboxStore {
                 "claim of " + request.key() + " found its record changing under it " + MAX_ATTEMPTS + " times", null);
     }
 
+    /** Whether the next claim starts with the plain insert ({@link ClaimShape}); for tests. */
+    boolean claimsStartWithInsert() {
+        return shape.insertFirst();
+    }
+
+    /** Runs {@code statement}: the insert's update count, the second of three results when lock-bounded. */
+    private static int update(PreparedStatement statement, boolean bounded) throws SQLException {
+        execute(statement, bounded);
+        return statement.getUpdateCount();
+    }
+
     /** Runs {@code statement}: the claim's result, the second of three when lock-bounded. */
     private static ResultSet query(PreparedStatement statement, boolean bounded) throws SQLException {
-        if (!bounded) {
-            return statement.executeQuery();
-        }
-        statement.execute();
-        statement.getMoreResults();
+        execute(statement, bounded);
         return statement.getResultSet();
+    }
+
+    /** Runs {@code statement} and moves to the claim's own result: past {@code set_config} when lock-bounded. */
+    private static void execute(PreparedStatement statement, boolean bounded) throws SQLException {
+        statement.execute();
+        if (bounded) {
+            statement.getMoreResults();
+        }
     }
 
     @Override

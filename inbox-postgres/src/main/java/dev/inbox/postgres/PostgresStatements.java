@@ -39,7 +39,10 @@ final class PostgresStatements {
     private final String sequences;
     private final String purgeIndex;
     private final String oldExpiresIndex;
+    private final String purgeIndexQualified;
     private final @Nullable String schema;
+    private final NamedSql insertIfAbsent;
+    private final NamedSql boundedInsertIfAbsent;
     private final NamedSql claimIfAbsent;
     private final NamedSql claim;
     private final NamedSql boundedClaimIfAbsent;
@@ -62,7 +65,10 @@ final class PostgresStatements {
         this.inbox = prefix + table.quoted('"');
         this.sequences = prefix + sequenceTable.quoted('"');
         this.purgeIndex = '"' + truncated(table.name() + "_purge_after") + '"';
+        this.purgeIndexQualified = prefix + purgeIndex;
         this.oldExpiresIndex = prefix + '"' + truncated(table.name() + "_expires_at") + '"';
+        this.insertIfAbsent = NamedSql.of(insertIfAbsentText());
+        this.boundedInsertIfAbsent = NamedSql.of(lockBounded(insertIfAbsentText()));
         this.claimIfAbsent = NamedSql.of(claimIfAbsentText());
         this.claim = NamedSql.of(claimText());
         this.boundedClaimIfAbsent = NamedSql.of(lockBounded(claimIfAbsentText()));
@@ -120,6 +126,20 @@ final class PostgresStatements {
     }
 
     /**
+     * A new key's claim and nothing else: {@code INSERT … ON CONFLICT DO NOTHING}, one row updated
+     * when the key was new, none when a record is there (which {@link #claimIfAbsent()} then reads).
+     * The same parameters as {@link #claimIfAbsent()}.
+     */
+    NamedSql insertIfAbsent() {
+        return insertIfAbsent;
+    }
+
+    /** {@link #insertIfAbsent()} bounded by {@code :lock_timeout_ms}; see {@link #lockBounded(String)}. */
+    NamedSql boundedInsertIfAbsent() {
+        return boundedInsertIfAbsent;
+    }
+
+    /**
      * The fast path of a claim, which writes nothing unless the key is new: {@code INSERT … ON
      * CONFLICT DO NOTHING}, and when it conflicts, the record as the statement's snapshot saw it.
      * DUPLICATE and BUSY are decided from that record without locking or writing the row; a
@@ -130,6 +150,10 @@ final class PostgresStatements {
      */
     NamedSql claimIfAbsent() {
         return claimIfAbsent;
+    }
+
+    private String insertIfAbsentText() {
+        return "INSERT INTO " + inbox + CLAIM_ROW + " ON CONFLICT (consumer, dedup_key) DO NOTHING";
     }
 
     private String claimIfAbsentText() {
@@ -356,6 +380,23 @@ final class PostgresStatements {
                 + " WHEN count(*) FILTER (WHERE attname = 'result') = 0 THEN 2 ELSE 3 END"
                 + " FROM pg_attribute WHERE attrelid = to_regclass(:table) AND attnum > 0 AND NOT attisdropped"
                 + " HAVING count(*) > 0");
+    }
+
+    /**
+     * One row, true when the purge index and the sequence table exist: read from the catalog,
+     * without locking either (DDL would: {@code CREATE INDEX IF NOT EXISTS} takes the table's SHARE
+     * lock before it finds the index, and waits for every open transaction that wrote to it).
+     */
+    NamedSql schemaObjectsExist() {
+        return NamedSql.of("SELECT to_regclass(:index) IS NOT NULL AND to_regclass(:sequences) IS NOT NULL");
+    }
+
+    String purgeIndexQualified() {
+        return purgeIndexQualified;
+    }
+
+    String sequenceTableQualified() {
+        return sequences;
     }
 
     /** The upgrade of a version 2 table. */

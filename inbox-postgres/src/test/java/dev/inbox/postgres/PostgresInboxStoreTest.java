@@ -31,6 +31,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -252,6 +253,85 @@ class PostgresInboxStoreTest {
                         .isEqualTo("7s");
             }
             c.rollback();
+        }
+    }
+
+    /**
+     * A lease claim starts with a plain insert while most keys are new and with the statement that
+     * reads the record back while most are duplicates; each answers every kind of claim alike.
+     */
+    @Test
+    void leaseClaims_answerAlike_whicheverStatementTheyStartWith() throws InterruptedException {
+        PostgresInboxStore store = store(auto, Duration.ofMinutes(10));
+        assertThat(store.claimsStartWithInsert()).isTrue();
+        assertAnswersAlike(store, "insert-first");
+        OwnerToken done = OwnerToken.random();
+        assertThat(store.claim(ClaimRequest.of(key("shape-done"), done, Duration.ofMinutes(1))))
+                .isEqualTo(ClaimResult.acquired());
+        assertThat(store.complete(key("shape-done"), done, Duration.ofHours(1))).isTrue();
+        for (int i = 0; i < 20; i++) {
+            assertThat(store.claim(ClaimRequest.of(key("shape-done"), OwnerToken.random(), Duration.ofMinutes(1)))
+                            .status())
+                    .isEqualTo(dev.inbox.spi.ClaimStatus.DUPLICATE);
+        }
+        assertThat(store.claimsStartWithInsert())
+                .as("after a run of duplicates")
+                .isFalse();
+        assertAnswersAlike(store, "read-back-first");
+        for (int i = 0; i < 100; i++) {
+            assertThat(store.claim(ClaimRequest.of(key("shape-new-" + i), OwnerToken.random(), Duration.ofMinutes(1))))
+                    .isEqualTo(ClaimResult.acquired());
+        }
+        assertThat(store.claimsStartWithInsert()).as("after a run of new keys").isTrue();
+    }
+
+    /** A new key, a completed one, a held one, an expired lease and the owner's retry, claimed once each. */
+    private void assertAnswersAlike(PostgresInboxStore store, String prefix) throws InterruptedException {
+        OwnerToken owner = OwnerToken.random();
+        assertThat(store.claim(ClaimRequest.of(key(prefix + "-new"), owner, Duration.ofMinutes(1))))
+                .as(prefix + ": a new key")
+                .isEqualTo(ClaimResult.acquired());
+        assertThat(store.claim(ClaimRequest.of(key(prefix + "-new"), owner, Duration.ofMinutes(1))))
+                .as(prefix + ": the owner's retry")
+                .isEqualTo(ClaimResult.acquired());
+        assertThat(store.claim(ClaimRequest.of(key(prefix + "-new"), OwnerToken.random(), Duration.ofMinutes(1))))
+                .as(prefix + ": a held key")
+                .isEqualTo(ClaimResult.busy());
+        assertThat(store.complete(key(prefix + "-new"), owner, Duration.ofHours(1)))
+                .isTrue();
+        assertThat(store.claim(ClaimRequest.of(key(prefix + "-new"), OwnerToken.random(), Duration.ofMinutes(1))))
+                .as(prefix + ": a completed key")
+                .isEqualTo(ClaimResult.duplicate(false, FingerprintCheck.NOT_COMPARED));
+        assertThat(store.claim(ClaimRequest.of(key(prefix + "-expired"), OwnerToken.random(), Duration.ofMillis(1))))
+                .isEqualTo(ClaimResult.acquired());
+        Thread.sleep(20);
+        assertThat(store.claim(ClaimRequest.of(key(prefix + "-expired"), OwnerToken.random(), Duration.ofMinutes(1))))
+                .as(prefix + ": an expired lease")
+                .isEqualTo(ClaimResult.takenOver());
+    }
+
+    /**
+     * One more instance starting while others hold claims in open transactions (a rolling
+     * deploy): its {@code createSchemaIfMissing()} finds the schema in place and runs no DDL, so it
+     * neither waits for those transactions nor queues every other claim on the table behind its own
+     * lock request ({@code CREATE INDEX IF NOT EXISTS} takes the table's SHARE lock before it finds
+     * the index there).
+     */
+    @Test
+    void createSchemaIfMissing_onAReadySchema_waitsForNoOpenTransaction() throws SQLException {
+        PostgresInboxStore store = store(auto, Duration.ofMinutes(10));
+        try (Connection open = manual.getConnection()) {
+            assertThat(store.claimInTransaction(open, key("held-during-a-startup"), Duration.ofMinutes(1), null))
+                    .isEqualTo(ClaimResult.acquired());
+            CompletableFuture<Void> startup = CompletableFuture.runAsync(store::createSchemaIfMissing);
+            try {
+                assertThat(startup)
+                        .as("createSchemaIfMissing() while a transaction holds a claim on the table")
+                        .succeedsWithin(Duration.ofSeconds(30));
+            } finally {
+                open.rollback();
+                startup.join();
+            }
         }
     }
 

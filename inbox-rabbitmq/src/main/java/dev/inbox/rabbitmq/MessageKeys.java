@@ -1,8 +1,13 @@
 package dev.inbox.rabbitmq;
 
+import static dev.inbox.spi.InboxArguments.requirePositive;
+
 import com.rabbitmq.client.Delivery;
+import dev.inbox.ExpiredCopyException;
 import dev.inbox.keys.DedupKeys;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Date;
 import java.util.List;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
@@ -23,6 +28,29 @@ public interface MessageKeys {
     /** The key of {@code delivery}, or null when this source has none for it. */
     @Nullable
     String keyOf(Delivery delivery);
+
+    /**
+     * These keys, refusing a copy older than {@code window} by its AMQP {@code timestamp} property
+     * (set by the producer, in whole seconds; Spring's {@code RabbitTemplate} sets none unless told
+     * to): an {@code EXPIRED} copy, which {@link ExpiredCopyException} explains and every adapter
+     * handles as a message without a usable key (its {@link KeylessMessages} choice) — never applied.
+     * Set {@code window} to the inbox's retention: a copy younger than that is always recognised, one
+     * older may not be. A message without a timestamp is admitted. Off unless asked for.
+     *
+     * @throws IllegalArgumentException if {@code window} is null or not positive
+     */
+    default MessageKeys refusingCopiesOlderThan(Duration window) {
+        requirePositive(window, "window");
+        return delivery -> {
+            Date timestamp = delivery.getProperties().getTimestamp();
+            ExpiredCopyException.refuseIfOlderThan(
+                    window,
+                    timestamp == null ? null : timestamp.toInstant(),
+                    "message " + delivery.getProperties().getMessageId() + " (delivery "
+                            + delivery.getEnvelope().getDeliveryTag() + ")");
+            return keyOf(delivery);
+        };
+    }
 
     /** The AMQP {@code message-id} property, as {@code amqp:<id>}. */
     static MessageKeys messageId() {

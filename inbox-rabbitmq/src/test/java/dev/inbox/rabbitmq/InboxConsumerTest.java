@@ -346,6 +346,36 @@ class InboxConsumerTest {
         assertThat(reported).containsExactly(dev.inbox.DeliveryOutcome.DEAD_LETTERED);
     }
 
+    /**
+     * A copy whose AMQP timestamp is older than the window the keys admit is EXPIRED: taken as a
+     * message without a usable key (here dead-lettered), never applied; a fresh copy is applied.
+     */
+    @Test
+    void aCopyOlderThanTheWindow_isExpired_andDeadLettered_neverApplied() throws Exception {
+        channel.basicConsume(
+                queue,
+                false,
+                consumer(counting())
+                        .keys(MessageKeys.messageId().refusingCopiesOlderThan(Duration.ofHours(1)))
+                        .keylessMessages(KeylessMessages.DEAD_LETTER)
+                        .build());
+        publishSentAgo("old", Duration.ofHours(2));
+        publishSentAgo("fresh", Duration.ZERO);
+        awaitDeadLettered();
+        await("the fresh copy applied", () -> applied.containsKey("fresh"));
+        assertThat(applied.keySet()).containsExactly("fresh");
+    }
+
+    /** Publishes {@code id} as its message id and body, with an AMQP timestamp {@code ago} in the past. */
+    private void publishSentAgo(String id, Duration ago) throws Exception {
+        java.util.Date sent = new java.util.Date(System.currentTimeMillis() - ago.toMillis());
+        channel.basicPublish(
+                "",
+                queue,
+                new AMQP.BasicProperties.Builder().messageId(id).timestamp(sent).build(),
+                id.getBytes(StandardCharsets.UTF_8));
+    }
+
     @Test
     void aKeyThatIsNotAValidKey_isDeadLettered_andTheChannelStaysOpen() throws Exception {
         MessageKeys keys = MessageKeys.header("ce_id");

@@ -6,8 +6,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Delivery;
 import com.rabbitmq.client.Envelope;
+import dev.inbox.ExpiredCopyException;
 import dev.inbox.keys.DedupKeys;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Date;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -16,6 +19,31 @@ class MessageKeysTest {
 
     private static Delivery delivery(AMQP.BasicProperties properties, String body) {
         return new Delivery(new Envelope(1, false, "", "q"), properties, body.getBytes(StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void refusingCopiesOlderThan_refusesByTheAmqpTimestamp_andAdmitsAMessageWithout() {
+        MessageKeys keys = MessageKeys.messageId().refusingCopiesOlderThan(Duration.ofHours(1));
+        long now = System.currentTimeMillis();
+        assertThat(keys.keyOf(stamped(new Date(now - Duration.ofMinutes(59).toMillis()))))
+                .isEqualTo(DedupKeys.amqp("m-1"));
+        assertThatThrownBy(() ->
+                        keys.keyOf(stamped(new Date(now - Duration.ofMinutes(61).toMillis()))))
+                .isInstanceOf(ExpiredCopyException.class)
+                .hasMessageContaining("message m-1")
+                .hasMessageContaining("EXPIRED");
+        assertThat(keys.keyOf(stamped(null))).as("no timestamp: admitted").isEqualTo(DedupKeys.amqp("m-1"));
+        assertThatThrownBy(() -> MessageKeys.messageId().refusingCopiesOlderThan(Duration.ofSeconds(-1)))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    private static Delivery stamped(Date timestamp) {
+        return delivery(
+                new AMQP.BasicProperties.Builder()
+                        .messageId("m-1")
+                        .timestamp(timestamp)
+                        .build(),
+                "{}");
     }
 
     @Test

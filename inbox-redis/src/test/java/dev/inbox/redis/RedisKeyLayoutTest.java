@@ -27,6 +27,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.function.Supplier;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -104,6 +105,7 @@ class RedisKeyLayoutTest extends RedisServersTest {
      * call fails and its keys are claimed one by one — each key claimed exactly once, none lost.
      */
     @Test
+    @Tag("extended") // 17 s: CI and -Pextended
     void claimAll_afterSlotsMoved_claimsEveryKey() throws Exception {
         try (RedisProcesses own = RedisProcesses.start()) {
             RedisClusterClient client = RedisClusterClient.create(own.uri());

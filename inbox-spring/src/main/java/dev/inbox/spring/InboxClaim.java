@@ -139,11 +139,31 @@ public final class InboxClaim {
     /**
      * Releases this acquired claim after its work failed, and never throws: a transactional claim
      * is left to its transaction's rollback; a failure to release a lease-mode claim is logged and
-     * added to {@code cause} (the lease then ends by itself).
+     * added to {@code cause} (the lease then ends by itself). A failure ({@code cause} given) is
+     * logged at WARN with the event's id and the cause, whatever the container logs of it.
      *
      * @throws IllegalStateException if the claim was not {@code ACQUIRED}
      */
     public void releaseAfterFailure(@Nullable Throwable cause) {
+        requireAcquired("release");
+        if (cause != null) {
+            log.warn(
+                    "the listener of event " + id + " failed (" + cause + "); its claim "
+                            + (lease != null ? "is released" : "rolls back with the transaction")
+                            + ", so the next delivery runs it again",
+                    cause);
+        }
+        giveBack(cause);
+    }
+
+    /**
+     * Releases this acquired claim, whose work did not run or did not fail itself (the rest of a
+     * batch given back after another record's failure), as {@link #releaseAfterFailure} does but
+     * without logging a failure of its own; a failure to release is added to {@code cause}.
+     *
+     * @throws IllegalStateException if the claim was not {@code ACQUIRED}
+     */
+    public void giveBack(@Nullable Throwable cause) {
         requireAcquired("release");
         if (lease != null) {
             releaseLogged(lease, cause);

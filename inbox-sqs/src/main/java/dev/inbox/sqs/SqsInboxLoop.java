@@ -274,7 +274,8 @@ public final class SqsInboxLoop {
                 .messageAttributeNames("All")
                 .messageSystemAttributeNames(
                         MessageSystemAttributeName.MESSAGE_GROUP_ID,
-                        MessageSystemAttributeName.APPROXIMATE_RECEIVE_COUNT);
+                        MessageSystemAttributeName.APPROXIMATE_RECEIVE_COUNT,
+                        MessageSystemAttributeName.SENT_TIMESTAMP);
         if (!receiveVisibility.equals(settings.visibilityTimeout())) {
             request.visibilityTimeout(seconds(receiveVisibility));
         }

@@ -1,6 +1,10 @@
 package dev.inbox.sqs;
 
+import static dev.inbox.spi.InboxArguments.requirePositive;
+
+import dev.inbox.ExpiredCopyException;
 import dev.inbox.keys.DedupKeys;
+import java.time.Duration;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
 
@@ -27,6 +31,26 @@ public interface SqsKeys {
      */
     @Nullable
     String keyOf(SqsMessage message);
+
+    /**
+     * These keys, refusing a copy older than {@code window} by its {@code SentTimestamp} (when SQS
+     * accepted it, by SQS's clock; through SNS, when SNS delivered it): an {@code EXPIRED} copy, which
+     * {@link ExpiredCopyException} explains and every adapter handles as a message without a usable
+     * key (left to the queue's redrive policy, reported by a Lambda function) — never applied. Set
+     * {@code window} to the inbox's retention: a copy younger than that is always recognised, one
+     * older may not be. A message received without its {@code SentTimestamp} is admitted (the
+     * adapters here ask for it; a {@code @SqsListener} container gets it with its default
+     * attributes). Off unless asked for.
+     *
+     * @throws IllegalArgumentException if {@code window} is null or not positive
+     */
+    default SqsKeys refusingCopiesOlderThan(Duration window) {
+        requirePositive(window, "window");
+        return message -> {
+            ExpiredCopyException.refuseIfOlderThan(window, message.sentAt(), message.toString());
+            return keyOf(message);
+        };
+    }
 
     /**
      * A message attribute the publisher sets to the event's id (an SNS message attribute when the

@@ -13,8 +13,10 @@ import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
@@ -61,10 +63,13 @@ import software.amazon.awssdk.services.sqs.model.MessageSystemAttributeName;
  * once that time is up, when its work
  * threw, or when it has no usable key (so the queue's redrive policy moves it
  * to the dead-letter queue after {@code maxReceiveCount}); a processed record, a duplicate, and one
- * whose work ran but whose completion could not be recorded are done. On a FIFO queue the first
- * record that is not done ends the batch: it and every record after it are reported, as AWS asks,
- * so that no group runs ahead of a failed message — a record without a key included: nothing after
- * it is claimed or run. An {@code Error} from the work propagates after
+ * whose work ran but whose completion could not be recorded are done. On a FIFO queue a record that
+ * is not done holds back its message group: it and every later record of its group are reported,
+ * so that no group runs ahead of a failed message — a record without a key included: nothing of
+ * its group after it is claimed or run. Records of other groups go on. (AWS's advice is to report
+ * the whole rest of the batch; but each reported record comes back and counts towards its {@code
+ * maxReceiveCount}, so a poison message would get the events of other groups that share its
+ * batches dead-lettered unapplied.) An {@code Error} from the work propagates after
  * what was done is completed: the invocation fails and Lambda returns the whole batch, whose done
  * records are then answered as duplicates.
  *
@@ -77,6 +82,8 @@ import software.amazon.awssdk.services.sqs.model.MessageSystemAttributeName;
 public final class SqsLambdaBatch {
 
     private static final System.Logger LOG = System.getLogger(SqsLambdaBatch.class.getName());
+
+    private static final String MESSAGE_GROUP_ID = MessageSystemAttributeName.MESSAGE_GROUP_ID.toString();
 
     /** The default pause before a busy record, or one the store could not claim, is claimed again. */
     public static final Duration DEFAULT_BUSY_BACKOFF = Duration.ofMillis(250);
@@ -145,19 +152,21 @@ public final class SqsLambdaBatch {
         boolean fifo = records.stream()
                 .anyMatch(r ->
                         r.getEventSourceArn() != null && r.getEventSourceArn().endsWith(".fifo"));
+        Groups groups = new Groups(records, fifo);
         List<SqsMessage> messages = new ArrayList<>();
         List<Integer> keyed = new ArrayList<>();
         List<String> ids = new ArrayList<>();
         boolean[] failed = new boolean[records.size()];
-        boolean keylessBefore = false;
+        Set<String> keylessGroups = new HashSet<>();
         for (int i = 0; i < records.size(); i++) {
             SqsMessage message = SqsMessage.of(sdkMessage(records.get(i)));
             messages.add(message);
             String id = processor.idOf(keys, message);
             if (id == null) {
                 failed[i] = true;
-                keylessBefore = true;
-            } else if (!(fifo && keylessBefore)) { // on FIFO nothing runs ahead of a record not done
+                groups.stop(keylessGroups, i);
+            } else if (!groups.stopped(keylessGroups, i)) {
+                // on FIFO nothing of a group runs ahead of a record of it that is not done
                 keyed.add(i);
                 ids.add(id);
             }
@@ -165,12 +174,12 @@ public final class SqsLambdaBatch {
         if (!keyed.isEmpty()) {
             long reserve = Math.max(LEAST_RESERVE.toMillis(), remainingMillis / 5);
             long waitUntil = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(remainingMillis - reserve);
-            new Invocation(processor, messages, waitUntil).run(keyed, ids, failed, fifo);
+            new Invocation(processor, messages, groups, waitUntil).run(keyed, ids, failed);
         }
-        boolean stopped = false;
+        Set<String> stopped = new HashSet<>();
         for (int i = 0; i < records.size(); i++) {
-            stopped |= fifo && failed[i];
-            if (failed[i] || stopped) {
+            if (failed[i] || groups.stopped(stopped, i)) {
+                groups.stop(stopped, i);
                 failures.add(
                         new SQSBatchResponse.BatchItemFailure(records.get(i).getMessageId()));
             }
@@ -187,32 +196,36 @@ public final class SqsLambdaBatch {
     private final class Invocation {
         private final Processor processor;
         private final List<SqsMessage> messages;
+        private final Groups groups;
         private final long waitUntil;
         private boolean waited;
 
-        Invocation(Processor processor, List<SqsMessage> messages, long waitUntil) {
+        Invocation(Processor processor, List<SqsMessage> messages, Groups groups, long waitUntil) {
             this.processor = processor;
             this.messages = messages;
+            this.groups = groups;
             this.waitUntil = waitUntil;
         }
 
-        void run(List<Integer> keyed, List<String> ids, boolean[] failed, boolean fifo) {
+        void run(List<Integer> keyed, List<String> ids, boolean[] failed) {
             Processor.Batch batch = claim(keyed, ids);
             if (batch == null) {
                 keyed.forEach(i -> failed[i] = true);
                 return;
             }
             int next = 0;
-            boolean stopped = false;
+            Set<String> stopped = new HashSet<>();
             try {
                 for (; next < keyed.size(); next++) {
                     int i = keyed.get(next);
-                    if (stopped) {
+                    if (groups.stopped(stopped, i)) {
                         batch.giveBack(next);
                         continue;
                     }
                     failed[i] = !done(batch, next, messages.get(i));
-                    stopped = fifo && failed[i];
+                    if (failed[i]) {
+                        groups.stop(stopped, i);
+                    }
                 }
             } catch (RuntimeException | Error unexpected) {
                 for (int k = next; k < keyed.size(); k++) {
@@ -295,6 +308,37 @@ public final class SqsLambdaBatch {
                 Thread.currentThread().interrupt();
                 return false;
             }
+        }
+    }
+
+    /**
+     * The message groups of an invocation's records on a FIFO queue: a record that is not done stops
+     * its group, and the group's later records are neither run nor done. On a standard queue nothing
+     * stops anything.
+     */
+    private static final class Groups {
+        private final @Nullable List<String> groupOf;
+
+        Groups(List<SQSEvent.SQSMessage> records, boolean fifo) {
+            this.groupOf = fifo ? records.stream().map(Groups::groupOf).toList() : null;
+        }
+
+        private static String groupOf(SQSEvent.SQSMessage record) {
+            Map<String, String> attributes = record.getAttributes();
+            String group = attributes == null ? null : attributes.get(MESSAGE_GROUP_ID);
+            return group == null ? "" : group;
+        }
+
+        /** Records that record {@code i}'s group is stopped, in {@code stopped}. */
+        void stop(Set<String> stopped, int i) {
+            if (groupOf != null) {
+                stopped.add(groupOf.get(i));
+            }
+        }
+
+        /** Whether record {@code i}'s group is in {@code stopped}. */
+        boolean stopped(Set<String> stopped, int i) {
+            return groupOf != null && stopped.contains(groupOf.get(i));
         }
     }
 

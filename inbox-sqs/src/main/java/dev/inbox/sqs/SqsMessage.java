@@ -1,5 +1,6 @@
 package dev.inbox.sqs;
 
+import java.time.Instant;
 import java.util.HashMap;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
@@ -152,6 +153,15 @@ public final class SqsMessage {
     /** The FIFO {@code MessageGroupId}, or null on a standard queue. */
     public @Nullable String groupId() {
         return message.attributes().get(MessageSystemAttributeName.MESSAGE_GROUP_ID);
+    }
+
+    /**
+     * When SQS accepted the message ({@code SentTimestamp}, by SQS's clock), or null when the receive
+     * did not ask for it (the adapters here do).
+     */
+    public @Nullable Instant sentAt() {
+        String millis = message.attributes().get(MessageSystemAttributeName.SENT_TIMESTAMP);
+        return millis == null ? null : Instant.ofEpochMilli(Long.parseLong(millis));
     }
 
     /** How often SQS has handed this message out, this time included (0 when not asked for). */

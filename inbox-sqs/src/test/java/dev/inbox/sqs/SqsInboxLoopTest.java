@@ -512,6 +512,32 @@ class SqsInboxLoopTest {
                 .isEqualTo(1);
     }
 
+    /**
+     * A copy SQS accepted longer ago than the window the keys admit is EXPIRED: moved to the redrive
+     * dead-letter queue like a message without a usable key, never applied; a fresh one is applied.
+     */
+    @Test
+    void aCopyOlderThanTheWindow_isExpired_andMovedToTheDeadLetterQueue_neverApplied() throws Exception {
+        Duration window = Duration.ofSeconds(3);
+        String dead = queue("inbox-expired-dead", Map.of());
+        String queue =
+                queue("inbox-expired", Map.of(QueueAttributeName.REDRIVE_POLICY, SqsQueues.redrive(sqs, dead, 5)));
+        send(queue, "old", Map.of("event-id", "old"), null);
+        Thread.sleep(window.plusMillis(200).toMillis()); // the copy ages past the window on SQS's clock
+        send(queue, "fresh", Map.of("event-id", "fresh"), null);
+        SqsInboxLoop loop = SqsInboxLoop.lease(sqs, queue, inbox, this::apply)
+                .keys(SqsKeys.attribute("event-id").refusingCopiesOlderThan(window))
+                .waitTime(Duration.ofSeconds(1))
+                .build();
+        pollUntil(loop, () -> loop.counts().processed() == 1 && loop.counts().deadLettered() == 1);
+        assertThat(applied("old")).isZero();
+        assertThat(applied("fresh")).isEqualTo(1);
+        assertThat(sqs.receiveMessage(r -> r.queueUrl(dead).waitTimeSeconds(1)).messages())
+                .singleElement()
+                .extracting(Message::body)
+                .isEqualTo("old");
+    }
+
     @Test
     void queue_readsTheAttributes_andReceivesAskForTheLeaseWhenTheQueuesVisibilityIsShorter() {
         String dead = queue("inbox-attrs-dead", Map.of());

@@ -3,10 +3,7 @@ package dev.inbox.sqs;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import com.amazonaws.services.lambda.runtime.ClientContext;
-import com.amazonaws.services.lambda.runtime.CognitoIdentity;
 import com.amazonaws.services.lambda.runtime.Context;
-import com.amazonaws.services.lambda.runtime.LambdaLogger;
 import com.amazonaws.services.lambda.runtime.events.SQSBatchResponse;
 import com.amazonaws.services.lambda.runtime.events.SQSEvent;
 import dev.inbox.Inbox;
@@ -94,30 +91,7 @@ class SqsLambdaBatchTest {
                             .messageSystemAttributeNames(MessageSystemAttributeName.ALL))
                     .messages());
         }
-        List<SQSEvent.SQSMessage> records = new ArrayList<>();
-        for (Message m : received) {
-            SQSEvent.SQSMessage record = new SQSEvent.SQSMessage();
-            record.setMessageId(m.messageId());
-            record.setReceiptHandle(m.receiptHandle());
-            record.setBody(m.body());
-            record.setEventSource("aws:sqs");
-            record.setEventSourceArn(arn);
-            Map<String, String> system = new HashMap<>();
-            m.attributes().forEach((name, value) -> system.put(name.toString(), value));
-            record.setAttributes(system);
-            Map<String, SQSEvent.MessageAttribute> attributes = new HashMap<>();
-            m.messageAttributes().forEach((name, value) -> {
-                SQSEvent.MessageAttribute a = new SQSEvent.MessageAttribute();
-                a.setDataType(value.dataType());
-                a.setStringValue(value.stringValue());
-                attributes.put(name, a);
-            });
-            record.setMessageAttributes(attributes);
-            records.add(record);
-        }
-        SQSEvent event = new SQSEvent();
-        event.setRecords(records);
-        return event;
+        return LambdaEvents.event(received, arn);
     }
 
     /** What Lambda does with the answer: deletes what is done, returns the rest to the queue. */
@@ -288,12 +262,20 @@ class SqsLambdaBatchTest {
         first.get(10, TimeUnit.SECONDS);
     }
 
+    /**
+     * On a FIFO queue a record that is not done holds back the later records of its message group,
+     * and only those: a record of another group after it in the batch runs and is done. Reported with
+     * the rest of the batch, as AWS's general advice has it, it came back and counted towards its
+     * {@code maxReceiveCount} each time: a poison message dead-lettered the events of other groups
+     * that shared its batches (the FIFO Lambda kit's A4 and A10 lost them).
+     */
     @Test
-    void onAFifoQueue_theFirstRecordNotDone_endsTheBatch() {
+    void onAFifoQueue_aRecordNotDone_holdsBackTheRestOfItsGroup_andOnlyThat() {
         String queue = SqsQueues.create(sqs, "inbox-lambda.fifo", Map.of(QueueAttributeName.VISIBILITY_TIMEOUT, "30"));
         queues.add(queue);
         send(queue, "g1", "g1", "a");
         send(queue, "g2", "g2", "a");
+        send(queue, "g3", "g3", "a");
         send(queue, "h1", "h1", "b");
         SqsLambdaBatch batch = SqsLambdaBatch.lease(inbox, message -> {
                     if (message.body().equals("g2")) {
@@ -303,38 +285,47 @@ class SqsLambdaBatchTest {
                 })
                 .keys(SqsKeys.attribute("event-id"))
                 .build();
-        SQSEvent event = receive(queue, 3);
+        SQSEvent event = byGroup(receive(queue, 4));
         List<String> order =
                 event.getRecords().stream().map(SQSEvent.SQSMessage::getBody).toList();
+        assertThat(order).containsExactly("g1", "g2", "g3", "h1");
         Set<String> reported = settle(queue, event, batch.handle(event, context(30_000)));
-        int g2 = order.indexOf("g2");
-        assertThat(reported).containsExactlyInAnyOrderElementsOf(order.subList(g2, order.size()));
-        assertThat(applied.keySet()).containsExactlyInAnyOrderElementsOf(order.subList(0, g2));
+        assertThat(reported).containsExactlyInAnyOrder("g2", "g3");
+        assertThat(applied.keySet()).containsExactlyInAnyOrder("g1", "h1");
+    }
+
+    /** The event with its records ordered by message group (each group's own order kept), as Lambda may batch them. */
+    private static SQSEvent byGroup(SQSEvent event) {
+        List<SQSEvent.SQSMessage> records = new ArrayList<>(event.getRecords());
+        records.sort(java.util.Comparator.comparing(r -> r.getAttributes().get("MessageGroupId")));
+        event.setRecords(records);
+        return event;
     }
 
     /**
-     * A record without a key on a FIFO queue is not done: the records after it must not run ahead of
-     * it. They were applied before (and reported all the same), so the group's later events were
-     * applied before its earlier one.
+     * A record without a key on a FIFO queue is not done: the records of its group after it must not
+     * run ahead of it (they were once applied, and reported all the same, so the group's later events
+     * were applied before its earlier one); another group's record goes on.
      */
     @Test
-    void onAFifoQueue_aRecordWithoutAKey_endsTheBatch_andNothingAfterItIsApplied() {
+    void onAFifoQueue_aRecordWithoutAKey_holdsBackItsGroup_andNothingAfterItInTheGroupIsApplied() {
         String queue =
                 SqsQueues.create(sqs, "inbox-lambda-keyless.fifo", Map.of(QueueAttributeName.VISIBILITY_TIMEOUT, "30"));
         queues.add(queue);
         send(queue, "k1", "k1", "a");
         send(queue, "keyless", null, "a");
         send(queue, "k2", "k2", "a");
+        send(queue, "other", "other", "b");
         SqsLambdaBatch batch = SqsLambdaBatch.lease(inbox, this::apply)
                 .keys(SqsKeys.attribute("event-id"))
                 .build();
-        SQSEvent event = receive(queue, 3);
+        SQSEvent event = byGroup(receive(queue, 4));
         List<String> order =
                 event.getRecords().stream().map(SQSEvent.SQSMessage::getBody).toList();
-        assertThat(order).containsExactly("k1", "keyless", "k2");
+        assertThat(order).containsExactly("k1", "keyless", "k2", "other");
         Set<String> reported = settle(queue, event, batch.handle(event, context(30_000)));
         assertThat(reported).containsExactlyInAnyOrder("keyless", "k2");
-        assertThat(applied.keySet()).as("applied").containsExactly("k1");
+        assertThat(applied.keySet()).as("applied").containsExactlyInAnyOrder("k1", "other");
     }
 
     @Test
@@ -462,63 +453,7 @@ class SqsLambdaBatchTest {
         assertThatThrownBy(() -> SqsLambdaBatch.lease(null, this::apply)).isInstanceOf(IllegalArgumentException.class);
     }
 
-    /** A Lambda context with {@code remainingMillis} left. */
     static Context context(int remainingMillis) {
-        return new Context() {
-            @Override
-            public String getAwsRequestId() {
-                return "test";
-            }
-
-            @Override
-            public String getLogGroupName() {
-                return "test";
-            }
-
-            @Override
-            public String getLogStreamName() {
-                return "test";
-            }
-
-            @Override
-            public String getFunctionName() {
-                return "test";
-            }
-
-            @Override
-            public String getFunctionVersion() {
-                return "$LATEST";
-            }
-
-            @Override
-            public String getInvokedFunctionArn() {
-                return "arn:aws:lambda:us-east-1:000000000000:function:test";
-            }
-
-            @Override
-            public CognitoIdentity getIdentity() {
-                return null;
-            }
-
-            @Override
-            public ClientContext getClientContext() {
-                return null;
-            }
-
-            @Override
-            public int getRemainingTimeInMillis() {
-                return remainingMillis;
-            }
-
-            @Override
-            public int getMemoryLimitInMB() {
-                return 512;
-            }
-
-            @Override
-            public LambdaLogger getLogger() {
-                return null;
-            }
-        };
+        return LambdaEvents.context(remainingMillis);
     }
 }

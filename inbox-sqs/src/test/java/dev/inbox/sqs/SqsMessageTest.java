@@ -3,7 +3,10 @@ package dev.inbox.sqs;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.inbox.ExpiredCopyException;
 import dev.inbox.keys.DedupKeys;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.core.SdkBytes;
@@ -31,6 +34,33 @@ class SqsMessageTest {
                 .dataType("String")
                 .stringValue(value)
                 .build();
+    }
+
+    @Test
+    void refusingCopiesOlderThan_refusesBySentTimestamp_andAdmitsAMessageReceivedWithoutIt() {
+        SqsKeys keys = SqsKeys.attribute("event-id").refusingCopiesOlderThan(Duration.ofHours(1));
+        long now = System.currentTimeMillis();
+        assertThat(keys.keyOf(sent(now - Duration.ofMinutes(59).toMillis()))).isEqualTo(DedupKeys.eventId("e1"));
+        assertThat(sent(now).sentAt()).isEqualTo(Instant.ofEpochMilli(now));
+        assertThatThrownBy(() -> keys.keyOf(sent(now - Duration.ofMinutes(61).toMillis())))
+                .isInstanceOf(ExpiredCopyException.class)
+                .hasMessageContaining("sqs-1")
+                .hasMessageContaining("EXPIRED");
+        SqsMessage unstamped = SqsMessage.of(message("{}", Map.of("event-id", string("e1"))));
+        assertThat(unstamped.sentAt()).isNull();
+        assertThat(keys.keyOf(unstamped)).as("no SentTimestamp: admitted").isEqualTo(DedupKeys.eventId("e1"));
+        assertThatThrownBy(() -> SqsKeys.messageId().refusingCopiesOlderThan(Duration.ZERO))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    private static SqsMessage sent(long millis) {
+        return SqsMessage.of(Message.builder()
+                .messageId("sqs-1")
+                .receiptHandle("r")
+                .body("{}")
+                .messageAttributes(Map.of("event-id", string("e1")))
+                .attributes(Map.of(MessageSystemAttributeName.SENT_TIMESTAMP, Long.toString(millis)))
+                .build());
     }
 
     @Test

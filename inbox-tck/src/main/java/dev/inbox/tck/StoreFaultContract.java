@@ -23,6 +23,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 
 /**
  * Rules E3–E5: a real server behind a {@link FaultProxy} that the kit controls. The server goes
@@ -39,7 +41,13 @@ import org.junit.jupiter.api.Test;
  *     }
  * }
  * }</pre>
+ *
+ * <p>Its tests mostly wait for timeouts and reconnections, so they run concurrently — with each
+ * other and with the suite's other classes — when JUnit's parallel execution is enabled
+ * ({@code junit.jupiter.execution.parallel.enabled}; otherwise one after another). Each test has a
+ * proxy, a store and a consumer of its own; {@link #createStore} may be called from several threads.
  */
+@Execution(ExecutionMode.CONCURRENT)
 public abstract class StoreFaultContract {
 
     private final List<AutoCloseable> resources = new ArrayList<>();

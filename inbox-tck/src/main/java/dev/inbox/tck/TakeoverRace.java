@@ -11,11 +11,15 @@ import java.util.List;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * Rule C9: threads racing on an <em>expired</em> lease, each round against one of three
- * interferers on thread 0 — the old owner completing it, the old owner releasing it, or a purge
- * (the record then past its grace as well). Whatever the order, exactly one claimant may end up
- * holding the key, and a completion the old owner was told succeeded must leave none; afterwards a
- * later delivery finds the key held (BUSY) or done (DUPLICATE), never free.
+ * Rule C9: threads racing on an <em>expired</em> lease, in four kinds of rounds: against one of
+ * three interferers on thread 0 — the old owner completing it, the old owner releasing it, or a
+ * purge (the record then past its grace as well) — with the claimants arriving spread over ¾ ms,
+ * and every thread claiming at once with nothing else going on (a takeover that reads the record,
+ * then writes its owner unconditionally, is caught there: two claimants both read it expired).
+ * Claimants are spread over the store instances given, as consumer processes would be. Whatever the
+ * order, exactly one claimant may end up holding the key, and a completion the old owner was told
+ * succeeded must leave none; afterwards a later delivery finds the key held (BUSY) or done
+ * (DUPLICATE), never free.
  */
 final class TakeoverRace {
 
@@ -25,20 +29,37 @@ final class TakeoverRace {
     private TakeoverRace() {}
 
     /**
+     * At least this many claimants-only rounds run, however few rounds the kit was given: a
+     * narrow read-then-write window shows in a fraction of them only.
+     */
+    static final int MIN_CLAIMANTS_ONLY = 100;
+
+    /** The kinds of rounds, by {@code round % 4}; the rounds added for the floor are claimants only. */
+    private static final int COMPLETE = 0;
+
+    private static final int RELEASE = 1;
+    private static final int PURGE = 2;
+    private static final int CLAIMANTS_ONLY = 3;
+
+    /**
      * Runs the race and returns one line per round that broke the rule (empty when none did).
      *
-     * @param store a store whose grace outlasts the test
+     * @param instances instances of one store that share their records (one table), whose grace
+     *     outlasts the test; the first alone when its instances keep records of their own
      * @param pastGrace a store with a grace of a millisecond, for the purge rounds
      */
-    static List<String> violations(InboxStore store, InboxStore pastGrace, String consumer, int threads, int rounds)
+    static List<String> violations(
+            List<InboxStore> instances, InboxStore pastGrace, String consumer, int threads, int rounds)
             throws Exception {
+        int total = rounds + Math.max(0, MIN_CLAIMANTS_ONLY - rounds / 4);
+        InboxStore store = instances.get(0);
         Duration moment = Duration.ofMillis(1);
         Duration longTime = Duration.ofMinutes(10);
-        List<OwnerToken> oldOwners = new ArrayList<>(rounds);
-        for (int r = 0; r < rounds; r++) {
+        List<OwnerToken> oldOwners = new ArrayList<>(total);
+        for (int r = 0; r < total; r++) {
             OwnerToken old = OwnerToken.random();
             oldOwners.add(old);
-            InboxStore target = r % 3 == 2 ? pastGrace : store;
+            InboxStore target = kind(r, rounds) == PURGE ? pastGrace : store;
             ClaimResult setUp = target.claim(ClaimRequest.of(key(consumer, r), old, moment));
             if (!setUp.isAcquired()) {
                 throw new AssertionError("C9 set-up: a fresh key answered " + setUp);
@@ -47,10 +68,15 @@ final class TakeoverRace {
         TckSupport.pause(Duration.ofMillis(50)); // every lease (and short grace) is over
         List<List<Outcome>> results = Race.race(
                 threads,
-                rounds,
+                total,
                 (round, thread) -> {
                     InboxKey key = key(consumer, round);
-                    InboxStore target = round % 3 == 2 ? pastGrace : store;
+                    int kind = kind(round, rounds);
+                    InboxStore target = kind == PURGE ? pastGrace : instances.get(thread % instances.size());
+                    if (kind == CLAIMANTS_ONLY) {
+                        return new Outcome(
+                                false, false, target.claim(ClaimRequest.of(key, OwnerToken.random(), longTime)));
+                    }
                     if (thread > 0) {
                         // Claimants arrive spread over ¾ ms, so some come while the interferer is
                         // half-way through, as redeliveries do.
@@ -58,9 +84,9 @@ final class TakeoverRace {
                         return new Outcome(
                                 false, false, target.claim(ClaimRequest.of(key, OwnerToken.random(), longTime)));
                     }
-                    boolean done = switch (round % 3) {
-                        case 0 -> target.complete(key, oldOwners.get(round), longTime);
-                        case 1 -> target.release(key, oldOwners.get(round));
+                    boolean done = switch (kind) {
+                        case COMPLETE -> target.complete(key, oldOwners.get(round), longTime);
+                        case RELEASE -> target.release(key, oldOwners.get(round));
                         default -> {
                             target.purge();
                             yield false;
@@ -70,28 +96,43 @@ final class TakeoverRace {
                 },
                 Outcome[]::new);
         List<String> wrong = new ArrayList<>();
-        for (int r = 0; r < rounds; r++) {
+        for (int r = 0; r < total; r++) {
+            int kind = kind(r, rounds);
             List<Outcome> round = results.get(r);
-            boolean interfererSucceeded = round.get(0).succeeded();
-            List<ClaimResult> claims =
-                    round.subList(1, round.size()).stream().map(Outcome::claim).toList();
+            boolean interfererSucceeded = kind != CLAIMANTS_ONLY && round.get(0).succeeded();
+            List<ClaimResult> claims = round.subList(kind == CLAIMANTS_ONLY ? 0 : 1, round.size()).stream()
+                    .map(Outcome::claim)
+                    .toList();
             long holders = claims.stream().filter(ClaimResult::isAcquired).count();
-            String mode = r % 3 == 0 ? "complete" : r % 3 == 1 ? "release" : "purge";
-            boolean ok = r % 3 == 0 ? holders == (interfererSucceeded ? 0 : 1) : holders == 1;
-            String what = "round " + r + " (" + mode + (r % 3 == 2 ? "" : " = " + interfererSucceeded) + ")";
-            if (!ok) {
-                wrong.add(what + ": " + holders + " claimants hold the key: " + claims);
+            String mode = switch (kind) {
+                case COMPLETE -> "complete = " + interfererSucceeded;
+                case RELEASE -> "release = " + interfererSucceeded;
+                case PURGE -> "purge";
+                default -> "claimants only";
+            };
+            long expectedHolders = kind == COMPLETE && interfererSucceeded ? 0 : 1;
+            String what = "round " + r + " (" + mode + ")";
+            if (holders != expectedHolders) {
+                String why = expectedHolders == 0
+                        ? "none may: the old owner was told its completion succeeded, so the event is done"
+                        : "exactly one must take over the expired lease";
+                wrong.add(what + ": " + holders + " of " + claims.size() + " claimants took the key, but " + why
+                        + " — claims: " + claims);
                 continue;
             }
             // Afterwards the key is held or done, never free: a later delivery must not get in.
-            InboxStore target = r % 3 == 2 ? pastGrace : store;
+            InboxStore target = kind == PURGE ? pastGrace : store;
             ClaimResult later = target.claim(ClaimRequest.of(key(consumer, r), OwnerToken.random(), longTime));
-            ClaimResult expected = r % 3 == 0 && interfererSucceeded ? null : ClaimResult.busy();
+            ClaimResult expected = kind == COMPLETE && interfererSucceeded ? null : ClaimResult.busy();
             if (expected == null ? later.status() != dev.inbox.spi.ClaimStatus.DUPLICATE : !expected.equals(later)) {
                 wrong.add(what + ": a later delivery was answered " + later);
             }
         }
         return wrong;
+    }
+
+    private static int kind(int round, int asked) {
+        return round < asked ? round % 4 : CLAIMANTS_ONLY;
     }
 
     private static InboxKey key(String consumer, int round) {

@@ -15,8 +15,9 @@ public enum TckRule {
             + " backslash, emoji are all distinct and none is truncated."),
     C8("Threads racing to claim one fresh key: exactly one ACQUIRED per round, also through overlapping"
             + " claimAll batches."),
-    C9("Threads racing on an expired lease, against the old owner's complete or release or a purge: exactly one"
-            + " holder, and none after a completion the old owner was told succeeded."),
+    C9("Threads racing on an expired lease, against the old owner's complete or release or a purge, and all at"
+            + " once with nothing else going on: exactly one holder, and none after a completion the old owner was"
+            + " told succeeded."),
     D1("Every combination of held record (none, IN_PROGRESS, COMPLETED), expiry (live, past expiry within"
             + " grace, past grace), claimant (the owner, another) and fingerprints (none, equal, different) gets"
             + " the answer of the decision table."),

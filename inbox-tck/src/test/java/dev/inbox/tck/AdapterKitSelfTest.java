@@ -35,7 +35,7 @@ import org.junit.platform.testkit.engine.Events;
  * mode, and in transactional mode on an embedded H2 database) and fails each deliberately broken
  * one on the rule it breaks. The kit subclasses below are static nested
  * classes, which Surefire does not run on its own; only the engine test kit here runs them. The
- * reference run and the meta-tests are in the default build; the fourteen broken adapters (about 6 s
+ * reference run and the meta-tests are in the default build; the broken adapters (about 6 s
  * each, seven at once) are {@code extended}, which CI runs.
  */
 class AdapterKitSelfTest {
@@ -107,6 +107,13 @@ class AdapterKitSelfTest {
         @Override
         Breakage breakage() {
             return Breakage.ACK_STORE_FAILURE;
+        }
+    }
+
+    static class AcksBeforeCommit extends TransactionalReferenceKit {
+        @Override
+        Breakage breakage() {
+            return Breakage.ACK_BEFORE_COMMIT;
         }
     }
 
@@ -274,6 +281,13 @@ class AdapterKitSelfTest {
         }
     }
 
+    static class SqsDeletesBeforeTheWork extends SqsReferenceKit {
+        @Override
+        ReferenceSqsHarness.Breakage breakage() {
+            return ReferenceSqsHarness.Breakage.DELETES_BEFORE_THE_WORK;
+        }
+    }
+
     static class SqsNoVisibilityExtension extends SqsReferenceKit {
         @Override
         ReferenceSqsHarness.Breakage breakage() {
@@ -316,6 +330,14 @@ class AdapterKitSelfTest {
             + " first receive")
     void a2_sqsStaleReceiptHandle() {
         assertThat(KitRun.failedRules(SqsStaleReceiptHandle.class, "A2")).contains("A2");
+    }
+
+    @Test
+    @Tag("extended")
+    @Execution(ExecutionMode.CONCURRENT)
+    @DisplayName("A7 catches an SQS adapter that deletes a message before its work")
+    void a7_sqsDeletesBeforeTheWork() {
+        assertThat(KitRun.failedRules(SqsDeletesBeforeTheWork.class, "A7")).contains("A7");
     }
 
     @Test
@@ -430,6 +452,14 @@ class AdapterKitSelfTest {
     @DisplayName("A12 catches an adapter whose retries die with the connection its client recovers")
     void a12() {
         assertThat(KitRun.failedRules(RetriesDieWithTheConnection.class, "A12")).contains("A12");
+    }
+
+    @Test
+    @Tag("extended")
+    @Execution(ExecutionMode.CONCURRENT)
+    @DisplayName("A7 catches a transactional adapter that acknowledges before its transaction commits")
+    void a7_acksBeforeCommit() {
+        assertThat(KitRun.failedRules(AcksBeforeCommit.class, "A7")).contains("A7");
     }
 
     @Test

@@ -21,6 +21,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.platform.testkit.engine.Events;
 
@@ -74,6 +75,61 @@ class KitSelfTest {
         @Override
         protected InboxStore createEmptyStore(Duration grace) {
             return new ReferenceStore(grace);
+        }
+    }
+
+    /**
+     * Atomic inside one instance only: each instance decides under a lock of its own over records
+     * the instances share (one table), with a round trip's pause between the check and the write —
+     * a store that serialises in the JVM and would pass a race of threads on one instance.
+     */
+    static class LocksPerInstanceKit extends SharedRecordsKit {
+        @Override
+        protected InboxStore createStore(Duration grace) {
+            return new ReferenceStore(grace, shared) {
+                @Override
+                public synchronized ClaimResult claim(ClaimRequest request) {
+                    return decideAndWrite(request); // this instance's lock, not the shared records'
+                }
+
+                @Override
+                @org.jspecify.annotations.Nullable
+                Rec read(String k) {
+                    Rec rec = super.read(k);
+                    TckSupport.pause(Duration.ofMillis(1)); // the round trip between check and write
+                    return rec;
+                }
+            };
+        }
+    }
+
+    /**
+     * A new key is inserted atomically, but an expired lease is taken over by reading the record and
+     * then writing the new owner unconditionally, a short round trip apart: two claimants that both
+     * read the expired record both answer TAKEN_OVER. Passes C8, which races on new keys.
+     */
+    static class ReadThenUpdateTakeoverKit extends SharedRecordsKit {
+        @Override
+        protected InboxStore createStore(Duration grace) {
+            return new ReferenceStore(grace, shared) {
+                @Override
+                public ClaimResult claim(ClaimRequest request) {
+                    synchronized (records) {
+                        if (!records.containsKey(mapKey(request.key()))) {
+                            return decideAndWrite(request); // INSERT … ON CONFLICT DO NOTHING: atomic
+                        }
+                    }
+                    return decideAndWrite(request); // SELECT, then UPDATE … WHERE key = ?: not
+                }
+
+                @Override
+                @org.jspecify.annotations.Nullable
+                Rec read(String k) {
+                    Rec rec = super.read(k);
+                    java.util.concurrent.locks.LockSupport.parkNanos(20_000); // a fast round trip
+                    return rec;
+                }
+            };
         }
     }
 
@@ -305,6 +361,12 @@ class KitSelfTest {
     }
 
     @Test
+    @DisplayName("C8 catches a store that is atomic only inside one instance (a Java lock)")
+    void locksPerInstanceStore_failsTheRaceRule_racedAcrossInstances() {
+        assertThat(KitRun.failedRules(LocksPerInstanceKit.class, "C8")).contains("C8");
+    }
+
+    @Test
     @DisplayName("C8 catches a check-then-insert store")
     void checkThenInsertStore_failsTheRaceRule() {
         assertThat(KitRun.failedRules(CheckThenInsertKit.class, "C8")).contains("C8");
@@ -329,6 +391,13 @@ class KitSelfTest {
     @Test
     @DisplayName("C7 catches a store that truncates long ids")
     void truncatingStore_failsExactComparison() {
+        assertThat(KitRun.failedRules(TruncatingKit.class, "C7")).contains("C7");
+    }
+
+    /** The whole kit on the truncating store (12 s): C7 alone fails, no other rule misreads it. */
+    @Test
+    @Tag("extended")
+    void truncatingStore_failsOnlyC7() {
         assertThat(KitRun.failed(KitRun.all(TruncatingKit.class))).containsExactly("C7");
     }
 
@@ -347,7 +416,20 @@ class KitSelfTest {
     @Test
     @DisplayName("R3 catches instances that judge records by their own grace")
     void r3_catchesInstancesThatJudgeRecordsByTheirOwnGrace() {
+        assertThat(KitRun.failedRules(InstanceGraceKit.class, "R3")).contains("R3");
+    }
+
+    /** The whole kit on those instances (12 s): R3 alone fails. */
+    @Test
+    @Tag("extended")
+    void instanceGrace_failsOnlyR3() {
         assertThat(KitRun.failed(KitRun.all(InstanceGraceKit.class))).containsExactly("R3");
+    }
+
+    @Test
+    @DisplayName("C9 catches a takeover that reads the expired record, then updates it unconditionally")
+    void c9_catchesATakeoverThatReadsThenUpdates() {
+        assertThat(KitRun.failedRules(ReadThenUpdateTakeoverKit.class, "C9")).contains("C9");
     }
 
     @Test

@@ -80,7 +80,13 @@ final class ReferenceRabbitHarness implements AdapterHarness {
          */
         GIVES_UP_AFTER_A_WHILE,
         /** Neither acknowledges nor requeues a message whose completion failed after the work ran. */
-        LEAVES_FAILED_COMPLETION_UNACKNOWLEDGED
+        LEAVES_FAILED_COMPLETION_UNACKNOWLEDGED,
+        /**
+         * Transactional mode: acknowledges a message inside its transaction, once claimed and before
+         * the work and the commit (to free its prefetch early); a transaction that then never
+         * commits has lost the event.
+         */
+        ACK_BEFORE_COMMIT
     }
 
     /** The retries of {@link Breakage#GIVES_UP} before it acknowledges past a message: fewer than the kit's 20. */
@@ -262,6 +268,10 @@ final class ReferenceRabbitHarness implements AdapterHarness {
                 ackBeforeComplete(id, payload, delivery);
                 return;
             }
+            if (breakage == Breakage.ACK_BEFORE_COMMIT) {
+                ackBeforeCommit(id, payload, delivery);
+                return;
+            }
             HandleOutcome outcome;
             try {
                 outcome = transactional != null
@@ -341,6 +351,26 @@ final class ReferenceRabbitHarness implements AdapterHarness {
             }
             getChannel().basicAck(delivery, false); // throws when the channel is gone: never completed
             claim.complete();
+        }
+
+        private void ackBeforeCommit(String id, String payload, long delivery) throws IOException {
+            TransactionalInbox inTransactions = java.util.Objects.requireNonNull(transactional, "transactional mode");
+            HandleOutcome outcome;
+            try {
+                outcome = inTransactions
+                        .handle(id, connection -> {
+                            getChannel().basicAck(delivery, false);
+                            kit.apply(payload, connection);
+                        })
+                        .outcome();
+            } catch (Exception failed) {
+                return; // acknowledged already
+            }
+            if (outcome == HandleOutcome.BUSY) {
+                retryLater(delivery, payload);
+            } else if (outcome == HandleOutcome.DUPLICATE) {
+                getChannel().basicAck(delivery, false);
+            }
         }
 
         /** True when a breakage that gives up has retried {@code payload} enough. */

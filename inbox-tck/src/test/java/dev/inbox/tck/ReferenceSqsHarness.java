@@ -52,7 +52,12 @@ final class ReferenceSqsHarness implements AdapterHarness {
          * Deletes a message with the receipt handle of its first receive, kept by message id: once the
          * message was received again (after failed work) that handle is stale, and SQS deletes nothing.
          */
-        STALE_RECEIPT_HANDLE
+        STALE_RECEIPT_HANDLE,
+        /**
+         * Deletes each message as its work begins, before the work and its completion (as a consumer
+         * that deletes on receipt does): work that never finishes has lost its event.
+         */
+        DELETES_BEFORE_THE_WORK
     }
 
     private static final ScheduledExecutorService RENEWALS = Executors.newScheduledThreadPool(2, r -> {
@@ -281,6 +286,14 @@ final class ReferenceSqsHarness implements AdapterHarness {
                 if (claim.status() == ClaimStatus.DUPLICATE) {
                     delete.add(i);
                     return;
+                }
+                if (breakage == Breakage.DELETES_BEFORE_THE_WORK) {
+                    try {
+                        client.deleteMessage(r ->
+                                r.queueUrl(queue).receiptHandle(messages.get(i).receiptHandle()));
+                    } catch (RuntimeException gone) {
+                        // deleted when the receive ends, as any other
+                    }
                 }
                 try {
                     kit.apply(messages.get(i).body(), null);

@@ -52,7 +52,7 @@ record StormConfig(
 
     static final String USAGE = String.join(
             "\n",
-            "usage: storm [--store caffeine|postgres|mysql|redis|redis-cluster|dynamodb] [--redis-url URL] [--dynamodb-url URL] [--mode lease|lease-batch|transactional|transactional-batch] [--jdbc-url URL]",
+            "usage: storm [--store caffeine|postgres|mysql|redis|redis-cluster|dynamodb|CLASS] [--redis-url URL] [--dynamodb-url URL] [--mode lease|lease-batch|transactional|transactional-batch] [--jdbc-url URL]",
             "             [--events N] [--partitions N] [--consumers N]",
             "             [--max-redeliveries N] [--max-redelivery-delay-ms N] [--fail-rate R]",
             "             [--crash-before-work-rate R] [--crash-after-work-rate R]",
@@ -77,6 +77,9 @@ record StormConfig(
             "--store redis uses --redis-url (default redis://127.0.0.1:6379); --store redis-cluster needs",
             "--redis-url naming one node of the cluster; --store dynamodb uses --dynamodb-url (for example",
             "a local dynalite), or the AWS default region and credentials when it is not given.",
+            "--store CLASS (a dotted class name on the class path) runs a store of your own in lease mode: a",
+            "public java.util.function.Supplier<InboxStore> with a public no-argument constructor whose get()",
+            "returns it ready; --grace-ms does not reach it (its supplier configures it).",
             "--mode transactional writes the ledger in the claim's transaction (SQL stores), where no crash",
             "may double an effect.",
             "--mode transactional-batch (with a --broker) applies each poll, receive or window of deliveries in one",

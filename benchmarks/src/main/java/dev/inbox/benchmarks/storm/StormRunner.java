@@ -3,6 +3,7 @@ package dev.inbox.benchmarks.storm;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.inbox.InboxMetrics;
+import dev.inbox.benchmarks.custom.CustomStores;
 import dev.inbox.caffeine.CaffeineInboxStore;
 import dev.inbox.dynamodb.DynamoDbInboxStore;
 import dev.inbox.jdbc.TransactionalInboxStore;
@@ -160,9 +161,20 @@ public final class StormRunner {
                     target = new LeaseTarget(
                             "dynamodb", dynamoDbStore(config, resources), consumer, config, storm.metrics());
                 }
-                default ->
-                    throw new IllegalArgumentException("unknown store '" + config.store()
-                            + "'; this build has: caffeine, postgres, mysql, redis, redis-cluster, dynamodb");
+                default -> {
+                    if (!CustomStores.isClassName(config.store())) {
+                        throw new IllegalArgumentException("unknown store '" + config.store()
+                                + "'; this build has: caffeine, postgres, mysql, redis, redis-cluster, dynamodb,"
+                                + " or give the class name of a Supplier<InboxStore> that builds yours");
+                    }
+                    if (config.transactional()) {
+                        throw new IllegalArgumentException("a store of your own runs in lease mode: the storm's"
+                                + " transactional modes are the SQL stores' (they write the ledger in the claim's"
+                                + " transaction)");
+                    }
+                    target = new LeaseTarget(
+                            config.store(), CustomStores.create(config.store()), consumer, config, storm.metrics());
+                }
             }
         }
         return target;

@@ -56,7 +56,18 @@ final class TransactionalTarget implements StormTarget {
                 .build();
         try (Connection c = dataSource.getConnection();
                 Statement s = c.createStatement()) {
-            s.execute("CREATE TABLE IF NOT EXISTS " + LEDGER + " (run VARCHAR(100) NOT NULL, event INT NOT NULL)");
+            try {
+                s.execute("CREATE TABLE IF NOT EXISTS " + LEDGER + " (run VARCHAR(100) NOT NULL, event INT NOT NULL)");
+            } catch (SQLException e) {
+                // Two storms starting at once on a new PostgreSQL database: the other one created it
+                // (CREATE TABLE IF NOT EXISTS is not safe against a concurrent one there).
+                if (!"23505".equals(e.getSQLState()) && !"42P07".equals(e.getSQLState())) {
+                    throw e;
+                }
+                if (!c.getAutoCommit()) {
+                    c.rollback();
+                }
+            }
             if (!c.getAutoCommit()) {
                 c.commit();
             }

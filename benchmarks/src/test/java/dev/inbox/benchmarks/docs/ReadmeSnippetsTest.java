@@ -39,7 +39,7 @@ import org.junit.jupiter.api.TestFactory;
  */
 class ReadmeSnippetsTest {
 
-    private static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
+    static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
 
     private static final Set<String> NOT_OURS = Set.of("target", "node_modules", ".git", ".mvn");
 
@@ -66,7 +66,7 @@ class ReadmeSnippetsTest {
     }
 
     /** The repository's Markdown files, build output and installed packages left out. */
-    private static List<Path> markdownFiles() throws IOException {
+    static List<Path> markdownFiles() throws IOException {
         List<Path> pages = new ArrayList<>();
         Files.walkFileTree(ROOT, new SimpleFileVisitor<>() {
             @Override

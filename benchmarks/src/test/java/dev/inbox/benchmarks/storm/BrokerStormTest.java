@@ -8,12 +8,18 @@ import dev.inbox.testing.SqsServer;
 import dev.inbox.testing.TestServers;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * Small storms through the real brokers, with the faults the README's bigger ones have: producer
  * re-sends, consumers crashing mid-work (before and after it), failing work, a member joining and
- * leaving mid-run.
+ * leaving mid-run. The storms of different brokers run side by side (each its own consumer name,
+ * ledger run and topic or queue), those of one broker one after another.
  */
+@Execution(ExecutionMode.CONCURRENT)
+@Tag("extended") // 40 s and more: CI (-Pcontainers) and -Pextended run it, ./mvnw verify does not
 class BrokerStormTest {
 
     private final RunnerCapture runner = new RunnerCapture();
@@ -42,23 +48,26 @@ class BrokerStormTest {
     }
 
     @Test
+    @ResourceLock("broker-storm-kafka")
     void kafka_transactional_withCrashesResendsAndARebalance_isExactlyOnce() throws Exception {
         assertExactlyOnce(run(storm("kafka", "transactional", "--kafka-bootstrap", KafkaBroker.bootstrap())));
     }
 
     @Test
+    @ResourceLock("broker-storm-rabbitmq")
     void rabbitmq_transactional_withCrashesResendsAndAMemberLeaving_isExactlyOnce() throws Exception {
         assertExactlyOnce(run(storm("rabbitmq", "transactional", "--amqp-uri", TestServers.rabbitmq())));
     }
 
     @Test
+    @ResourceLock("broker-storm-sqs")
     void sqs_transactional_withCrashesResendsAndAMemberLeaving_isExactlyOnce() throws Exception {
         assertExactlyOnce(run(storm("sqs", "transactional", "--sqs-endpoint", SqsServer.endpoint())));
     }
 
-    // 13 s; SQS transactional storms run in the default build, FIFO ones in CI (-Pcontainers) and -Pextended.
     @Test
     @Tag("extended")
+    @ResourceLock("broker-storm-sqs")
     void sqsFifo_transactional_withCrashesResendsAndAMemberLeaving_isExactlyOnce() throws Exception {
         // 300 events: a FIFO group waits a visibility timeout for each of its crashed messages. The
         // faults come from the seed: at 1 % its first 300 draws hold no crash after work, at 3 % nine.
@@ -76,6 +85,7 @@ class BrokerStormTest {
     /** One transaction per poll (per partition of it): a crash or a failure mid-poll rolls the whole of it back. */
     @Test
     @Tag("extended")
+    @ResourceLock("broker-storm-kafka")
     void kafka_transactionalBatch_withCrashesResendsAndARebalance_isExactlyOnce() throws Exception {
         assertExactlyOnce(run(storm("kafka", "transactional-batch", "--kafka-bootstrap", KafkaBroker.bootstrap())));
         assertThat(runner.out()).contains("one transaction per poll, receive or window");
@@ -84,6 +94,7 @@ class BrokerStormTest {
     /** Windows of deliveries in one transaction: a crash mid-window rolls all of it back, and its messages come again. */
     @Test
     @Tag("extended")
+    @ResourceLock("broker-storm-rabbitmq")
     void rabbitmq_transactionalBatch_withCrashesResendsAndAMemberLeaving_isExactlyOnce() throws Exception {
         assertExactlyOnce(run(storm("rabbitmq", "transactional-batch", "--amqp-uri", TestServers.rabbitmq())));
         assertThat(runner.out()).contains("one transaction per poll, receive or window");
@@ -91,6 +102,7 @@ class BrokerStormTest {
 
     @Test
     @Tag("extended")
+    @ResourceLock("broker-storm-sqs")
     void sqs_transactionalBatch_withCrashesResendsAndAMemberLeaving_isExactlyOnce() throws Exception {
         assertExactlyOnce(run(storm("sqs", "transactional-batch", "--sqs-endpoint", SqsServer.endpoint())));
     }
@@ -99,6 +111,7 @@ class BrokerStormTest {
     // default build (SqsInboxLoopTest).
     @Test
     @Tag("extended")
+    @ResourceLock("broker-storm-sqs")
     void sqs_onDynamoDb_withCrashesAfterWork_losesNothing_andExplainsEachExtraApplication() throws Exception {
         try (Dynalite dynalite = Dynalite.forTests()) {
             int code = run(
@@ -145,6 +158,7 @@ class BrokerStormTest {
     }
 
     @Test
+    @ResourceLock("broker-storm-kafka")
     void kafka_lease_withCrashesAfterWork_explainsEachExtraApplication() throws Exception {
         int code = run(storm("kafka", "lease", "--kafka-bootstrap", KafkaBroker.bootstrap(), "--lease-ms", "2000"));
         String json = runner.out();
@@ -160,6 +174,7 @@ class BrokerStormTest {
      */
     @Test
     @Tag("extended")
+    @ResourceLock("broker-storm-kafka")
     void kafka_leaseBatch_chargesEachCrashTheRecordsItsPollApplied() throws Exception {
         int code =
                 run(storm("kafka", "lease-batch", "--kafka-bootstrap", KafkaBroker.bootstrap(), "--lease-ms", "2000"));

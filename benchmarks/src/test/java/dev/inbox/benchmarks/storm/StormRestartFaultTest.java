@@ -87,6 +87,7 @@ class StormRestartFaultTest {
     }
 
     @Test
+    @Tag("extended") // the PostgreSQL restart runs in every build; this one in CI and -Pextended
     void mariadbTransactional_serverKilledAndRestarted_everyEventAppliedExactlyOnce() throws Exception {
         try (LocalMariadb mariadb = LocalMariadb.start()) {
             sqlStormWithRestart(mariadb, "mysql");
@@ -113,6 +114,7 @@ class StormRestartFaultTest {
     }
 
     @Test
+    @Tag("extended") // 13 s: CI and -Pextended
     void redisWithAppendfsyncAlways_serverCrashAndRestart_losesNothing() throws Exception {
         String json = redisStorm(true, 0);
         assertThat(json).contains("\"neverApplied\":0").contains("\"passed\":true");

@@ -58,6 +58,43 @@ class StormRunnerTest {
     }
 
     @Test
+    void storm_onAStoreOfYourOwn_namedByItsSupplierClass_runsOnThatStore() throws Exception {
+        int code = run("--store", OwnStores.Correct.class.getName(), "--events", "1000", "--json");
+        assertThat(code).as(runner.out() + runner.err()).isZero();
+        assertThat(runner.out()).contains("\"passed\":true").contains(OwnStores.Correct.class.getName());
+        // The store the class built is the one under test: one that forgets completions fails the run.
+        RunnerCapture forgetful = new RunnerCapture();
+        assertThat(forgetful.run(
+                        "--store",
+                        OwnStores.Forgetful.class.getName(),
+                        "--events",
+                        "500",
+                        "--crash-before-work-rate",
+                        "0"))
+                .as(forgetful.out() + forgetful.err())
+                .isEqualTo(1);
+        assertThat(forgetful.out()).contains("FAILED");
+    }
+
+    @Test
+    void storm_onAClassThatIsNotAStoreSupplier_isAUsageErrorSayingWhatToChange() throws Exception {
+        assertThat(run("--store", "com.example.NoSuchStore")).isEqualTo(2);
+        assertThat(runner.err()).contains("no class com.example.NoSuchStore on the class path");
+        RunnerCapture notASupplier = new RunnerCapture();
+        assertThat(notASupplier.run("--store", OwnStores.NotASupplier.class.getName()))
+                .isEqualTo(2);
+        assertThat(notASupplier.err()).contains("is not a java.util.function.Supplier<InboxStore>");
+        RunnerCapture aString = new RunnerCapture();
+        assertThat(aString.run("--store", OwnStores.SuppliesAString.class.getName()))
+                .isEqualTo(2);
+        assertThat(aString.err()).contains(".get() returned a java.lang.String, not an InboxStore");
+        RunnerCapture transactional = new RunnerCapture();
+        assertThat(transactional.run("--store", OwnStores.Correct.class.getName(), "--mode", "transactional"))
+                .isEqualTo(2);
+        assertThat(transactional.err()).contains("a store of your own runs in lease mode");
+    }
+
+    @Test
     void storm_onPostgres_transactionalMode_staysExactlyOnce_evenWithCrashesAfterWork() throws Exception {
         int code = run(
                 "--store",

@@ -13,6 +13,7 @@ import dev.inbox.spring.kafka.InboxRecordInterceptor;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.observation.ObservationRegistry;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -31,6 +32,8 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
+import org.springframework.context.annotation.ImportRuntimeHints;
 import org.springframework.core.env.Environment;
 import org.springframework.core.io.ResourceLoader;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
@@ -56,7 +59,15 @@ import org.springframework.transaction.PlatformTransactionManager;
             "io.awspring.cloud.autoconfigure.sqs.SqsAutoConfiguration"
         })
 @EnableConfigurationProperties(InboxProperties.class)
+@ImportRuntimeHints(InboxRuntimeHints.class)
+@Import(InboxHttpConfiguration.class)
 public class InboxAutoConfiguration {
+
+    /** Warns of {@code inbox.*} properties no setting reads (a misspelt one leaves its default in force). */
+    @Bean
+    static InboxUnknownProperties inboxUnknownProperties(Environment environment) {
+        return new InboxUnknownProperties(environment);
+    }
 
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
@@ -137,6 +148,22 @@ public class InboxAutoConfiguration {
     }
 
     /**
+     * {@link #keys}, refusing copies older than the retention ({@code refusing}: the key type's
+     * {@code refusingCopiesOlderThan}) when {@code inbox.refuse-expired-copies} is set.
+     */
+    static <T> T keys(
+            ObjectProvider<T> bean,
+            @Nullable String header,
+            String property,
+            Function<String, T> fromHeader,
+            Supplier<T> standard,
+            InboxProperties settings,
+            java.util.function.BiFunction<T, java.time.Duration, T> refusing) {
+        T keys = keys(bean, header, property, fromHeader, standard);
+        return settings.isRefuseExpiredCopies() ? refusing.apply(keys, settings.getRetention()) : keys;
+    }
+
+    /**
      * The transaction manager a transactional listener runs in: the unique one of the context,
      * else one on the inbox's DataSource.
      */
@@ -185,6 +212,32 @@ public class InboxAutoConfiguration {
         @ConditionalOnMissingBean(name = "inboxHealthIndicator")
         InboxHealthIndicator inboxHealthIndicator(Inbox inbox) {
             return new InboxHealthIndicator(inbox);
+        }
+
+        /**
+         * DOWN while a deduplicated {@code @KafkaListener}'s container stands stopped by its error
+         * handler (a record without a dedup key): the application is up, but that listener consumes
+         * nothing until someone looks.
+         */
+        @Bean
+        @ConditionalOnClass(name = "org.springframework.kafka.config.KafkaListenerEndpointRegistry")
+        @ConditionalOnMissingBean(name = "inboxKafkaListenersHealthIndicator")
+        HealthIndicator inboxKafkaListenersHealthIndicator(ObjectProvider<InboxKafkaListeners> listeners) {
+            return () -> {
+                InboxKafkaListeners wired = listeners.getIfAvailable();
+                List<String> stopped = wired == null ? List.of() : wired.stoppedAbnormally();
+                return stopped.isEmpty()
+                        ? org.springframework.boot.health.contributor.Health.up()
+                                .build()
+                        : org.springframework.boot.health.contributor.Health.down()
+                                .withDetail("stopped", stopped)
+                                .withDetail(
+                                        "why",
+                                        "stopped by their error handler, at a record the inbox could not key (see the"
+                                                + " log) or another failure the handler stops on; start them again"
+                                                + " once it is dealt with")
+                                .build();
+            };
         }
     }
 
@@ -260,7 +313,9 @@ public class InboxAutoConfiguration {
                             settings.getKeyHeader(),
                             "inbox.kafka.key-header",
                             dev.inbox.kafka.RecordKeys::header,
-                            dev.inbox.kafka.RecordKeys::standard),
+                            dev.inbox.kafka.RecordKeys::standard,
+                            properties,
+                            dev.inbox.kafka.RecordKeys::refusingCopiesOlderThan),
                     settings.isTransactional()
                             ? transactionManager(inbox, transactions, "inbox.kafka.transactional")
                             : null,
@@ -379,7 +434,9 @@ public class InboxAutoConfiguration {
                             settings.getKeyHeader(),
                             "inbox.sqs.key-header",
                             dev.inbox.sqs.SqsKeys::attribute,
-                            dev.inbox.sqs.SqsKeys::standard),
+                            dev.inbox.sqs.SqsKeys::standard,
+                            properties,
+                            dev.inbox.sqs.SqsKeys::refusingCopiesOlderThan),
                     settings.getBusyBackoff(),
                     registry);
         }

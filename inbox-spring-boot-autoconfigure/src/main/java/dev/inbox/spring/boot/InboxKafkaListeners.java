@@ -47,6 +47,7 @@ public final class InboxKafkaListeners implements SmartLifecycle {
     private final boolean ownRollbackProcessor;
     private final Map<String, InboxRecordInterceptor<Object, Object>> records = new ConcurrentHashMap<>();
     private final Map<String, InboxBatchInterceptor<Object, Object>> batches = new ConcurrentHashMap<>();
+    private final List<String> deduplicated = new java.util.concurrent.CopyOnWriteArrayList<>();
     private volatile boolean running;
 
     InboxKafkaListeners(
@@ -84,6 +85,22 @@ public final class InboxKafkaListeners implements SmartLifecycle {
                         .sum();
     }
 
+    /**
+     * The deduplicated listeners whose container stopped abnormally — stopped by its error handler
+     * (the inbox's stops a container at a record without a dedup key, rather than skip it) — and
+     * was not started again: they consume nothing until they are.
+     */
+    public List<String> stoppedAbnormally() {
+        List<String> stopped = new java.util.ArrayList<>();
+        for (String id : deduplicated) {
+            MessageListenerContainer container = registry.getListenerContainer(id);
+            if (container != null && !container.isInExpectedState()) {
+                stopped.add(id);
+            }
+        }
+        return stopped;
+    }
+
     @Override
     @SuppressWarnings("unchecked")
     public void start() {
@@ -95,6 +112,7 @@ public final class InboxKafkaListeners implements SmartLifecycle {
             AbstractMessageListenerContainer<Object, Object> container =
                     (AbstractMessageListenerContainer<Object, Object>) found;
             useTransactions(container);
+            deduplicated.add(container.getListenerId());
             String group = container.getGroupId();
             String scope = group == null || group.isEmpty() ? container.getListenerId() : group;
             if (container.getContainerProperties().getMessageListener() instanceof BatchMessageListener<?, ?>) {

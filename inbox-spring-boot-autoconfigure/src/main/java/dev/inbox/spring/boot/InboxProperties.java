@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.util.unit.DataSize;
 
 /**
  * The {@code inbox.*} properties. Each setter checks its value, so a wrong one fails the startup
@@ -50,6 +51,13 @@ public class InboxProperties {
      */
     private @Nullable Duration maxInHand;
 
+    /**
+     * Refuse a copy older than the retention by the broker's timestamp (Kafka record timestamp, AMQP
+     * timestamp, SQS SentTimestamp) as EXPIRED: its record may be gone, so it goes to the listener's
+     * dead-letter path like a message without a key, never applied. Applies to every listener's keys.
+     */
+    private boolean refuseExpiredCopies = false;
+
     /** Create the store's table (SQL, DynamoDB) at startup when it is missing. */
     private boolean createSchema = false;
 
@@ -67,6 +75,8 @@ public class InboxProperties {
     private final RabbitListeners rabbit = new RabbitListeners();
 
     private final Listeners sqs = new Listeners("inbox.sqs");
+
+    private final Http http = new Http();
 
     public StoreKind getStore() {
         return store;
@@ -102,6 +112,14 @@ public class InboxProperties {
 
     public void setMaxInHand(@Nullable Duration maxInHand) {
         this.maxInHand = maxInHand == null ? null : atLeastASecond(maxInHand, "inbox.max-in-hand");
+    }
+
+    public boolean isRefuseExpiredCopies() {
+        return refuseExpiredCopies;
+    }
+
+    public void setRefuseExpiredCopies(boolean refuseExpiredCopies) {
+        this.refuseExpiredCopies = refuseExpiredCopies;
     }
 
     public void setLease(Duration lease) {
@@ -161,6 +179,10 @@ public class InboxProperties {
 
     public RabbitListeners getRabbit() {
         return rabbit;
+    }
+
+    public Http getHttp() {
+        return http;
     }
 
     /**
@@ -467,6 +489,125 @@ public class InboxProperties {
 
         public void setListenerIds(List<String> listenerIds) {
             this.listenerIds = listenerIds;
+        }
+    }
+
+    /**
+     * Idempotency-Key on the routes of a servlet web application ({@code inbox-http} on the class
+     * path): a repeat of a key's request gets the first response instead of running the handler.
+     */
+    public static class Http {
+
+        /**
+         * Servlet URL patterns of the routes to guard, such as {@code /payments/*}. Setting it (or
+         * the scope) registers the filter; the scope must then be set too.
+         */
+        private List<String> paths = new ArrayList<>();
+
+        /**
+         * Whose keys a request's key is among: {@code principal} (the authenticated user),
+         * {@code header:<name>} (a tenant or API-key header your gateway sets or checks), or
+         * {@code global} (only for keys no two clients can share). Required: there is no default.
+         */
+        private @Nullable String scope;
+
+        /** Narrow the scope to the request's method and path, so a key is used once per route. */
+        private boolean perRoute = false;
+
+        /** Refuse a guarded request without a key (400); false lets it run unguarded. */
+        private boolean keyRequired = true;
+
+        /** The HTTP methods guarded. */
+        private List<String> methods = new ArrayList<>(List.of("POST", "PATCH"));
+
+        /** The longest request body read for the fingerprint; a longer one is refused (413). */
+        private DataSize maxBodySize = DataSize.ofMegabytes(1);
+
+        /** Keep and replay a 4xx the handler answered; false releases it like a 5xx. */
+        private boolean keepClientErrors = true;
+
+        /** The Retry-After of a 409 (the key's request still running) or a 503 (the store down). */
+        private Duration retryAfter = Duration.ofSeconds(1);
+
+        /**
+         * The filter's order. The default, 0, runs it after Spring Security's filter chain (-100),
+         * so that a request refused there never claims its key and a principal scope sees the user.
+         */
+        private int filterOrder = 0;
+
+        public List<String> getPaths() {
+            return paths;
+        }
+
+        public void setPaths(List<String> paths) {
+            this.paths = paths;
+        }
+
+        public @Nullable String getScope() {
+            return scope;
+        }
+
+        public void setScope(@Nullable String scope) {
+            this.scope = scope;
+        }
+
+        public boolean isPerRoute() {
+            return perRoute;
+        }
+
+        public void setPerRoute(boolean perRoute) {
+            this.perRoute = perRoute;
+        }
+
+        public boolean isKeyRequired() {
+            return keyRequired;
+        }
+
+        public void setKeyRequired(boolean keyRequired) {
+            this.keyRequired = keyRequired;
+        }
+
+        public List<String> getMethods() {
+            return methods;
+        }
+
+        public void setMethods(List<String> methods) {
+            this.methods = methods;
+        }
+
+        public DataSize getMaxBodySize() {
+            return maxBodySize;
+        }
+
+        public void setMaxBodySize(DataSize maxBodySize) {
+            if (maxBodySize == null || maxBodySize.isNegative() || maxBodySize.toBytes() > Integer.MAX_VALUE) {
+                throw new IllegalArgumentException("inbox.http.max-body-size must be 0 to 2GB, but was " + maxBodySize);
+            }
+            this.maxBodySize = maxBodySize;
+        }
+
+        public boolean isKeepClientErrors() {
+            return keepClientErrors;
+        }
+
+        public void setKeepClientErrors(boolean keepClientErrors) {
+            this.keepClientErrors = keepClientErrors;
+        }
+
+        public Duration getRetryAfter() {
+            return retryAfter;
+        }
+
+        public void setRetryAfter(Duration retryAfter) {
+            this.retryAfter = positive(retryAfter, "inbox.http.retry-after");
+        }
+
+        public int getFilterOrder() {
+            return filterOrder;
+        }
+
+        public void setFilterOrder(int filterOrder) {
+            this.filterOrder = filterOrder;
         }
     }
 }

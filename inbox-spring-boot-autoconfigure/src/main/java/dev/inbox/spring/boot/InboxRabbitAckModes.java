@@ -1,5 +1,6 @@
 package dev.inbox.spring.boot;
 
+import dev.inbox.spring.amqp.InboxRabbitAdvice;
 import java.util.ArrayList;
 import java.util.List;
 import org.springframework.amqp.core.AcknowledgeMode;
@@ -26,29 +27,20 @@ final class InboxRabbitAckModes implements SmartLifecycle {
 
     @Override
     public void start() {
-        List<String> manual = new ArrayList<>();
-        List<String> none = new ArrayList<>();
-        for (MessageListenerContainer container : registry.getListenerContainers()) {
-            if (container instanceof AbstractMessageListenerContainer found) {
-                if (found.getAcknowledgeMode() == AcknowledgeMode.MANUAL) {
-                    manual.add(found.getListenerId());
-                } else if (found.getAcknowledgeMode() == AcknowledgeMode.NONE) {
-                    none.add(found.getListenerId());
+        for (AcknowledgeMode mode : new AcknowledgeMode[] {AcknowledgeMode.MANUAL, AcknowledgeMode.NONE}) {
+            List<String> refused = new ArrayList<>();
+            for (MessageListenerContainer container : registry.getListenerContainers()) {
+                if (container instanceof AbstractMessageListenerContainer found && found.getAcknowledgeMode() == mode) {
+                    refused.add(found.getListenerId());
                 }
             }
-        }
-        if (!manual.isEmpty()) {
-            throw new IllegalStateException("inbox: the @RabbitListener containers " + manual + " acknowledge"
-                    + " manually (AcknowledgeMode.MANUAL), which the inbox cannot make safe: a BUSY message would"
-                    + " never be requeued and a skipped duplicate never acknowledged. Use AUTO (the default) and let"
-                    + " the listener throw to reject, or set inbox.rabbit.enabled=false and call SpringInbox.handle"
-                    + " in the listener yourself");
-        }
-        if (!none.isEmpty()) {
-            throw new IllegalStateException("inbox: the @RabbitListener containers " + none + " take messages"
-                    + " without acknowledgements (AcknowledgeMode.NONE): the broker forgets each message as it"
-                    + " sends it, so a BUSY message, failed work or a store outage loses the event. Use AUTO (the"
-                    + " default): remove ackMode = \"NONE\" or spring.rabbitmq.listener.*.acknowledge-mode=none");
+            if (!refused.isEmpty()) {
+                throw new IllegalStateException("inbox: the @RabbitListener containers " + refused + " "
+                        + InboxRabbitAdvice.unsafeAcknowledgeMode(mode)
+                        + (mode == AcknowledgeMode.MANUAL
+                                ? " (inbox.rabbit.enabled=false leaves every listener out)"
+                                : " (or spring.rabbitmq.listener.*.acknowledge-mode=none)"));
+            }
         }
         running = true;
     }

@@ -4,7 +4,6 @@ import dev.inbox.rabbitmq.KeylessMessages;
 import dev.inbox.rabbitmq.MessageKeys;
 import dev.inbox.spring.SpringInbox;
 import dev.inbox.spring.amqp.InboxRabbitAdvice;
-import org.aopalliance.aop.Advice;
 import org.jspecify.annotations.Nullable;
 import org.springframework.amqp.rabbit.config.AbstractRabbitListenerContainerFactory;
 import org.springframework.beans.factory.ObjectProvider;
@@ -41,14 +40,7 @@ final class InboxRabbitListeners implements BeanPostProcessor {
     public Object postProcessAfterInitialization(Object bean, String beanName) {
         if (bean instanceof AbstractRabbitListenerContainerFactory<?> factory) {
             InboxProperties.RabbitListeners settings = properties.getObject().getRabbit();
-            InboxRabbitAdvice first = advice(settings);
-            Advice[] chain = factory.getAdviceChain();
-            Advice[] withInbox = new Advice[chain == null ? 1 : chain.length + 1];
-            withInbox[0] = first;
-            if (chain != null) {
-                System.arraycopy(chain, 0, withInbox, 1, chain.length);
-            }
-            factory.setAdviceChain(withInbox);
+            advice(settings).putFirstIn(factory); // InboxRabbitAckModes checks the acknowledge modes at startup
             if (settings.isTransactional()) {
                 factory.setTransactionManager(InboxAutoConfiguration.transactionManager(
                         inbox.getObject(), transactions, "inbox.rabbit.transactional"));
@@ -66,7 +58,9 @@ final class InboxRabbitListeners implements BeanPostProcessor {
                                     settings.getKeyHeader(),
                                     "inbox.rabbit.key-header",
                                     MessageKeys::header,
-                                    MessageKeys::standard),
+                                    MessageKeys::standard,
+                                    properties.getObject(),
+                                    MessageKeys::refusingCopiesOlderThan),
                             settings.getBusyBackoff())
                     .keylessMessages(
                             settings.getKeylessMessages() == InboxProperties.Keyless.DEAD_LETTER

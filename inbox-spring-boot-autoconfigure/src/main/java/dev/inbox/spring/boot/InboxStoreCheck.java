@@ -53,19 +53,30 @@ final class InboxStoreCheck {
                             + " and inbox.jdbc.table give (inbox.dynamodb.table for DynamoDB).",
                     failure);
         }
+        return unreachable(
+                what,
+                failure,
+                skippable
+                        ? " To start without it, set inbox.check-store=false: the health indicator then reports the"
+                                + " store DOWN, and messages wait, unacknowledged, until it answers."
+                        : "");
+    }
+
+    /**
+     * {@code what} did not answer at startup, for {@code failure}'s root cause; the action says to
+     * check the server, then {@code howToStartWithout}.
+     */
+    static InboxStartupException unreachable(String what, Throwable failure, String howToStartWithout) {
         Throwable root = failure;
         while (root.getCause() != null && root.getCause() != root) {
             root = root.getCause();
         }
-        String check = "Check that its server runs and that the application's connection settings point at it"
-                + " (spring.datasource.url, inbox.redis.url, the DynamoDbClient's endpoint).";
         return new InboxStartupException(
                 Character.toUpperCase(what.charAt(0)) + what.substring(1) + " did not answer at startup: "
                         + root.getClass().getSimpleName() + ": " + root.getMessage(),
-                skippable
-                        ? check + " To start without it, set inbox.check-store=false: the health indicator then"
-                                + " reports the store DOWN, and messages wait, unacknowledged, until it answers."
-                        : check,
+                "Check that its server runs and that the application's connection settings point at it"
+                        + " (spring.datasource.url, inbox.redis.url, the DynamoDbClient's endpoint)."
+                        + howToStartWithout,
                 failure);
     }
 

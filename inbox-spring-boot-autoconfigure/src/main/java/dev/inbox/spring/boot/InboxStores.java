@@ -134,10 +134,13 @@ final class InboxStores {
         try (Connection connection = dataSource.getConnection()) {
             return connection.getMetaData().getDatabaseProductName();
         } catch (SQLException e) {
-            throw new IllegalStateException(
-                    "inbox: could not ask the DataSource which database it is, to choose the store; set"
-                            + " inbox.store to skip the question",
-                    e);
+            throw InboxStoreCheck.unreachable(
+                    "the DataSource, asked which database it is to choose the inbox store,",
+                    e,
+                    " Or set inbox.store (postgres or mysql) so that the starter need not ask; with"
+                            + " inbox.check-store=false too, the application then starts without the database:"
+                            + " the health indicator reports the store DOWN, and messages wait, unacknowledged,"
+                            + " until it answers.");
         }
     }
 

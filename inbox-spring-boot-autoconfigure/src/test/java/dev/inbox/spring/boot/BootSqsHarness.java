@@ -156,8 +156,9 @@ final class BootSqsHarness implements AdapterHarness {
                                         .configure(options -> options.pollTimeout(Duration.ofSeconds(1))
                                                 .maxConcurrentMessages(10)
                                                 .maxMessagesPerPoll(10)
-                                                .acknowledgementInterval(Duration.ofMillis(50))
-                                                .acknowledgementThreshold(1)
+                                                .acknowledgementInterval(
+                                                        Duration.ZERO) // immediate: a stop waits for each delete (A9)
+                                                .acknowledgementThreshold(0)
                                                 .listenerShutdownTimeout(Duration.ofSeconds(30)))
                                         .build());
                         beans.registerBean(

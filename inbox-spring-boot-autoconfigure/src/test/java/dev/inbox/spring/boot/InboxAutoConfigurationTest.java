@@ -201,6 +201,35 @@ class InboxAutoConfigurationTest {
         });
     }
 
+    /** A misspelt inbox.* property is reported at startup, naming it; the known ones are not. */
+    @Test
+    void anUnknownInboxProperty_isReportedAtStartup_andKnownOnesAreNot(CapturedOutput output) {
+        runner.withPropertyValues("spring.application.name=typos", "inbox.retension=7d", "inbox.lease=2m")
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(output).containsPattern("WARN.*inbox: no setting of the starter reads inbox.retension");
+                    assertThat(output).doesNotContain("reads inbox.lease");
+                });
+    }
+
+    /** A listener's failure is logged at WARN with the event's id and the cause, not only by its container. */
+    @Test
+    void aListenerFailure_isLoggedAtWarn_withTheEventAndTheCause(CapturedOutput output) {
+        runner.withPropertyValues("spring.application.name=failures").run(context -> {
+            dev.inbox.spring.InboxClaim claim =
+                    context.getBean(dev.inbox.spring.SpringInbox.class).claim("order-17");
+            claim.releaseAfterFailure(new IllegalStateException("the ledger refused order 17"));
+            assertThat(output)
+                    .containsPattern("WARN.*the listener of event order-17 failed \\(java.lang.IllegalStateException:"
+                            + " the ledger refused order 17\\); its claim is released");
+            assertThat(context.getBean(dev.inbox.spring.SpringInbox.class)
+                            .claim("order-17")
+                            .isAcquired())
+                    .as("released: the next delivery runs it")
+                    .isTrue();
+        });
+    }
+
     @Test
     void inboxStore_overridesTheChoice_andSaysWhichModuleIsMissing() {
         runner.withBean(DataSource.class, () -> pool(TestServers.postgres()))

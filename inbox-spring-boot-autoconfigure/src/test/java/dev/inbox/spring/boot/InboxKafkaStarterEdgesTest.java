@@ -134,6 +134,14 @@ class InboxKafkaStarterEdgesTest {
             assertThat(committed(context, topic))
                     .as("nothing committed past the records without a readable key")
                     .isNull();
+            org.springframework.boot.health.contributor.Health health = context.getBean(
+                            "inboxKafkaListenersHealthIndicator",
+                            org.springframework.boot.health.contributor.HealthIndicator.class)
+                    .health(true);
+            assertThat(health.getStatus())
+                    .as("health while a deduplicated listener stands stopped")
+                    .isEqualTo(org.springframework.boot.health.contributor.Status.DOWN);
+            assertThat(health.getDetails()).containsEntry("stopped", List.of("plain-kafka"));
         });
         configured
                 .withUserConfiguration(PlainListener.class)
@@ -142,6 +150,13 @@ class InboxKafkaStarterEdgesTest {
                     PlainListener listener = context.getBean(PlainListener.class);
                     await("the three events applied", () -> listener.applied.size() == 3);
                     assertThat(listener.applied).containsExactly("e1", "e2", "e3");
+                    assertThat(context.getBean(
+                                            "inboxKafkaListenersHealthIndicator",
+                                            org.springframework.boot.health.contributor.HealthIndicator.class)
+                                    .health(true)
+                                    .getStatus())
+                            .as("health while every listener consumes")
+                            .isEqualTo(org.springframework.boot.health.contributor.Status.UP);
                 });
     }
 
@@ -242,6 +257,54 @@ class InboxKafkaStarterEdgesTest {
                         return committed != null && committed.offset() == 3;
                     });
                     assertThat(context.getBean(PlainListener.class).applied).containsExactly("e1", "e2");
+                });
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class DeadLetters {
+        final List<String> recovered = new CopyOnWriteArrayList<>();
+
+        @Bean
+        org.springframework.kafka.listener.CommonErrorHandler deadLetterHandler() {
+            return new org.springframework.kafka.listener.DefaultErrorHandler(
+                    (record, failure) -> recovered.add(record.value() + " " + failure.getMessage()),
+                    new org.springframework.util.backoff.FixedBackOff(100, 2));
+        }
+    }
+
+    /**
+     * With {@code inbox.refuse-expired-copies}, a record older than {@code inbox.retention} (by its
+     * timestamp) is EXPIRED: the listener's dead-letter path takes it, unapplied; a fresh one is
+     * applied, and both are committed.
+     */
+    @Test
+    @SuppressWarnings("unchecked")
+    void refuseExpiredCopies_sendsARecordOlderThanTheRetentionToTheDeadLetterPath_neverApplied() throws Exception {
+        runner.withUserConfiguration(PlainListener.class, DeadLetters.class)
+                .withPropertyValues(
+                        "inbox.kafka.key-header=event-id", "inbox.retention=1h", "inbox.refuse-expired-copies=true")
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    KafkaTemplate<Object, Object> kafka = context.getBean(KafkaTemplate.class);
+                    String topic = context.getEnvironment().getRequiredProperty("test.topic");
+                    long twoHoursAgo =
+                            System.currentTimeMillis() - Duration.ofHours(2).toMillis();
+                    ProducerRecord<Object, Object> old = new ProducerRecord<>(topic, 0, twoHoursAgo, null, "old");
+                    old.headers().add("event-id", "old".getBytes(StandardCharsets.UTF_8));
+                    kafka.send(old).get(30, TimeUnit.SECONDS);
+                    ProducerRecord<Object, Object> fresh = new ProducerRecord<>(topic, "fresh");
+                    fresh.headers().add("event-id", "fresh".getBytes(StandardCharsets.UTF_8));
+                    kafka.send(fresh).get(30, TimeUnit.SECONDS);
+                    await("both committed", () -> {
+                        OffsetAndMetadata committed = committed(context, topic);
+                        return committed != null && committed.offset() == 2;
+                    });
+                    assertThat(context.getBean(PlainListener.class).applied).containsExactly("fresh");
+                    assertThat(context.getBean(DeadLetters.class).recovered)
+                            .singleElement()
+                            .asString()
+                            .startsWith("old ")
+                            .contains("EXPIRED");
                 });
     }
 

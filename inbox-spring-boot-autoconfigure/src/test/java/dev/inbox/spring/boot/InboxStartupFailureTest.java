@@ -100,6 +100,18 @@ class InboxStartupFailureTest {
                         .containsIgnoringCase("connection refused"));
     }
 
+    /** With inbox.store left to auto, a database that does not answer is analysed as with inbox.store set. */
+    @Test
+    void anUnreachableDatabase_withTheStoreLeftToAuto_isAnalysedToo() {
+        String nowhere = "jdbc:postgresql://127.0.0.1:1/test?connectTimeout=1";
+        runner.withBean(DataSource.class, () -> InboxAutoConfigurationTest.pool(nowhere))
+                .run(context -> {
+                    FailureAnalysis analysis = analysis(context);
+                    assertThat(analysis.getDescription()).contains("did not answer at startup");
+                    assertThat(analysis.getAction()).contains("inbox.check-store=false");
+                });
+    }
+
     @Test
     void noConsumerName_isAnalysedToo() {
         new ApplicationContextRunner()

@@ -19,13 +19,17 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import org.aopalliance.aop.Advice;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;
 import org.springframework.amqp.AmqpRejectAndDontRequeueException;
 import org.springframework.amqp.ImmediateRequeueAmqpException;
+import org.springframework.amqp.core.AcknowledgeMode;
 import org.springframework.amqp.core.Message;
 import org.springframework.amqp.core.MessageProperties;
+import org.springframework.amqp.rabbit.config.AbstractRabbitListenerContainerFactory;
+import org.springframework.amqp.rabbit.listener.AbstractMessageListenerContainer;
 import org.springframework.amqp.rabbit.support.DefaultMessagePropertiesConverter;
 import org.springframework.amqp.rabbit.support.MessagePropertiesConverter;
 
@@ -73,8 +77,13 @@ import org.springframework.amqp.rabbit.support.MessagePropertiesConverter;
  * after that transaction commits and released if it rolls back ({@link
  * InboxClaim#completeAfterWork()}).
  *
- * <p>Acknowledge mode {@code MANUAL} is not supported: the listener acknowledges, so the advice
- * cannot hold a message back; the Spring Boot starter refuses such a factory at startup.
+ * <p>Acknowledge modes {@code MANUAL} and {@code NONE} are not supported: with {@code MANUAL} the
+ * listener acknowledges, so the advice can neither hold a BUSY message back nor acknowledge a
+ * duplicate it skipped; with {@code NONE} the broker forgets each message as it sends it. The advice
+ * cannot see its container's mode as it runs, so install it with {@link
+ * #applyTo(AbstractRabbitListenerContainerFactory)}, which refuses such a container as the factory
+ * creates it (a {@code @RabbitListener(ackMode = "MANUAL")} included); the Spring Boot starter
+ * refuses them at startup.
  *
  * <p><b>Order in the advice chain.</b> Put this advice <em>first</em>, outside a retry advice: one
  * claim then covers all of the retry's attempts, and a message the retry finally rejects to a
@@ -162,6 +171,84 @@ public final class InboxRabbitAdvice implements MethodInterceptor {
      */
     public static InboxRabbitAdvice perQueue(SpringInbox inbox, MessageKeys keys, Duration busyBackoff) {
         return new InboxRabbitAdvice(inbox, keys, busyBackoff, true, KeylessMessages.HOLD);
+    }
+
+    /**
+     * Installs this advice in {@code factory}: first in its advice chain, before the advices it has
+     * (a retry advice's attempts then share one claim), and a container customizer that refuses, as
+     * each container is created, an acknowledge mode the advice cannot make safe ({@link
+     * #refuseUnsafeAcknowledgeMode}). The customizer replaces one the factory had: a customizer of
+     * your own must call {@link #refuseUnsafeAcknowledgeMode} itself.
+     *
+     * <pre>{@code
+     * SimpleRabbitListenerContainerFactory factory = new SimpleRabbitListenerContainerFactory();
+     * factory.setConnectionFactory(connections);
+     * new InboxRabbitAdvice(springInbox, MessageKeys.messageId()).applyTo(factory);
+     * }</pre>
+     *
+     * @throws IllegalArgumentException if {@code factory} is null
+     */
+    public <C extends AbstractMessageListenerContainer> void applyTo(
+            AbstractRabbitListenerContainerFactory<C> factory) {
+        putFirstIn(factory);
+        factory.setContainerCustomizer(InboxRabbitAdvice::refuseUnsafeAcknowledgeMode);
+    }
+
+    /**
+     * Puts this advice first in {@code factory}'s advice chain, before the advices it has, and
+     * nothing else: for a factory whose container customizer must stay, which then refuses unsafe
+     * acknowledge modes itself ({@link #refuseUnsafeAcknowledgeMode}; the Boot starter checks every
+     * listener container at startup instead).
+     *
+     * @throws IllegalArgumentException if {@code factory} is null
+     */
+    public void putFirstIn(AbstractRabbitListenerContainerFactory<?> factory) {
+        requireNonNull(factory, "factory");
+        Advice[] chain = factory.getAdviceChain();
+        Advice[] withInbox = new Advice[chain == null ? 1 : chain.length + 1];
+        withInbox[0] = this;
+        if (chain != null) {
+            System.arraycopy(chain, 0, withInbox, 1, chain.length);
+        }
+        factory.setAdviceChain(withInbox);
+    }
+
+    /**
+     * Refuses a container that acknowledges manually ({@code MANUAL}: the listener acknowledges, so
+     * a BUSY message would never be requeued and a skipped duplicate never acknowledged) or not at
+     * all ({@code NONE}: the broker forgets each message as it sends it, so a BUSY message, failed
+     * work or a store outage loses the event).
+     *
+     * @throws IllegalStateException naming the container and what to change, for those two modes
+     * @throws IllegalArgumentException if {@code container} is null
+     */
+    public static void refuseUnsafeAcknowledgeMode(AbstractMessageListenerContainer container) {
+        requireNonNull(container, "container");
+        String problem = unsafeAcknowledgeMode(container.getAcknowledgeMode());
+        if (problem != null) {
+            throw new IllegalStateException(
+                    "inbox: the Rabbit listener container " + container.getListenerId() + " " + problem);
+        }
+    }
+
+    /**
+     * Why the inbox cannot make {@code mode} safe, and what to change, completing a sentence that names
+     * the container; null for {@code AUTO}.
+     */
+    public static @Nullable String unsafeAcknowledgeMode(AcknowledgeMode mode) {
+        return switch (requireNonNull(mode, "mode")) {
+            case MANUAL ->
+                "acknowledges manually (AcknowledgeMode.MANUAL), which the inbox cannot make safe: a"
+                        + " BUSY message would never be requeued and a skipped duplicate never acknowledged. Use AUTO"
+                        + " (the default) and let the listener throw to reject, or leave the listener out of the inbox"
+                        + " and call SpringInbox.handle in it yourself";
+            case NONE ->
+                "takes messages without acknowledgements (AcknowledgeMode.NONE): the broker forgets each"
+                        + " message as it sends it, so a BUSY message, failed work or a store outage loses the event."
+                        + " Use AUTO (the default): remove ackMode = \"NONE\" or the factory's"
+                        + " setAcknowledgeMode(NONE)";
+            default -> null;
+        };
     }
 
     @Override

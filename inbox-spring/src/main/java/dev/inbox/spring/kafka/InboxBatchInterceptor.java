@@ -18,6 +18,8 @@ import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
@@ -65,6 +67,8 @@ import org.springframework.kafka.listener.ConsumerRecordRecoverer;
  * listener's transaction, one statement per record.
  */
 public final class InboxBatchInterceptor<K, V> implements BatchInterceptor<K, V> {
+
+    private static final Log LOG = LogFactory.getLog(InboxBatchInterceptor.class);
 
     private final SpringInbox inbox;
     private final RecordKeys keys;
@@ -223,7 +227,7 @@ public final class InboxBatchInterceptor<K, V> implements BatchInterceptor<K, V>
         } catch (RuntimeException | Error e) {
             for (InboxClaim claim : claims) {
                 if (claim != null && claim.isAcquired()) {
-                    claim.releaseAfterFailure(e);
+                    claim.giveBack(e); // claiming failed midway: nothing ran
                 }
             }
             throw e;
@@ -249,16 +253,25 @@ public final class InboxBatchInterceptor<K, V> implements BatchInterceptor<K, V>
         boolean beforeFailed = failed != null;
         for (ConsumerRecord<K, V> record : records) {
             InboxClaim claim = held.remove(record);
-            if (record == failed || (failed != null && sameRecord(record, failed))) {
+            boolean isFailed = record == failed || (failed != null && sameRecord(record, failed));
+            if (isFailed) {
                 beforeFailed = false;
             }
             if (claim != null) {
                 if (beforeFailed) {
                     completed(claim); // the error handler commits the records before the failed one
-                } else {
+                } else if (isFailed) {
                     claim.releaseAfterFailure(exception);
+                } else {
+                    claim.giveBack(exception); // after the failed record, or the failure names none
                 }
             }
+        }
+        if (failed == null) {
+            LOG.warn(
+                    "the batch listener failed without naming a record (" + exception + "); the claims of its "
+                            + records.count() + " records are released, so the next delivery runs them again",
+                    exception);
         }
         releaseAll(held, exception);
     }
@@ -290,7 +303,7 @@ public final class InboxBatchInterceptor<K, V> implements BatchInterceptor<K, V>
 
     private static void releaseAll(@Nullable Map<?, InboxClaim> held, @Nullable Throwable cause) {
         if (held != null) {
-            held.values().forEach(claim -> claim.releaseAfterFailure(cause));
+            held.values().forEach(claim -> claim.giveBack(cause));
         }
     }
 

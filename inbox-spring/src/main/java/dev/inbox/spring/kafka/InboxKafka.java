@@ -169,6 +169,14 @@ public final class InboxKafka {
      * a {@code Mono} or a Kotlin {@code suspend} result) when its result completes, but calls the
      * interceptor's {@code success} when the method returns: the claim would be completed before the
      * work is done, and a result that then fails would leave the event COMPLETED without its effect.
+     *
+     * <p>Completing the claim when the result completes instead (wrapping the acknowledgement) is not
+     * enough to make it safe, because the failure side cannot be known: Spring Kafka 4.0 hands a
+     * failed result to the container's error handler only for a listener behind retry topics; for any
+     * other, the failure is logged, the record is never acknowledged, and with out-of-order commits
+     * the partition waits for it until a rebalance — nothing tells an interceptor, and nothing retries
+     * it (spring-kafka issues 4198, 4333 and 4504 track this path, the last one a silent loss of a
+     * second failing record). The refusal stays until the container reports both outcomes.
      */
     private static void refuseAsyncListener(AbstractMessageListenerContainer<?, ?> container) {
         Object listener = container.getContainerProperties().getMessageListener();
@@ -276,9 +284,11 @@ public final class InboxKafka {
                 firsts.putIfAbsent(new TopicPartition(record.topic(), record.partition()), record.offset());
             }
             firsts.forEach(consumer::seek);
-            // Stopped from another thread, as CommonContainerStoppingErrorHandler does: the consumer
-            // thread waits here until the container has stopped.
-            Thread stopper = new Thread(container::stop, "inbox-stop-" + container.getListenerId());
+            // Stopped from another thread, and abnormally (isInExpectedState() then answers false, which
+            // health checks read), as CommonContainerStoppingErrorHandler does: the consumer thread
+            // waits here until the container has stopped.
+            Thread stopper =
+                    new Thread(() -> container.stopAbnormally(() -> {}), "inbox-stop-" + container.getListenerId());
             stopper.setDaemon(true);
             stopper.start();
             try {

@@ -35,10 +35,13 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.springframework.amqp.core.AcknowledgeMode;
 import org.springframework.amqp.core.Message;
 import org.springframework.amqp.core.MessageListener;
 import org.springframework.amqp.core.MessageProperties;
 import org.springframework.amqp.core.Queue;
+import org.springframework.amqp.rabbit.config.SimpleRabbitListenerContainerFactory;
+import org.springframework.amqp.rabbit.config.SimpleRabbitListenerEndpoint;
 import org.springframework.amqp.rabbit.connection.CachingConnectionFactory;
 import org.springframework.amqp.rabbit.core.RabbitAdmin;
 import org.springframework.amqp.rabbit.core.RabbitTemplate;
@@ -131,6 +134,67 @@ class InboxRabbitAdviceTest {
         await("every message acknowledged", () -> ready() == 0);
         assertThat(applied).containsExactly("e1", "e2", "e3");
         assertThat(advice.counts().duplicates()).isEqualTo(2);
+    }
+
+    /**
+     * Without Boot, {@code applyTo} installs the advice in a factory: first in its chain (an advice the
+     * factory had stays, after it), and the factory's containers deduplicate.
+     */
+    @Test
+    void applyTo_putsTheAdviceFirstInAFactory_whoseContainersThenDeduplicate() throws Exception {
+        InboxRabbitAdvice advice = new InboxRabbitAdvice(Database.memoryInbox(), MessageKeys.messageId());
+        List<String> applied = new CopyOnWriteArrayList<>();
+        Advice theirs = (org.aopalliance.intercept.MethodInterceptor) invocation -> invocation.proceed();
+        SimpleRabbitListenerContainerFactory factory = new SimpleRabbitListenerContainerFactory();
+        factory.setConnectionFactory(connections);
+        factory.setAdviceChain(theirs);
+        advice.applyTo(factory);
+        assertThat(factory.getAdviceChain()).containsExactly(advice, theirs);
+        send("e1", "e2", "e1");
+        SimpleRabbitListenerEndpoint endpoint = new SimpleRabbitListenerEndpoint();
+        endpoint.setId("apply-to-" + queue);
+        endpoint.setQueueNames(queue);
+        endpoint.setMessageListener(m -> applied.add(body(m)));
+        container = factory.createListenerContainer(endpoint);
+        container.start();
+        await(
+                "every message handled",
+                () -> advice.counts().processed() + advice.counts().duplicates() == 3);
+        await("every message acknowledged", () -> ready() == 0);
+        assertThat(applied).containsExactly("e1", "e2");
+    }
+
+    /**
+     * The advice cannot see its container's acknowledge mode as it runs: {@code applyTo} refuses a
+     * container that acknowledges manually or not at all as the factory creates it, whether the
+     * factory or the listener ({@code @RabbitListener(ackMode = ...)}) chose the mode.
+     */
+    @Test
+    void applyTo_refusesManualAndNoAcknowledgements_asTheFactoryCreatesTheContainer_withWhatToChange() {
+        InboxRabbitAdvice advice = new InboxRabbitAdvice(Database.memoryInbox(), MessageKeys.messageId());
+        SimpleRabbitListenerContainerFactory manual = new SimpleRabbitListenerContainerFactory();
+        manual.setConnectionFactory(connections);
+        manual.setAcknowledgeMode(AcknowledgeMode.MANUAL);
+        advice.applyTo(manual);
+        SimpleRabbitListenerEndpoint endpoint = new SimpleRabbitListenerEndpoint();
+        endpoint.setId("manual-" + queue);
+        endpoint.setQueueNames(queue);
+        endpoint.setMessageListener(m -> {});
+        assertThatThrownBy(() -> manual.createListenerContainer(endpoint))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("manual-" + queue)
+                .hasMessageContaining("AcknowledgeMode.MANUAL")
+                .hasMessageContaining("Use AUTO");
+        SimpleRabbitListenerContainerFactory auto = new SimpleRabbitListenerContainerFactory();
+        auto.setConnectionFactory(connections);
+        advice.applyTo(auto);
+        endpoint.setId("none-" + queue);
+        endpoint.setAckMode(AcknowledgeMode.NONE);
+        assertThatThrownBy(() -> auto.createListenerContainer(endpoint))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("none-" + queue)
+                .hasMessageContaining("AcknowledgeMode.NONE");
+        assertThatThrownBy(() -> advice.applyTo(null)).isInstanceOf(IllegalArgumentException.class);
     }
 
     /**

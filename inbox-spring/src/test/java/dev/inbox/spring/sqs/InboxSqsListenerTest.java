@@ -24,6 +24,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.springframework.context.annotation.AnnotationConfigApplicationContext;
@@ -198,7 +199,10 @@ class InboxSqsListenerTest {
      * inbox's maxInHand: then the queue hands the message out again and, once the lease ended, another
      * delivery applies it.
      */
+    // 15 s of waiting out maxInHand: extended; SqsInboxLoopTest and InboxRenewalTest keep the bound in the default
+    // build
     @Test
+    @Tag("extended")
     void aListenerThatHangsPastMaxInHand_letsGoOfItsMessage_andAnotherDeliveryAppliesIt() throws Exception {
         maxInHand = Duration.ofSeconds(3);
         context = new AnnotationConfigApplicationContext(Application.class, Orders.class);

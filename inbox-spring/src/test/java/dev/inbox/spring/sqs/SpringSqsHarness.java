@@ -105,8 +105,8 @@ final class SpringSqsHarness implements AdapterHarness {
                         .configure(options -> options.pollTimeout(Duration.ofSeconds(1))
                                 .maxConcurrentMessages(10)
                                 .maxMessagesPerPoll(10)
-                                .acknowledgementInterval(Duration.ofMillis(50))
-                                .acknowledgementThreshold(1)
+                                .acknowledgementInterval(Duration.ZERO) // immediate: a stop waits for each delete (A9)
+                                .acknowledgementThreshold(0)
                                 .listenerShutdownTimeout(Duration.ofSeconds(30)))
                         .build());
         context.registerBean(

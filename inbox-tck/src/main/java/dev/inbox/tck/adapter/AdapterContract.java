@@ -315,7 +315,8 @@ public abstract class AdapterContract {
 
     @Test
     @Execution(ExecutionMode.CONCURRENT)
-    @DisplayName("A7 the consumer dies after the work, before its acknowledgement: every event applied once")
+    @DisplayName("A7 the consumer's broker connection dies after the work, before its acknowledgement: every event"
+            + " applied once")
     void a7_crashAfterTheWork() throws Exception {
         kit.crashingAfter(payload("b"));
         publish("a", "b", "c", "d");

@@ -24,7 +24,8 @@ public enum AdapterRule {
     A6("A completion that keeps failing after the work ran is retried a bounded number of times and the message"
             + " is then acknowledged: the work is not applied again, and a consumer started after the first stops"
             + " receives none of the messages again."),
-    A7("A consumer that dies after the work but before its acknowledgement or commit: every event is applied"
+    A7("A consumer whose broker connection dies after the work but before its acknowledgement or commit (the"
+            + " process lives on, so what it records in the store still happens): every event is applied"
             + " once; the redelivery is a DUPLICATE of work that was recorded, or applies again work whose transaction"
             + " the crash rolled back."),
     A8("A message whose event another delivery holds (BUSY), for at least 20 retries and the kit's persistence"

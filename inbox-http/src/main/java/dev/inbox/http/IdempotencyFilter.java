@@ -1,0 +1,182 @@
+package dev.inbox.http;
+
+import jakarta.servlet.Filter;
+import jakarta.servlet.FilterChain;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.ServletRequest;
+import jakarta.servlet.ServletResponse;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
+import java.security.Principal;
+import java.util.Collections;
+import java.util.List;
+import java.util.Locale;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A Jakarta Servlet (6.0+) filter that makes the routes it is mapped to safe to retry with an
+ * {@code Idempotency-Key} header: a repeat of a key's request gets the first response back, marked
+ * {@code Idempotent-Replayed: true}, instead of running the handler again (lease mode: see {@link
+ * IdempotentRequests} for the one window where it does). The decisions are {@link
+ * IdempotentRequests}'; this class reads the request and holds the response back for them.
+ *
+ * <pre>{@code
+ * IdempotentRequests requests = IdempotentRequests.builder(inbox)
+ *         .scope(IdempotencyScope.principal())
+ *         .build();
+ * servletContext.addFilter("idempotency", new IdempotencyFilter(requests))
+ *         .addMappingForUrlPatterns(null, true, "/payments/*");
+ * }</pre>
+ *
+ * <p>Map it after authentication, so that a request refused there (401, 403, 429) never reaches a
+ * claim, and a {@linkplain IdempotencyScope#principal() principal scope} sees the principal. Only
+ * the guarded methods (POST and PATCH by default) are looked at.
+ *
+ * <p>The request body is read once, up to {@link IdempotentRequests#maxBodyBytes()}, and served
+ * again to the handler (forms too). Multipart bodies are refused (415): their parts cannot be
+ * fingerprinted before the handler reads them. The response is held until the handler is done —
+ * nothing reaches the client earlier — except a body over the store's result limit, which is
+ * streamed and not kept. A response sent with {@code sendError} goes to the container's error page
+ * and is not kept (the claim is released). The filter does not support asynchronous requests: do
+ * not register it with {@code asyncSupported}, and a handler that starts one fails there.
+ */
+public final class IdempotencyFilter implements Filter {
+
+    private final IdempotentRequests requests;
+
+    /**
+     * A filter making the decisions of {@code requests}.
+     *
+     * @throws IllegalArgumentException if {@code requests} is null
+     */
+    public IdempotencyFilter(IdempotentRequests requests) {
+        if (requests == null) {
+            throw new IllegalArgumentException("requests must not be null");
+        }
+        this.requests = requests;
+    }
+
+    @Override
+    public void doFilter(ServletRequest req, ServletResponse res, FilterChain chain)
+            throws IOException, ServletException {
+        if (!(req instanceof HttpServletRequest request)
+                || !(res instanceof HttpServletResponse response)
+                || !requests.guards(request.getMethod())) {
+            chain.doFilter(req, res);
+            return;
+        }
+        List<String> keys = Collections.list(request.getHeaders(IdempotentRequests.HEADER));
+        if (keys.size() > 1) {
+            refuse(
+                    response,
+                    new IdempotentRequests.Refuse(400, "Send one " + IdempotentRequests.HEADER + " header.", null));
+            return;
+        }
+        @Nullable String key = keys.isEmpty() ? null : keys.get(0);
+        HttpServletRequest handled = request;
+        byte[] body = new byte[0];
+        if (key != null) {
+            if (isMultipart(request.getContentType())) {
+                refuse(
+                        response,
+                        new IdempotentRequests.Refuse(
+                                415,
+                                "Multipart bodies cannot be sent with an " + IdempotentRequests.HEADER + ".",
+                                null));
+                return;
+            }
+            if (request.getContentLengthLong() > requests.maxBodyBytes()) {
+                refuse(response, requests.bodyTooLarge());
+                return;
+            }
+            body = request.getInputStream().readNBytes(requests.maxBodyBytes() + 1);
+            handled = new CachedBodyRequest(request, body);
+        }
+        IdempotentRequests.Decision decision = requests.begin(describe(handled, key, body));
+        if (decision instanceof IdempotentRequests.Proceed proceed) {
+            run(proceed, handled, response, chain);
+        } else if (decision instanceof IdempotentRequests.Replay replay) {
+            replay(response, replay.response());
+        } else if (decision instanceof IdempotentRequests.Refuse refusal) {
+            refuse(response, refusal);
+        } else {
+            chain.doFilter(handled, response);
+        }
+    }
+
+    private void run(
+            IdempotentRequests.Proceed proceed,
+            HttpServletRequest request,
+            HttpServletResponse response,
+            FilterChain chain)
+            throws IOException, ServletException {
+        CapturingResponse capture = new CapturingResponse(response, requests.maxResponseBytes());
+        try {
+            chain.doFilter(request, capture);
+        } catch (IOException | ServletException | RuntimeException | Error failure) {
+            requests.abandon(proceed, failure);
+            throw failure;
+        }
+        if (request.isAsyncStarted()) {
+            requests.release(proceed);
+            throw new ServletException("an Idempotency-Key route started an asynchronous request, which the filter"
+                    + " cannot hold back: register the filter without asyncSupported");
+        }
+        if (capture.errorSent()) {
+            requests.release(proceed);
+        } else if (capture.overflowed()) {
+            requests.finishUnkept(proceed, capture.getStatus(), capture.length());
+        } else {
+            requests.finish(proceed, capture.captured());
+        }
+        capture.send();
+    }
+
+    private static IdempotentRequest describe(HttpServletRequest request, @Nullable String key, byte[] body) {
+        Principal principal = request.getUserPrincipal();
+        return new IdempotentRequest(
+                request.getMethod(),
+                request.getRequestURI(),
+                request.getQueryString(),
+                request.getContentType(),
+                key,
+                principal == null ? null : principal.getName(),
+                request::getHeader,
+                body);
+    }
+
+    private static void replay(HttpServletResponse response, StoredResponse stored) throws IOException {
+        response.setStatus(stored.status());
+        for (StoredResponse.Header header : stored.headers()) {
+            if (header.name().equalsIgnoreCase("Content-Type")) {
+                response.setContentType(header.value());
+            } else {
+                response.addHeader(header.name(), header.value());
+            }
+        }
+        response.setHeader(IdempotentRequests.REPLAYED, "true");
+        response.setContentLength(stored.body().length);
+        response.getOutputStream().write(stored.body());
+    }
+
+    private static void refuse(HttpServletResponse response, IdempotentRequests.Refuse refusal) throws IOException {
+        byte[] problem = refusal.problemJson();
+        response.setStatus(refusal.status());
+        response.setContentType("application/problem+json");
+        if (refusal.retryAfter() != null) {
+            response.setHeader("Retry-After", Long.toString(refusal.retryAfterSeconds()));
+        }
+        response.setContentLength(problem.length);
+        response.getOutputStream().write(problem);
+    }
+
+    private static boolean isMultipart(@Nullable String contentType) {
+        return contentType != null && contentType.toLowerCase(Locale.ROOT).startsWith("multipart/");
+    }
+
+    @Override
+    public String toString() {
+        return "IdempotencyFilter[" + requests + "]";
+    }
+}

@@ -1,0 +1,446 @@
+package dev.inbox.http;
+
+import static dev.inbox.spi.InboxArguments.requireNonNull;
+
+import dev.inbox.Claim;
+import dev.inbox.Inbox;
+import dev.inbox.InboxStoreException;
+import dev.inbox.keys.DedupKeys;
+import dev.inbox.spi.FingerprintCheck;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The {@code Idempotency-Key} decisions, framework-neutral: a web framework's adapter (the Servlet
+ * {@link IdempotencyFilter}) describes each request as an {@link IdempotentRequest}, asks {@link
+ * #begin} what to do, and after the handler ran tells {@link #finish} (or {@link #abandon}) what it
+ * answered.
+ *
+ * <p>{@link #begin} claims the key (scoped, see {@link IdempotencyScope}) in the inbox's store, with
+ * the request's fingerprint (method, path, query and body; JSON by its canonical form):
+ *
+ * <ul>
+ *   <li>a new key: {@link Proceed} — run the handler; the claim is renewed while it runs;
+ *   <li>a key whose request finished: {@link Replay} of the kept response — the same status, body
+ *       and replayed headers, plus {@code Idempotent-Replayed: true};
+ *   <li>a key whose request is still running: 409 with {@code Retry-After};
+ *   <li>a key used before with a different request: 422;
+ *   <li>a missing key (where keys are required), an invalid one, or no scope: 400; a body over
+ *       {@link Builder#maxBodyBytes}: 413; a store that cannot answer: 503 with {@code Retry-After}
+ *       (fail closed: the handler never runs unguarded).
+ * </ul>
+ *
+ * <p>{@link #finish} keeps what the handler answered, unless it is a 5xx (or a 4xx, with {@link
+ * Builder#keepClientErrors(boolean) keepClientErrors(false)}): then the claim is released and the
+ * next try runs the handler again. A handler that throws is {@link #abandon abandoned} the same way.
+ *
+ * <p>Lease mode: the claim and the handler's writes are not one transaction. A process that dies
+ * after the handler's write and before {@link #finish} recorded the response leaves the claim to
+ * expire after the inbox's lease, and a retry then runs the handler again.
+ */
+public final class IdempotentRequests {
+
+    private static final System.Logger LOG = System.getLogger(IdempotentRequests.class.getName());
+
+    /** The header's name in the draft standard. */
+    public static final String HEADER = "Idempotency-Key";
+
+    /** The header a replayed response carries. */
+    public static final String REPLAYED = "Idempotent-Replayed";
+
+    private final Inbox inbox;
+    private final IdempotencyScope scope;
+    private final boolean keyRequired;
+    private final Set<String> methods;
+    private final int maxBodyBytes;
+    private final int maxResponseBytes;
+    private final boolean keepClientErrors;
+    private final Duration retryAfter;
+    private final Set<String> replayedHeaders;
+
+    private IdempotentRequests(Builder b, IdempotencyScope scope) {
+        this.inbox = b.inbox;
+        this.scope = scope;
+        this.keyRequired = b.keyRequired;
+        this.methods = Set.copyOf(b.methods);
+        this.maxBodyBytes = b.maxBodyBytes;
+        this.maxResponseBytes = b.inbox.store().maxResultBytes();
+        this.keepClientErrors = b.keepClientErrors;
+        this.retryAfter = b.retryAfter;
+        this.replayedHeaders = Set.copyOf(b.replayedHeaders);
+    }
+
+    /**
+     * A builder over {@code inbox}, whose store must keep results ({@link
+     * dev.inbox.spi.InboxStore#maxResultBytes()}; every store here does).
+     *
+     * @throws IllegalArgumentException if {@code inbox} is null
+     * @throws UnsupportedOperationException if its store keeps no results
+     */
+    public static Builder builder(Inbox inbox) {
+        requireNonNull(inbox, "inbox");
+        if (inbox.store().maxResultBytes() <= 0) {
+            throw new UnsupportedOperationException(inbox.store() + " keeps no results, which replays need");
+        }
+        return new Builder(inbox);
+    }
+
+    /** The longest request body read for the fingerprint; a longer one is refused with 413. */
+    public int maxBodyBytes() {
+        return maxBodyBytes;
+    }
+
+    /** The 413 for a body over {@link #maxBodyBytes()}, which an adapter may answer before reading it. */
+    Refuse bodyTooLarge() {
+        return new Refuse(
+                413, "The request body is over the " + maxBodyBytes + " bytes read for an " + HEADER + ".", null);
+    }
+
+    /** True when requests of {@code method} are guarded (by default POST and PATCH). */
+    public boolean guards(String method) {
+        return methods.contains(method.toUpperCase(Locale.ROOT));
+    }
+
+    /** What to do with {@code request}: claims its key when it has one. */
+    public Decision begin(IdempotentRequest request) {
+        if (request.idempotencyKey() == null) {
+            return keyRequired
+                    ? new Refuse(400, "This request needs an " + HEADER + " header.", null)
+                    : new PassThrough();
+        }
+        String key;
+        try {
+            key = IdempotencyKeyHeader.parse(request.idempotencyKey());
+        } catch (IllegalArgumentException invalid) {
+            return new Refuse(400, capitalized(invalid.getMessage()) + ".", null);
+        }
+        if (request.body().length > maxBodyBytes) {
+            return bodyTooLarge();
+        }
+        String within = scope.of(request);
+        if (within == null) {
+            return new Refuse(
+                    400,
+                    "The " + HEADER + " cannot be scoped: this request lacks what the server's scope reads"
+                            + " (an authenticated principal or a header).",
+                    null);
+        }
+        // The scope's length first: a key may hold any character, so "a|b" + "c" must not meet "a" + "b|c".
+        String scoped = within.length() <= 200 ? within : DedupKeys.sha256(within);
+        String id = "http:" + scoped.length() + ":" + scoped + "|" + key;
+        Claim claim;
+        try {
+            claim = inbox.claim(id, RequestFingerprint.of(request));
+        } catch (InboxStoreException down) {
+            LOG.log(System.Logger.Level.WARNING, "idempotency store unavailable, answering 503: " + down.getMessage());
+            return new Refuse(503, "The idempotency store cannot answer; retry later with the same key.", retryAfter);
+        }
+        switch (claim.status()) {
+            case ACQUIRED:
+                claim.keepRenewed();
+                return new Proceed(claim);
+            case BUSY:
+                return new Refuse(409, "A request with this " + HEADER + " is still being processed.", retryAfter);
+            default:
+                if (claim.result().fingerprint() == FingerprintCheck.MISMATCH) {
+                    return new Refuse(
+                            422,
+                            "This " + HEADER + " was used with a different request (method, path, query or body).",
+                            null);
+                }
+                byte[] stored = claim.result().storedResult();
+                if (stored == null) {
+                    return new Refuse(
+                            500, "The request with this " + HEADER + " was processed, but no response was kept.", null);
+                }
+                return new Replay(StoredResponse.decode(stored));
+        }
+    }
+
+    /**
+     * Records what the handler of a {@link Proceed} answered: kept for replays, or released when it
+     * is a server error (or a client error, without {@link Builder#keepClientErrors}). Never throws
+     * for the store: the handler has run, and its answer must reach the client whatever the store
+     * says (a failure is logged; the claim's lease then runs out and a retry runs the handler again).
+     *
+     * @return what became of it
+     */
+    public Finished finish(Proceed proceed, StoredResponse response) {
+        if (released(proceed, response.status())) {
+            return Finished.RELEASED;
+        }
+        byte[] kept = response.keeping(replayedHeaders).encode();
+        return kept.length > maxResponseBytes
+                ? finishUnkept(proceed, response.status(), kept.length)
+                : record(proceed, kept, Finished.KEPT);
+    }
+
+    /**
+     * {@link #finish} for a response too long to keep, which the adapter streamed to the client
+     * instead of holding it whole: the key is done (repeats are answered 500, saying the response was
+     * not kept), unless {@code status} is one that releases.
+     *
+     * @param length the response's length so far, for the log and the repeats' message
+     */
+    public Finished finishUnkept(Proceed proceed, int status, long length) {
+        if (released(proceed, status)) {
+            return Finished.RELEASED;
+        }
+        LOG.log(
+                System.Logger.Level.WARNING,
+                "the response to " + proceed.claim().id() + " is " + length + " bytes or more, over the "
+                        + maxResponseBytes + " the store keeps: its repeats will be answered 500, not replayed");
+        return record(proceed, notKept(length).encode(), Finished.NOT_KEPT);
+    }
+
+    /** The longest response kept for replays, in bytes (the store's {@code maxResultBytes()}). */
+    public int maxResponseBytes() {
+        return maxResponseBytes;
+    }
+
+    /**
+     * Releases the claim of a {@link Proceed} whose response is not to be kept (the adapter could
+     * not capture it, such as a container's error page): the next try runs the handler again.
+     */
+    public void release(Proceed proceed) {
+        releaseQuietly(proceed.claim());
+    }
+
+    private boolean released(Proceed proceed, int status) {
+        if (status >= 500 || (status >= 400 && !keepClientErrors)) {
+            releaseQuietly(proceed.claim());
+            return true;
+        }
+        return false;
+    }
+
+    private Finished record(Proceed proceed, byte[] kept, Finished finished) {
+        Claim claim = proceed.claim();
+        try {
+            if (!claim.complete(kept)) {
+                LOG.log(
+                        System.Logger.Level.WARNING,
+                        "the claim of " + claim.id() + " expired before its response was kept (a handler slower than"
+                                + " the renewals?): another request may have run it again");
+                return Finished.LEASE_LOST;
+            }
+            return finished;
+        } catch (InboxStoreException e) { // CompletionFailedException too
+            LOG.log(
+                    System.Logger.Level.ERROR,
+                    "the response to " + claim.id() + " could not be kept; a retry after the lease runs the handler"
+                            + " again",
+                    e);
+            return Finished.NOT_RECORDED;
+        }
+    }
+
+    /** Releases the claim of a {@link Proceed} whose handler threw; a store failure is added to {@code failure}. */
+    public void abandon(Proceed proceed, Throwable failure) {
+        try {
+            proceed.claim().release();
+        } catch (RuntimeException e) {
+            failure.addSuppressed(e);
+        }
+    }
+
+    private static void releaseQuietly(Claim claim) {
+        try {
+            claim.release();
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.WARNING, "could not release " + claim.id() + "; its lease runs out", e);
+        }
+    }
+
+    private StoredResponse notKept(long length) {
+        return new StoredResponse(
+                500,
+                List.of(new StoredResponse.Header("Content-Type", "text/plain;charset=UTF-8")),
+                ("The request with this " + HEADER + " was processed; its response (" + length + " bytes) was over the "
+                                + maxResponseBytes + " bytes kept for repeats.")
+                        .getBytes(StandardCharsets.UTF_8));
+    }
+
+    private static String capitalized(String message) {
+        return Character.toUpperCase(message.charAt(0)) + message.substring(1);
+    }
+
+    @Override
+    public String toString() {
+        return "IdempotentRequests[" + inbox.consumer() + ", methods " + methods + "]";
+    }
+
+    /** What {@link #begin} decided. */
+    public sealed interface Decision permits Proceed, Replay, Refuse, PassThrough {}
+
+    /**
+     * Run the handler, then {@link #finish} with its response (or {@link #abandon} if it threw).
+     *
+     * @param claim the key's claim, renewed until finished
+     */
+    public record Proceed(Claim claim) implements Decision {}
+
+    /**
+     * Answer with the kept response and {@code Idempotent-Replayed: true}; the handler does not run.
+     *
+     * @param response the kept response
+     */
+    public record Replay(StoredResponse response) implements Decision {}
+
+    /**
+     * Answer {@code status} with an RFC 9457 problem ({@link #problemJson()}); the handler does not run.
+     *
+     * @param status 400, 409, 413, 422, 500 or 503
+     * @param detail the sentence for the client
+     * @param retryAfter the {@code Retry-After} to send (409, 503), or null
+     */
+    public record Refuse(
+            int status, String detail, @Nullable Duration retryAfter) implements Decision {
+
+        /** The {@code application/problem+json} body. */
+        public byte[] problemJson() {
+            return ("{\"type\":\"about:blank\",\"status\":" + status + ",\"detail\":\"" + escaped(detail) + "\"}")
+                    .getBytes(StandardCharsets.UTF_8);
+        }
+
+        /** {@link #retryAfter()} in whole seconds, at least 1. */
+        public long retryAfterSeconds() {
+            return retryAfter == null ? 0 : Math.max(1, (retryAfter.toMillis() + 999) / 1000);
+        }
+
+        private static String escaped(String text) {
+            StringBuilder out = new StringBuilder(text.length());
+            for (char c : text.toCharArray()) {
+                if (c == '"' || c == '\\') {
+                    out.append('\\').append(c);
+                } else if (c < 0x20) {
+                    out.append(String.format("\\u%04x", (int) c));
+                } else {
+                    out.append(c);
+                }
+            }
+            return out.toString();
+        }
+    }
+
+    /** The request has no key and keys are optional: run the handler unguarded. */
+    public record PassThrough() implements Decision {}
+
+    /** What {@link #finish} did with a handler's response. */
+    public enum Finished {
+        /** Kept: repeats are answered with it. */
+        KEPT,
+        /** Too long to keep: the key is done, and repeats are answered 500 saying so. */
+        NOT_KEPT,
+        /** A server error (or an unkept client error): released, the next try runs the handler. */
+        RELEASED,
+        /** The claim had expired and may have been taken over: nothing kept. */
+        LEASE_LOST,
+        /** The store failed: nothing kept, the claim's lease runs out. */
+        NOT_RECORDED
+    }
+
+    /** Settings of {@link IdempotentRequests}; {@link #scope} is required. */
+    public static final class Builder {
+        private final Inbox inbox;
+        private @Nullable IdempotencyScope scope;
+        private boolean keyRequired = true;
+        private Set<String> methods = Set.of("POST", "PATCH");
+        private int maxBodyBytes = 1 << 20;
+        private boolean keepClientErrors = true;
+        private Duration retryAfter = Duration.ofSeconds(1);
+        private Set<String> replayedHeaders = StoredResponse.DEFAULT_REPLAYED_HEADERS;
+
+        private Builder(Inbox inbox) {
+            this.inbox = inbox;
+        }
+
+        /**
+         * Whose keys a request's key is among (required: there is no default that could let two
+         * clients meet under one key).
+         */
+        public Builder scope(IdempotencyScope scope) {
+            this.scope = requireNonNull(scope, "scope");
+            return this;
+        }
+
+        /** Whether a guarded request without a key is refused with 400 (default) or runs unguarded. */
+        public Builder keyRequired(boolean keyRequired) {
+            this.keyRequired = keyRequired;
+            return this;
+        }
+
+        /** The methods guarded; default POST and PATCH (the others are idempotent by definition). */
+        public Builder methods(String... methods) {
+            Set<String> upper = new LinkedHashSet<>();
+            for (String method : requireNonNull(methods, "methods")) {
+                upper.add(requireNonNull(method, "a method").toUpperCase(Locale.ROOT));
+            }
+            if (upper.isEmpty()) {
+                throw new IllegalArgumentException("at least one method must be guarded");
+            }
+            this.methods = upper;
+            return this;
+        }
+
+        /** The longest request body read for the fingerprint (default 1 MiB); longer ones get 413. */
+        public Builder maxBodyBytes(int maxBodyBytes) {
+            if (maxBodyBytes < 0) {
+                throw new IllegalArgumentException("maxBodyBytes must not be negative but was " + maxBodyBytes);
+            }
+            this.maxBodyBytes = maxBodyBytes;
+            return this;
+        }
+
+        /** Whether a 4xx from the handler is kept and replayed (default) or released like a 5xx. */
+        public Builder keepClientErrors(boolean keepClientErrors) {
+            this.keepClientErrors = keepClientErrors;
+            return this;
+        }
+
+        /** The {@code Retry-After} of a 409 (key in flight) or 503 (store down); default 1 s. */
+        public Builder retryAfter(Duration retryAfter) {
+            if (retryAfter == null || retryAfter.isNegative() || retryAfter.isZero()) {
+                throw new IllegalArgumentException("retryAfter must be positive but was " + retryAfter);
+            }
+            this.retryAfter = retryAfter;
+            return this;
+        }
+
+        /**
+         * The response headers a replay carries (case-insensitive); default {@link
+         * StoredResponse#DEFAULT_REPLAYED_HEADERS}. Never add {@code Set-Cookie}: a replay would hand
+         * one client's session to whoever repeats the key.
+         */
+        public Builder replayedHeaders(Set<String> names) {
+            Set<String> lower = new LinkedHashSet<>();
+            for (String name : requireNonNull(names, "names")) {
+                String header = requireNonNull(name, "a header name").toLowerCase(Locale.ROOT);
+                if (header.equals("set-cookie")) {
+                    throw new IllegalArgumentException("Set-Cookie is never replayed");
+                }
+                lower.add(header);
+            }
+            this.replayedHeaders = lower;
+            return this;
+        }
+
+        /**
+         * The configured core.
+         *
+         * @throws IllegalStateException if no {@link #scope} was chosen
+         */
+        public IdempotentRequests build() {
+            if (scope == null) {
+                throw new IllegalStateException("choose a scope: IdempotencyScope.principal(), .header(name) or,"
+                        + " for keys no two clients share, .global()");
+            }
+            return new IdempotentRequests(this, scope);
+        }
+    }
+}
