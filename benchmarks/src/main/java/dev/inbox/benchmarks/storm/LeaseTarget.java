@@ -12,6 +12,7 @@ import dev.inbox.spi.OwnerToken;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.function.BooleanSupplier;
+import java.util.function.IntConsumer;
 import java.util.function.LongSupplier;
 
 /**
@@ -28,6 +29,8 @@ final class LeaseTarget implements StormTarget {
     private final boolean perPoll;
     private final InboxMetrics metrics;
     private final Inbox inbox;
+    private final Inbox brokerInbox;
+    private volatile IntConsumer unrecorded = event -> {};
     private final AtomicIntegerArray ledger;
     private final LongSupplier records;
 
@@ -52,6 +55,7 @@ final class LeaseTarget implements StormTarget {
         this.retention = config.retention();
         this.perPoll = config.mode().equals(StormConfig.LEASE_BATCH);
         this.inbox = inboxOver(store);
+        this.brokerInbox = inboxOver(new CutOffStore(store, () -> false, this::refused));
         this.ledger = new AtomicIntegerArray(config.events());
     }
 
@@ -80,7 +84,23 @@ final class LeaseTarget implements StormTarget {
      * nothing more — what a killed process does — even while the adapter's own code runs on.
      */
     Inbox inbox(BooleanSupplier dead) {
-        return inboxOver(new CutOffStore(store, dead));
+        return inboxOver(new CutOffStore(store, dead, this::refused));
+    }
+
+    /**
+     * Tells {@code cause} of each event whose completion, through {@link #inbox()} or {@link
+     * #inbox(BooleanSupplier)}, the store refused because the lease had lapsed and another delivery
+     * had taken the event over: the work ran, so the event may be applied once more, and that extra
+     * application is the lost lease's. A broker adapter reports a lost lease only to its metrics,
+     * without the event; {@link #deliver} reports it in its outcome instead.
+     */
+    void chargeUnrecordedTo(IntConsumer cause) {
+        this.unrecorded = cause;
+    }
+
+    private void refused(InboxKey key) {
+        String id = key.id(); // every storm event's id ends in e<event> (see the drivers)
+        unrecorded.accept(Integer.parseInt(id.substring(id.lastIndexOf('e') + 1)));
     }
 
     @Override
@@ -132,7 +152,7 @@ final class LeaseTarget implements StormTarget {
 
     /** The inbox the broker adapters run deliveries through. */
     Inbox inbox() {
-        return inbox;
+        return brokerInbox;
     }
 
     /** Counts one application of {@code event} in the ledger. */
