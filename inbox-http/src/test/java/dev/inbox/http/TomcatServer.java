@@ -1,5 +1,6 @@
 package dev.inbox.http;
 
+import dev.inbox.tck.http.HttpKit;
 import jakarta.servlet.Filter;
 import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
@@ -7,6 +8,7 @@ import jakarta.servlet.http.HttpServletRequestWrapper;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.Principal;
+import java.util.Map;
 import org.apache.catalina.Context;
 import org.apache.catalina.LifecycleException;
 import org.apache.catalina.connector.Connector;
@@ -16,15 +18,22 @@ import org.apache.tomcat.util.descriptor.web.FilterMap;
 
 /**
  * An embedded Tomcat on a free loopback port: a stand-in for authentication (the principal is the
- * {@code X-User} header, as a real authentication filter would set it), then the filter under test
- * on {@code /payments/*}, then the servlet.
+ * {@code X-User} header, or the HTTP kit's {@value HttpKit#PRINCIPAL_HEADER}, as a real
+ * authentication filter would set it), then the filter under test, then the servlets, each on its
+ * URL pattern.
  */
 final class TomcatServer implements AutoCloseable {
 
     private final Tomcat tomcat = new Tomcat();
     private final Connector connector = new Connector();
 
-    TomcatServer(Filter filter, HttpServlet servlet) throws Exception {
+    /** The filter in front of {@code payments} on {@code /payments/*}. */
+    TomcatServer(Filter filter, HttpServlet payments) throws Exception {
+        this(filter, Map.of("/payments/*", payments));
+    }
+
+    /** The filter in front of each servlet, on its URL pattern. */
+    TomcatServer(Filter filter, Map<String, HttpServlet> servlets) throws Exception {
         Path base = Files.createTempDirectory("inbox-http-tomcat");
         tomcat.setBaseDir(base.toString());
         connector.setPort(0);
@@ -32,11 +41,10 @@ final class TomcatServer implements AutoCloseable {
         tomcat.getService().addConnector(connector);
         tomcat.setConnector(connector);
         Context context = tomcat.addContext("", base.toString());
-        Tomcat.addServlet(context, "payments", servlet);
-        context.addServletMappingDecoded("/payments/*", "payments");
-        add(context, "authentication", (jakarta.servlet.Filter) (request, response, chain) -> {
+        Filter authentication = (request, response, chain) -> {
             HttpServletRequest http = (HttpServletRequest) request;
-            String user = http.getHeader("X-User");
+            String header = http.getHeader("X-User");
+            String user = header != null ? header : http.getHeader(HttpKit.PRINCIPAL_HEADER);
             chain.doFilter(
                     user == null
                             ? request
@@ -47,24 +55,40 @@ final class TomcatServer implements AutoCloseable {
                                 }
                             },
                     response);
+        };
+        define(context, "authentication", authentication);
+        define(context, "idempotency", filter);
+        servlets.forEach((pattern, servlet) -> {
+            String name = "servlet " + pattern;
+            Tomcat.addServlet(context, name, servlet);
+            context.addServletMappingDecoded(pattern, name);
+            map(context, "authentication", pattern);
+            map(context, "idempotency", pattern);
         });
-        add(context, "idempotency", filter);
         tomcat.start();
     }
 
-    private static void add(Context context, String name, Filter filter) {
+    private static void define(Context context, String name, Filter filter) {
         FilterDef definition = new FilterDef();
         definition.setFilterName(name);
         definition.setFilter(filter);
         context.addFilterDef(definition);
+    }
+
+    private static void map(Context context, String filter, String pattern) {
         FilterMap mapping = new FilterMap();
-        mapping.setFilterName(name);
-        mapping.addURLPattern("/payments/*");
+        mapping.setFilterName(filter);
+        mapping.addURLPattern(pattern);
         context.addFilterMap(mapping);
     }
 
     String url(String pathAndQuery) {
-        return "http://127.0.0.1:" + connector.getLocalPort() + pathAndQuery;
+        return base() + pathAndQuery;
+    }
+
+    /** The server's base URL, without a trailing slash. */
+    String base() {
+        return "http://127.0.0.1:" + connector.getLocalPort();
     }
 
     @Override
