@@ -12,6 +12,7 @@ import java.security.Principal;
 import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
+import java.util.function.Predicate;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -40,21 +41,43 @@ import org.jspecify.annotations.Nullable;
  * streamed and not kept. A response sent with {@code sendError} goes to the container's error page
  * and is not kept (the claim is released). The filter does not support asynchronous requests: do
  * not register it with {@code asyncSupported}, and a handler that starts one fails there.
+ *
+ * <p>A request is guarded once however many times the filter is on its way (two registrations whose
+ * patterns overlap, a forward): the first pass marks it, and later passes let it through.
  */
 public final class IdempotencyFilter implements Filter {
 
+    /** The request attribute that marks a request this filter has taken on. */
+    static final String GUARDED = IdempotencyFilter.class.getName() + ".GUARDED";
+
     private final IdempotentRequests requests;
+    private final Predicate<? super HttpServletRequest> routes;
 
     /**
-     * A filter making the decisions of {@code requests}.
+     * A filter making the decisions of {@code requests} for every request it is mapped to.
      *
      * @throws IllegalArgumentException if {@code requests} is null
      */
     public IdempotencyFilter(IdempotentRequests requests) {
+        this(requests, request -> true);
+    }
+
+    /**
+     * A filter making the decisions of {@code requests} for the requests it is mapped to that
+     * {@code routes} accepts (a framework's per-handler marker, say); the others pass through
+     * unguarded. {@code routes} is asked only for the guarded methods, before the body is read.
+     *
+     * @throws IllegalArgumentException if {@code requests} or {@code routes} is null
+     */
+    public IdempotencyFilter(IdempotentRequests requests, Predicate<? super HttpServletRequest> routes) {
         if (requests == null) {
             throw new IllegalArgumentException("requests must not be null");
         }
+        if (routes == null) {
+            throw new IllegalArgumentException("routes must not be null");
+        }
         this.requests = requests;
+        this.routes = routes;
     }
 
     @Override
@@ -62,10 +85,13 @@ public final class IdempotencyFilter implements Filter {
             throws IOException, ServletException {
         if (!(req instanceof HttpServletRequest request)
                 || !(res instanceof HttpServletResponse response)
-                || !requests.guards(request.getMethod())) {
+                || !requests.guards(request.getMethod())
+                || request.getAttribute(GUARDED) != null
+                || !routes.test(request)) {
             chain.doFilter(req, res);
             return;
         }
+        request.setAttribute(GUARDED, Boolean.TRUE);
         List<String> keys = Collections.list(request.getHeaders(IdempotentRequests.HEADER));
         if (keys.size() > 1) {
             refuse(

@@ -8,6 +8,7 @@ import jakarta.servlet.http.HttpServletRequestWrapper;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.Principal;
+import java.util.List;
 import java.util.Map;
 import org.apache.catalina.Context;
 import org.apache.catalina.LifecycleException;
@@ -34,6 +35,11 @@ final class TomcatServer implements AutoCloseable {
 
     /** The filter in front of each servlet, on its URL pattern. */
     TomcatServer(Filter filter, Map<String, HttpServlet> servlets) throws Exception {
+        this(List.of(filter), servlets);
+    }
+
+    /** The filters, in order, in front of each servlet, on its URL pattern. */
+    TomcatServer(List<Filter> filters, Map<String, HttpServlet> servlets) throws Exception {
         Path base = Files.createTempDirectory("inbox-http-tomcat");
         tomcat.setBaseDir(base.toString());
         connector.setPort(0);
@@ -57,13 +63,17 @@ final class TomcatServer implements AutoCloseable {
                     response);
         };
         define(context, "authentication", authentication);
-        define(context, "idempotency", filter);
+        for (int i = 0; i < filters.size(); i++) {
+            define(context, "idempotency-" + i, filters.get(i));
+        }
         servlets.forEach((pattern, servlet) -> {
             String name = "servlet " + pattern;
             Tomcat.addServlet(context, name, servlet);
             context.addServletMappingDecoded(pattern, name);
             map(context, "authentication", pattern);
-            map(context, "idempotency", pattern);
+            for (int i = 0; i < filters.size(); i++) {
+                map(context, "idempotency-" + i, pattern);
+            }
         });
         tomcat.start();
     }
