@@ -4,6 +4,7 @@ import dev.inbox.Inbox;
 import dev.inbox.http.IdempotencyFilter;
 import dev.inbox.http.IdempotencyScope;
 import dev.inbox.http.IdempotentRequests;
+import dev.inbox.spring.web.IdempotentRoutes;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
@@ -14,17 +15,22 @@ import org.springframework.boot.autoconfigure.condition.SpringBootCondition;
 import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
+import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.ConditionContext;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.type.AnnotatedTypeMetadata;
+import org.springframework.util.ClassUtils;
 
 /**
  * {@code inbox.http.*}: the {@code Idempotency-Key} filter of {@code inbox-http} on the routes
- * {@code inbox.http.paths} names, in a servlet web application, over the application's inbox. It
- * is registered when {@code inbox.http.paths} or {@code inbox.http.scope} is set, and then needs
- * both; an {@link IdempotentRequests} bean of the application replaces the one built here.
+ * {@code inbox.http.paths} names and, in a Spring MVC application, on every handler method marked
+ * {@link dev.inbox.spring.web.IdempotentRoute}, in a servlet web application, over the
+ * application's inbox. It is registered when {@code inbox.http.paths} or {@code inbox.http.scope}
+ * is set, and then needs the scope, and paths unless Spring MVC is there to find marked handlers;
+ * an {@link IdempotentRequests} bean of the application replaces the one built here. A request
+ * both under the paths and to a marked handler is guarded once.
  */
 @Configuration(proxyBeanMethods = false)
 @ConditionalOnClass({IdempotencyFilter.class, FilterRegistrationBean.class})
@@ -50,22 +56,63 @@ class InboxHttpConfiguration {
     @Bean
     @ConditionalOnMissingBean(name = "inboxIdempotencyFilter")
     FilterRegistrationBean<IdempotencyFilter> inboxIdempotencyFilter(
-            IdempotentRequests requests, InboxProperties properties) {
+            IdempotentRequests requests, InboxProperties properties, ApplicationContext context) {
         List<String> paths = properties.getHttp().getPaths();
-        if (paths.isEmpty()) {
+        if (!paths.isEmpty()) {
+            return registration(new IdempotencyFilter(requests), paths, properties);
+        }
+        if (!Mvc.present(context)) {
             throw new InboxStartupException(
-                    "inbox.http.scope is set but inbox.http.paths is empty: no route would be guarded.",
+                    "inbox.http.scope is set but inbox.http.paths is empty, and without Spring MVC no handler can be"
+                            + " marked @IdempotentRoute: no route would be guarded.",
                     "Set inbox.http.paths to the servlet URL patterns of the routes that take an Idempotency-Key,"
                             + " such as /payments/*.",
                     null);
         }
-        FilterRegistrationBean<IdempotencyFilter> registration =
-                new FilterRegistrationBean<>(new IdempotencyFilter(requests));
+        return registration(Mvc.markedRoutes(requests, context), List.of("/*"), properties);
+    }
+
+    /** With paths set, the handlers marked {@code @IdempotentRoute} outside them are guarded too. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = Mvc.MAPPING)
+    @Conditional(OnHttpPaths.class)
+    static class MarkedRoutesBesidePaths {
+        @Bean
+        @ConditionalOnMissingBean(name = "inboxIdempotentRoutesFilter")
+        FilterRegistrationBean<IdempotencyFilter> inboxIdempotentRoutesFilter(
+                IdempotentRequests requests, InboxProperties properties, ApplicationContext context) {
+            FilterRegistrationBean<IdempotencyFilter> registration =
+                    registration(Mvc.markedRoutes(requests, context), List.of("/*"), properties);
+            registration.setName("inboxIdempotentRoutesFilter");
+            return registration;
+        }
+    }
+
+    private static FilterRegistrationBean<IdempotencyFilter> registration(
+            IdempotencyFilter filter, List<String> patterns, InboxProperties properties) {
+        FilterRegistrationBean<IdempotencyFilter> registration = new FilterRegistrationBean<>(filter);
         registration.setName("inboxIdempotencyFilter");
-        registration.setUrlPatterns(paths);
+        registration.setUrlPatterns(patterns);
         registration.setOrder(properties.getHttp().getFilterOrder());
         registration.setAsyncSupported(false);
         return registration;
+    }
+
+    /** Spring MVC's part, loaded only when Spring MVC is on the classpath. */
+    static final class Mvc {
+        static final String MAPPING =
+                "org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandlerMapping";
+
+        private Mvc() {}
+
+        /** Whether the application's class loader has Spring MVC. */
+        static boolean present(ApplicationContext context) {
+            return ClassUtils.isPresent(MAPPING, context.getClassLoader());
+        }
+
+        static IdempotencyFilter markedRoutes(IdempotentRequests requests, ApplicationContext context) {
+            return new IdempotencyFilter(requests, new IdempotentRoutes(context));
+        }
     }
 
     /** {@code principal}, {@code global} or {@code header:<name>}. */
@@ -89,16 +136,29 @@ class InboxHttpConfiguration {
         throw new InboxStartupException("inbox.http.scope is '" + setting + "', which is not a scope.", action, null);
     }
 
+    /** {@code inbox.http.paths} holds at least one pattern. */
+    static final class OnHttpPaths extends SpringBootCondition {
+        @Override
+        public ConditionOutcome getMatchOutcome(ConditionContext context, AnnotatedTypeMetadata metadata) {
+            return paths(context)
+                    ? ConditionOutcome.match("inbox.http.paths is set")
+                    : ConditionOutcome.noMatch("inbox.http.paths is empty");
+        }
+    }
+
+    private static boolean paths(ConditionContext context) {
+        return Binder.get(context.getEnvironment())
+                .bind("inbox.http.paths", Bindable.listOf(String.class))
+                .map(list -> !list.isEmpty())
+                .orElse(false);
+    }
+
     /** Either setting present (as a value or a list): the filter is wanted, and will say what is missing. */
     static final class OnHttpSettings extends SpringBootCondition {
         @Override
         public ConditionOutcome getMatchOutcome(ConditionContext context, AnnotatedTypeMetadata metadata) {
-            Binder binder = Binder.get(context.getEnvironment());
-            boolean paths = binder.bind("inbox.http.paths", Bindable.listOf(String.class))
-                    .map(list -> !list.isEmpty())
-                    .orElse(false);
             boolean scope = context.getEnvironment().containsProperty("inbox.http.scope");
-            return paths || scope
+            return paths(context) || scope
                     ? ConditionOutcome.match("inbox.http.paths or inbox.http.scope is set")
                     : ConditionOutcome.noMatch("neither inbox.http.paths nor inbox.http.scope is set");
         }

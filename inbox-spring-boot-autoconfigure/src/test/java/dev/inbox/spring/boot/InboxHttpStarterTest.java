@@ -19,6 +19,7 @@ import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
 import org.springframework.boot.tomcat.autoconfigure.servlet.TomcatServletWebServerAutoConfiguration;
@@ -27,6 +28,7 @@ import org.springframework.boot.web.servlet.ServletRegistrationBean;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandlerMapping;
 
 /**
  * {@code inbox.http.*}: a Boot servlet application makes a POST route retry-safe with two
@@ -141,6 +143,34 @@ class InboxHttpStarterTest {
     }
 
     @Test
+    void withSpringMvc_theScopeAloneGuardsTheMarkedHandlers_andWithPathsBothAreGuarded() {
+        web.withPropertyValues("inbox.http.scope=principal").run(context -> {
+            assertThat(context).hasNotFailed();
+            FilterRegistrationBean<?> filter = context.getBean("inboxIdempotencyFilter", FilterRegistrationBean.class);
+            assertThat(filter.getUrlPatterns())
+                    .as("every path, for marked handlers")
+                    .containsExactly("/*");
+            assertThat(context).doesNotHaveBean("inboxIdempotentRoutesFilter");
+        });
+        web.withPropertyValues("inbox.http.scope=principal", "inbox.http.paths=/orders/*")
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(context.getBean("inboxIdempotencyFilter", FilterRegistrationBean.class)
+                                    .getUrlPatterns())
+                            .containsExactly("/orders/*");
+                    assertThat(context.getBean("inboxIdempotentRoutesFilter", FilterRegistrationBean.class)
+                                    .getUrlPatterns())
+                            .containsExactly("/*");
+                });
+        web.withClassLoader(new FilteredClassLoader(RequestMappingHandlerMapping.class))
+                .withPropertyValues("inbox.http.scope=principal", "inbox.http.paths=/orders/*")
+                .run(context -> {
+                    assertThat(context).hasNotFailed().hasBean("inboxIdempotencyFilter");
+                    assertThat(context).doesNotHaveBean("inboxIdempotentRoutesFilter");
+                });
+    }
+
+    @Test
     void aMissingOrWrongScope_orNoPaths_failTheStartupSayingWhatToSet() {
         web.withPropertyValues("inbox.http.paths=/orders/*").run(context -> {
             assertThat(context).hasFailed();
@@ -156,9 +186,13 @@ class InboxHttpStarterTest {
                             .rootCause()
                             .hasMessageContaining("'tenant', which is not a scope");
                 });
-        web.withPropertyValues("inbox.http.scope=global").run(context -> {
-            assertThat(context).hasFailed();
-            assertThat(context.getStartupFailure()).rootCause().hasMessageContaining("inbox.http.paths is empty");
-        });
+        web.withClassLoader(new FilteredClassLoader(RequestMappingHandlerMapping.class))
+                .withPropertyValues("inbox.http.scope=global")
+                .run(context -> {
+                    assertThat(context).hasFailed();
+                    assertThat(context.getStartupFailure())
+                            .rootCause()
+                            .hasMessageContaining("inbox.http.paths is empty, and without Spring MVC");
+                });
     }
 }
