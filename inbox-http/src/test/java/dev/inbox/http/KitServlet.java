@@ -17,9 +17,7 @@ final class KitServlet extends HttpServlet {
 
     @Override
     protected void doPost(HttpServletRequest request, HttpServletResponse response) throws IOException {
-        HttpKit.Answer answer = kit.respond(request.getRequestURI(), request.getQueryString());
-        response.setStatus(answer.status());
-        answer.headers().forEach(response::addHeader);
-        response.getOutputStream().write(answer.body());
+        kit.respond(request.getRequestURI(), request.getQueryString())
+                .writeTo(response::setStatus, response::addHeader, response.getOutputStream());
     }
 }

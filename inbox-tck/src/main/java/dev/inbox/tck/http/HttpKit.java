@@ -1,5 +1,7 @@
 package dev.inbox.tck.http;
 
+import java.io.IOException;
+import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.Collections;
 import java.util.HashMap;
@@ -8,6 +10,8 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BiConsumer;
+import java.util.function.IntConsumer;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -46,6 +50,18 @@ public final class HttpKit {
         /** An answer of {@code status} with {@code headers} (copied, in order) and {@code body} (not copied). */
         public Answer {
             headers = Collections.unmodifiableMap(new LinkedHashMap<>(headers));
+        }
+
+        /**
+         * Answers with this: {@code status} gets the status, {@code header} each header (before the
+         * body), {@code body} the body — a servlet's {@code setStatus}, {@code addHeader} and output
+         * stream, say.
+         */
+        public void writeTo(IntConsumer status, BiConsumer<String, String> header, OutputStream body)
+                throws IOException {
+            status.accept(this.status);
+            headers.forEach(header);
+            body.write(this.body);
         }
     }
 
