@@ -79,6 +79,10 @@ for ratio in 0 1; do $PURGE --store mysql --nice-ratio $ratio > $R/purge-under-l
 benchmarks/pgbench/claim-shapes.sh > $R/pg-claim-shapes.txt
 benchmarks/redis/claim-shapes.sh > $R/redis-claim-shapes.txt
 
+# The Idempotency-Key filter against the same route without it (embedded Tomcat; about 4 minutes).
+java -cp benchmarks/target/benchmarks.jar dev.inbox.benchmarks.http.HttpThroughput \
+    2>$R/http-throughput-rounds.txt > $R/http-throughput.json
+
 # The in-memory store's footprint (docs/using-the-inbox.md's bytes per key).
 java -cp benchmarks/target/benchmarks.jar dev.inbox.benchmarks.memory.CaffeineFootprint 1000000 > $R/caffeine-footprint.txt
 
