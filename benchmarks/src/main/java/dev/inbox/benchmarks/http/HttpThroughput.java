@@ -90,9 +90,12 @@ public final class HttpThroughput {
         }
     }
 
-    /** Tomcat's report of the threads a stopped application left behind: the shared inbox pools, by design. */
-    private static final java.util.logging.Logger LEAK_REPORTS =
-            java.util.logging.Logger.getLogger("org.apache.catalina.loader.WebappClassLoaderBase");
+    /**
+     * Tomcat's logging, kept to errors: its start-up chatter, and its report of the threads a
+     * stopped application left behind (the inbox's shared renewal pool, by design), would bury the
+     * rounds on standard error.
+     */
+    private static final java.util.logging.Logger TOMCAT = java.util.logging.Logger.getLogger("org.apache");
 
     private HttpThroughput() {}
 
@@ -104,7 +107,7 @@ public final class HttpThroughput {
             }
             args.put(argv[i].substring(2), argv[i + 1]);
         }
-        LEAK_REPORTS.setLevel(java.util.logging.Level.SEVERE);
+        TOMCAT.setLevel(java.util.logging.Level.SEVERE);
         int seconds = positive(args.getOrDefault("seconds", "5"), "seconds");
         int rounds = positive(args.getOrDefault("rounds", "5"), "rounds");
         int clients = positive(args.getOrDefault("clients", "8"), "clients");
