@@ -132,6 +132,10 @@ public final class HttpThroughput {
             Connector connector = new Connector();
             connector.setPort(0);
             connector.setProperty("address", "127.0.0.1");
+            // Keep each client connection for the whole run: Tomcat closes one after 100 requests by
+            // default, and Java's client may send on a pooled connection just as it closes.
+            connector.setProperty("maxKeepAliveRequests", "-1");
+            connector.setProperty("keepAliveTimeout", "600000");
             tomcat.getService().addConnector(connector);
             tomcat.setConnector(connector);
             Context context = tomcat.addContext("", dir.toString());
