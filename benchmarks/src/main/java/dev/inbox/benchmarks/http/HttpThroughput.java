@@ -18,10 +18,10 @@ import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.HttpURLConnection;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -51,8 +51,8 @@ import org.apache.tomcat.util.descriptor.web.FilterMap;
  * as {@code …-replay}, every request a repeat of a finished one (a claim that finds the kept
  * response). The same servlet answers every route (it reads the body and answers {@code 201} with
  * a small JSON body). The variants run in interleaved rounds, in a rotating order, each for the
- * same time with the same number of client threads (Java's {@code HttpClient}, in this JVM, over
- * loopback); each variant's figure is the median of its rounds, with the lowest and highest, and
+ * same time with the same number of client threads ({@code HttpURLConnection}, kept alive, in this
+ * JVM, over loopback); each variant's figure is the median of its rounds, with the lowest and highest, and
  * a ratio to {@code bare} gets a verdict only when the two spreads do not overlap.
  *
  * <pre>{@code
@@ -108,9 +108,14 @@ public final class HttpThroughput {
             args.put(argv[i].substring(2), argv[i + 1]);
         }
         TOMCAT.setLevel(java.util.logging.Level.SEVERE);
+        // The clients: java.net's HttpURLConnection, a kept-alive connection per client thread (Java's
+        // HttpClient on Java 17 now and then lost a request on a pooled connection it was closing),
+        // and no silent second try of a POST whose connection failed: any failure ends the run.
+        System.setProperty("sun.net.http.retryPost", "false");
         int seconds = positive(args.getOrDefault("seconds", "5"), "seconds");
         int rounds = positive(args.getOrDefault("rounds", "5"), "rounds");
         int clients = positive(args.getOrDefault("clients", "8"), "clients");
+        System.setProperty("http.maxConnections", Integer.toString(clients));
         String jdbcUrl = args.getOrDefault("jdbc-url", "jdbc:postgresql://127.0.0.1:5432/test?user=postgres");
         String redisUrl = args.getOrDefault("redis-url", "redis://127.0.0.1:6379");
 
@@ -133,7 +138,7 @@ public final class HttpThroughput {
             connector.setPort(0);
             connector.setProperty("address", "127.0.0.1");
             // Keep each client connection for the whole run: Tomcat closes one after 100 requests by
-            // default, and Java's client may send on a pooled connection just as it closes.
+            // default, and a client may send on a kept connection just as it closes.
             connector.setProperty("maxKeepAliveRequests", "-1");
             connector.setProperty("keepAliveTimeout", "600000");
             tomcat.getService().addConnector(connector);
@@ -153,9 +158,6 @@ public final class HttpThroughput {
             tomcat.start();
             try {
                 String base = "http://127.0.0.1:" + connector.getLocalPort();
-                HttpClient client = HttpClient.newBuilder()
-                        .version(HttpClient.Version.HTTP_1_1)
-                        .build();
                 List<String> variants = List.of(
                         "bare", "caffeine", "postgres", "redis", "caffeine-replay", "postgres-replay", "redis-replay");
                 Map<String, Rounds> results = new LinkedHashMap<>();
@@ -212,10 +214,6 @@ public final class HttpThroughput {
         Recorder latencies = new Recorder(3);
         AtomicLong done = new AtomicLong();
         ExecutorService threads = Executors.newFixedThreadPool(clients);
-        // A client of the measurement's own: a pooled connection left idle while the other variants
-        // ran is closed by the client's own clean-up, which can race a request sent on it.
-        HttpClient client =
-                HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
         try {
             long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
             List<Future<?>> futures = new ArrayList<>();
@@ -224,12 +222,12 @@ public final class HttpThroughput {
                 futures.add(threads.submit(() -> {
                     long n = 0;
                     if (replay) {
-                        send(client, route, fixedKey, 201); // the first, kept: every later one replays it
+                        send(route, fixedKey, 201); // the first, kept: every later one replays it
                     }
                     while (System.nanoTime() - end < 0) {
                         String key = replay ? fixedKey : fixedKey + "-" + n++;
                         long start = System.nanoTime();
-                        send(client, route, key, 201);
+                        send(route, key, 201);
                         latencies.recordValue((System.nanoTime() - start) / 1_000);
                         done.incrementAndGet();
                     }
@@ -250,17 +248,25 @@ public final class HttpThroughput {
         }
     }
 
-    private static void send(HttpClient client, String route, String key, int expected) throws Exception {
-        HttpResponse<byte[]> response = client.send(
-                HttpRequest.newBuilder(URI.create(route))
-                        .header("Content-Type", "application/json")
-                        .header(IdempotentRequests.HEADER, key)
-                        .POST(HttpRequest.BodyPublishers.ofByteArray(BODY))
-                        .build(),
-                HttpResponse.BodyHandlers.ofByteArray());
-        if (response.statusCode() != expected) {
-            throw new IllegalStateException(route + " answered " + response.statusCode() + ": "
-                    + new String(response.body(), StandardCharsets.UTF_8));
+    private static void send(String route, String key, int expected) throws IOException {
+        HttpURLConnection connection =
+                (HttpURLConnection) URI.create(route).toURL().openConnection();
+        connection.setRequestMethod("POST");
+        connection.setDoOutput(true);
+        connection.setFixedLengthStreamingMode(BODY.length);
+        connection.setRequestProperty("Content-Type", "application/json");
+        connection.setRequestProperty(IdempotentRequests.HEADER, key);
+        try (OutputStream out = connection.getOutputStream()) {
+            out.write(BODY);
+        }
+        int status = connection.getResponseCode();
+        byte[] body;
+        try (InputStream in = status >= 400 ? connection.getErrorStream() : connection.getInputStream()) {
+            body = in == null ? new byte[0] : in.readAllBytes(); // read whole: the connection is kept
+        }
+        if (status != expected) {
+            throw new IllegalStateException(
+                    route + " answered " + status + ": " + new String(body, StandardCharsets.UTF_8));
         }
     }
 
