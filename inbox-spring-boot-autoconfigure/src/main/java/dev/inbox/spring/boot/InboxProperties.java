@@ -500,7 +500,9 @@ public class InboxProperties {
 
         /**
          * Servlet URL patterns of the routes to guard, such as {@code /payments/*}. Setting it (or
-         * the scope) registers the filter; the scope must then be set too.
+         * the scope) registers the filter; the scope must then be set too. Optional in a Spring MVC
+         * application, where every handler marked {@code @IdempotentRoute} is guarded wherever it
+         * is mapped; required without Spring MVC.
          */
         private List<String> paths = new ArrayList<>();
 
