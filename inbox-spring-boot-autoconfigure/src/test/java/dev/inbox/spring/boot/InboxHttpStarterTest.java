@@ -155,12 +155,12 @@ class InboxHttpStarterTest {
         web.withPropertyValues("inbox.http.scope=principal", "inbox.http.paths=/orders/*")
                 .run(context -> {
                     assertThat(context).hasNotFailed();
-                    assertThat(context.getBean("inboxIdempotencyFilter", FilterRegistrationBean.class)
-                                    .getUrlPatterns())
-                            .containsExactly("/orders/*");
-                    assertThat(context.getBean("inboxIdempotentRoutesFilter", FilterRegistrationBean.class)
-                                    .getUrlPatterns())
-                            .containsExactly("/*");
+                    FilterRegistrationBean<?> paths =
+                            context.getBean("inboxIdempotencyFilter", FilterRegistrationBean.class);
+                    FilterRegistrationBean<?> marked =
+                            context.getBean("inboxIdempotentRoutesFilter", FilterRegistrationBean.class);
+                    assertThat(paths.getUrlPatterns()).containsExactly("/orders/*");
+                    assertThat(marked.getUrlPatterns()).containsExactly("/*");
                 });
         web.withClassLoader(new FilteredClassLoader(RequestMappingHandlerMapping.class))
                 .withPropertyValues("inbox.http.scope=principal", "inbox.http.paths=/orders/*")
