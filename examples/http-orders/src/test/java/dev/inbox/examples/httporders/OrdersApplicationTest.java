@@ -1,4 +1,4 @@
-package dev.inbox.examples.orders;
+package dev.inbox.examples.httporders;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

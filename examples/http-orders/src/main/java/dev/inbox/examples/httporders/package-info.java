@@ -1,5 +1,5 @@
 /** The example orders API. */
 @NullMarked
-package dev.inbox.examples.orders;
+package dev.inbox.examples.httporders;
 
 import org.jspecify.annotations.NullMarked;

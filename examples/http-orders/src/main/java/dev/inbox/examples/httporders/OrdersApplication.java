@@ -1,4 +1,4 @@
-package dev.inbox.examples.orders;
+package dev.inbox.examples.httporders;
 
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;

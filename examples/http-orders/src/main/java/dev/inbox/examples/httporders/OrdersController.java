@@ -1,4 +1,4 @@
-package dev.inbox.examples.orders;
+package dev.inbox.examples.httporders;
 
 import dev.inbox.spring.web.IdempotentRoute;
 import java.net.URI;
@@ -28,7 +28,7 @@ class OrdersController {
     }
 
     /**
-     * Places an order: one row in {@code orders} per run. {@code @IdempotentRoute} makes a repeat of
+     * Places an order: one row in {@code http_orders} per run. {@code @IdempotentRoute} makes a repeat of
      * the request (same {@code Idempotency-Key}, same customer) answer the first order again without
      * running this method.
      */
@@ -39,7 +39,7 @@ class OrdersController {
             return ResponseEntity.badRequest().body("an order needs an item and a quantity of at least 1");
         }
         Long id = jdbc.queryForObject(
-                "INSERT INTO orders (customer, item, quantity) VALUES (?, ?, ?) RETURNING id",
+                "INSERT INTO http_orders (customer, item, quantity) VALUES (?, ?, ?) RETURNING id",
                 Long.class,
                 customer,
                 request.item(),
@@ -51,7 +51,7 @@ class OrdersController {
     /** How many orders a customer has: one per key, however often each was sent. */
     @GetMapping("/customers/{customer}/orders/count")
     long count(@PathVariable("customer") String customer) {
-        Long count = jdbc.queryForObject("SELECT count(*) FROM orders WHERE customer = ?", Long.class, customer);
+        Long count = jdbc.queryForObject("SELECT count(*) FROM http_orders WHERE customer = ?", Long.class, customer);
         return count == null ? 0 : count;
     }
 }
