@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.inbox.Inbox;
+import dev.inbox.benchmarks.report.Spread;
 import dev.inbox.caffeine.CaffeineInboxStore;
 import dev.inbox.http.IdempotencyFilter;
 import dev.inbox.http.IdempotencyScope;
@@ -27,6 +28,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -295,48 +297,28 @@ public final class HttpThroughput {
             Rounds r = entry.getValue();
             Map<String, Object> row = new LinkedHashMap<>();
             row.put("variant", entry.getKey());
-            row.put("requestsPerSecond", Math.round(median(r.perSecond())));
-            row.put("lowest", Math.round(min(r.perSecond())));
-            row.put("highest", Math.round(max(r.perSecond())));
-            row.put("p50Micros", Math.round(median(r.p50Micros())));
-            row.put("p99Micros", Math.round(median(r.p99Micros())));
+            row.put("requestsPerSecond", Math.round(Spread.median(r.perSecond())));
+            row.put("lowest", Math.round(Collections.min(r.perSecond())));
+            row.put("highest", Math.round(Collections.max(r.perSecond())));
+            row.put("p50Micros", Math.round(Spread.median(r.p50Micros())));
+            row.put("p99Micros", Math.round(Spread.median(r.p99Micros())));
             row.put("rounds", r.perSecond().stream().map(Math::round).toList());
             if (r != bare) {
-                double ratio = median(r.perSecond()) / median(bare.perSecond());
+                double ratio = Spread.median(r.perSecond()) / Spread.median(bare.perSecond());
                 row.put("ofBare", Math.round(ratio * 100) / 100.0);
-                row.put("verdict", verdict(r.perSecond(), bare.perSecond()));
+                row.put(
+                        "verdict",
+                        Spread.verdict(
+                                r.perSecond(),
+                                bare.perSecond(),
+                                "faster than bare, outside the spread",
+                                "slower than bare, outside the spread"));
             }
             rows.add(row);
         }
         out.put("rows", rows);
         System.out.println(
                 new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(out));
-    }
-
-    /** "slower than bare" or "faster" only when the spreads do not overlap. */
-    static String verdict(List<Double> variant, List<Double> bare) {
-        if (max(variant) < min(bare)) {
-            return "slower than bare, outside the spread";
-        }
-        if (min(variant) > max(bare)) {
-            return "faster than bare, outside the spread";
-        }
-        return "within the spread";
-    }
-
-    static double median(List<Double> values) {
-        double[] sorted =
-                values.stream().mapToDouble(Double::doubleValue).sorted().toArray();
-        int n = sorted.length;
-        return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
-    }
-
-    private static double min(List<Double> values) {
-        return values.stream().mapToDouble(Double::doubleValue).min().orElseThrow();
-    }
-
-    private static double max(List<Double> values) {
-        return values.stream().mapToDouble(Double::doubleValue).max().orElseThrow();
     }
 
     private static int positive(String value, String name) {

@@ -5,7 +5,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -66,11 +65,9 @@ public final class AbTable {
             if (bs == null) {
                 return;
             }
-            double ma = median(as);
-            double mb = median(bs);
-            String verdict = Collections.min(bs) > Collections.max(as)
-                    ? "B higher outside the spread"
-                    : Collections.max(bs) < Collections.min(as) ? "B lower outside the spread" : "within the spread";
+            double ma = Spread.median(as);
+            double mb = Spread.median(bs);
+            String verdict = Spread.verdict(bs, as, "B higher outside the spread", "B lower outside the spread");
             out.append(String.format(Locale.ROOT, "%-60s %,12.0f %,12.0f %7.2f  %s%n", name, ma, mb, mb / ma, verdict));
             out.append(String.format(Locale.ROOT, "%-60s   rounds A %s%n", "", rounded(as)));
             out.append(String.format(Locale.ROOT, "%-60s   rounds B %s%n", "", rounded(bs)));
@@ -80,12 +77,5 @@ public final class AbTable {
 
     private static List<Long> rounded(List<Double> scores) {
         return scores.stream().map(Math::round).toList();
-    }
-
-    static double median(List<Double> values) {
-        List<Double> sorted = new ArrayList<>(values);
-        Collections.sort(sorted);
-        int n = sorted.size();
-        return n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
     }
 }
