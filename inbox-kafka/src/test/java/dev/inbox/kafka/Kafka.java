@@ -9,13 +9,17 @@ import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.AlterConfigOp;
+import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.KafkaShareConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.config.ConfigResource;
 import org.jspecify.annotations.Nullable;
 
 /** The real broker the tests share ({@link KafkaBroker#bootstrap()}), and clients on it. */
@@ -43,6 +47,50 @@ final class Kafka {
         Map<String, Object> config = KafkaBroker.consumerConfig(group);
         config.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "50");
         return new KafkaConsumer<>(config);
+    }
+
+    /**
+     * A share consumer in {@code group}, acknowledging explicitly (as {@link KafkaShareInboxLoop}
+     * requires), at most 50 records a poll.
+     */
+    static KafkaShareConsumer<String, String> shareConsumer(String group) {
+        Map<String, Object> config = KafkaBroker.consumerConfig(group);
+        // The classic consumer's settings a share consumer refuses.
+        config.remove("group.protocol");
+        config.remove("enable.auto.commit");
+        config.remove("auto.offset.reset");
+        config.put("share.acknowledgement.mode", "explicit");
+        config.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "50");
+        return new KafkaShareConsumer<>(config);
+    }
+
+    /**
+     * Configures share group {@code group} before its first member joins: from the earliest offset,
+     * acquisition locks of {@code lock}, the brokers' delivery limit (5), renewals enabled.
+     */
+    static void shareGroup(String group, Duration lock) throws Exception {
+        shareGroup(group, lock, 5, true);
+    }
+
+    /**
+     * Configures share group {@code group} before its first member joins: from the earliest offset,
+     * acquisition locks of {@code lock}, a record archived at its {@code deliveryLimit}th delivery,
+     * renewals enabled or not.
+     */
+    static void shareGroup(String group, Duration lock, int deliveryLimit, boolean renewals) throws Exception {
+        ConfigResource resource = new ConfigResource(ConfigResource.Type.GROUP, group);
+        List<AlterConfigOp> settings = List.of(
+                set("share.auto.offset.reset", "earliest"),
+                set("share.record.lock.duration.ms", Long.toString(lock.toMillis())),
+                set("share.delivery.count.limit", Integer.toString(deliveryLimit)),
+                set("share.renew.acknowledge.enable", Boolean.toString(renewals)));
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, KafkaBroker.bootstrap()))) {
+            admin.incrementalAlterConfigs(Map.of(resource, settings)).all().get(60, TimeUnit.SECONDS);
+        }
+    }
+
+    private static AlterConfigOp set(String name, String value) {
+        return new AlterConfigOp(new ConfigEntry(name, value), AlterConfigOp.OpType.SET);
     }
 
     /** Sends a CloudEvent (binary mode) with id {@code id} to partition {@code partition}, and waits for it. */

@@ -238,6 +238,8 @@ public final class KafkaBroker implements AutoCloseable {
                         "transaction.state.log.min.isr=1",
                         "share.coordinator.state.topic.replication.factor=1",
                         "share.coordinator.state.topic.min.isr=1",
+                        // Share groups' acquisition locks as short as a test's lease (the floor is 15 s by default).
+                        "group.share.min.record.lock.duration.ms=1000",
                         "group.initial.rebalance.delay.ms=0",
                         "group.consumer.heartbeat.interval.ms=500",
                         "group.consumer.min.heartbeat.interval.ms=500",

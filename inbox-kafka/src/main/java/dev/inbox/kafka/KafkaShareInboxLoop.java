@@ -1,0 +1,500 @@
+package dev.inbox.kafka;
+
+import static dev.inbox.spi.InboxArguments.requireNonNull;
+import static dev.inbox.spi.InboxArguments.requirePositive;
+
+import dev.inbox.Deliveries;
+import dev.inbox.FailurePolicy;
+import dev.inbox.Inbox;
+import java.lang.System.Logger.Level;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.kafka.clients.consumer.AcknowledgeType;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.ShareConsumer;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.TopicIdPartition;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A consumer loop around your share-group {@link ShareConsumer} (KIP-932, "queues for Kafka"), in
+ * lease mode: each record's event is claimed in the inbox, your handler runs for a new one, the
+ * claim is completed, and only then is the record acknowledged {@code ACCEPT}.
+ *
+ * <pre>{@code
+ * // share.acknowledgement.mode=explicit; the group: share.renew.acknowledge.enable=true
+ * KafkaShareInboxLoop<String, String> loop = KafkaShareInboxLoop.lease(shareConsumer, inbox, record -> mailer.send(record.value()))
+ *         .keys(RecordKeys.header("event-id"))
+ *         .build();
+ * loop.subscribe(List.of("orders"));
+ * loop.run(Duration.ofMillis(500)); // until loop.stop() from another thread
+ * }</pre>
+ *
+ * <p>A share group hands each record to one member under a time-limited acquisition lock and takes
+ * per-record acknowledgements; there are no offsets to commit, and a record released or left to
+ * its lock's end is delivered again with its delivery count raised — at the group's {@code
+ * share.delivery.count.limit} (5 by default) it is archived, gone. So this loop never releases a
+ * record it is still responsible for. Per record, by the claim's answer:
+ *
+ * <ul>
+ *   <li>{@code DUPLICATE} — acknowledged {@code ACCEPT}.
+ *   <li>{@code ACQUIRED} — the handler runs on the loop's worker thread, the claim kept renewed; on
+ *       success the claim is completed, then the record accepted. If the handler throws, the claim
+ *       is released and the record <em>held</em> (its lock renewed) and tried again after the
+ *       {@linkplain Builder#failurePolicy failure policy}'s back-off; once the policy gives up on it
+ *       (with a {@linkplain Builder#recoverer recoverer} only) the recoverer gets it and the record is
+ *       accepted. Without a recoverer it is retried for ever.
+ *   <li>{@code BUSY} — another member is applying the event (and may still fail): held, and claimed
+ *       again after the {@linkplain Builder#busyBackoff busy backoff}; never released, so waiting
+ *       does not burn its delivery count.
+ * </ul>
+ *
+ * <p>A store that cannot answer holds the record for the failure backoff, as BUSY does. A record
+ * without a valid dedup key goes to the {@linkplain Builder#onMissingKey missing-key recoverer}, or
+ * (none set) is held and logged at ERROR every failure backoff: never processed without dedup, and
+ * never dropped. An {@link Error} thrown by the handler releases its claim, holds the record, and
+ * is thrown out of {@link #pollOnce} once what was settled is acknowledged.
+ *
+ * <p><b>The acquisition lock.</b> Every record in hand — being worked on, waiting its turn, held
+ * for a back-off — is renewed with {@code AcknowledgeType.RENEW} each third of the lock's duration
+ * ({@link ShareConsumer#acquisitionLockTimeoutMs()}), so a slow handler never lets its record go
+ * to another member. RENEW needs the group config {@code share.renew.acknowledge.enable=true}
+ * (default false) and {@code share.acknowledgement.mode=explicit} on the consumer. Without it the
+ * renewals fail: work longer than the lock lets the broker hand the record to another member,
+ * whose claim answers BUSY while this one works (so the event is still applied once), but each such
+ * hand-over raises the record's delivery count.
+ *
+ * <p>Work runs on one worker thread of the loop's own, one record at a time, while the calling
+ * thread keeps polling (at least every third of the lock, so {@code max.poll.interval.ms} is never
+ * the limit). Records acquired meanwhile wait their turn, renewed; bound them with the consumer's
+ * {@code max.poll.records} and {@code share.acquire.mode=record_limit}.
+ *
+ * <p>Not thread-safe, like the consumer it drives: call {@code subscribe}, {@code pollOnce} and
+ * {@code run} from one thread; {@link #stop()} from any. {@link #close()} ends the worker thread
+ * (not the consumer, which is yours).
+ *
+ * @param <K> the record key type
+ * @param <V> the record value type
+ */
+public final class KafkaShareInboxLoop<K, V> implements AutoCloseable {
+
+    private static final System.Logger LOG = System.getLogger(KafkaShareInboxLoop.class.getName());
+
+    /** The lock assumed until the consumer reports its own: the brokers' default. */
+    private static final Duration DEFAULT_LOCK = Duration.ofSeconds(30);
+
+    /** How long a poll waits while records are in hand: renewed records come back on a later poll. */
+    private static final Duration HELD_POLL = Duration.ofMillis(100);
+
+    /** The failed attempts after which a record goes to the recoverer, unless a failure policy says otherwise. */
+    static final int DEFAULT_ATTEMPTS = 10;
+
+    private final ShareConsumer<K, V> consumer;
+    private final Inbox inbox;
+    private final RecordKeys keys;
+    private final ShareAttempt<K, V> attempt;
+    private final ExecutorService worker;
+    /** The records in hand, by topic, partition and offset, in the order they came. */
+    private final Map<String, Held<K, V>> held = new LinkedHashMap<>();
+
+    private @Nullable Held<K, V> running;
+    private @Nullable Future<ShareAttempt.Result> work;
+    private volatile boolean stopping;
+    private boolean renewFailureLogged;
+
+    private KafkaShareInboxLoop(Builder<K, V> builder) {
+        this.consumer = builder.consumer;
+        this.inbox = builder.inbox;
+        this.keys = builder.keys;
+        FailurePolicy policy = builder.failurePolicy;
+        if (policy == null) {
+            policy = builder.recoverer == null
+                    ? FailurePolicy.retryForever(builder.failureBackoff)
+                    : FailurePolicy.attempts(DEFAULT_ATTEMPTS, builder.failureBackoff);
+        }
+        this.attempt = new ShareAttempt<>(
+                builder.inbox,
+                builder.handler,
+                builder.busyBackoff,
+                builder.failureBackoff,
+                policy,
+                builder.recoverer,
+                builder.missingKey);
+        this.worker = Executors.newSingleThreadExecutor(task -> {
+            Thread thread = new Thread(task, "inbox-share-work-" + builder.inbox.consumer());
+            thread.setDaemon(true);
+            return thread;
+        });
+    }
+
+    /**
+     * A loop in lease mode: each record's event is claimed with {@link Inbox#claim}, kept renewed
+     * while {@code handler} runs, and completed before the record is accepted.
+     *
+     * @throws IllegalArgumentException if an argument is null
+     */
+    public static <K, V> Builder<K, V> lease(ShareConsumer<K, V> consumer, Inbox inbox, RecordHandler<K, V> handler) {
+        return new Builder<>(
+                requireNonNull(consumer, "consumer"),
+                requireNonNull(inbox, "inbox"),
+                requireNonNull(handler, "handler"));
+    }
+
+    /**
+     * Subscribes the consumer to {@code topics}.
+     *
+     * @throws IllegalArgumentException if {@code topics} is null
+     */
+    public void subscribe(Collection<String> topics) {
+        consumer.subscribe(requireNonNull(topics, "topics"));
+    }
+
+    /**
+     * Polls, works on the records in hand until a third of the acquisition lock has passed or none
+     * is left to work on, then acknowledges what is settled and renews the rest.
+     *
+     * @return how many records were acknowledged as done (applied, duplicate or recovered)
+     * @throws IllegalArgumentException if {@code timeout} is null or negative
+     * @throws Error what the handler threw as an {@code Error}, after the settled records were acknowledged
+     */
+    public int pollOnce(Duration timeout) {
+        requireNonNull(timeout, "timeout");
+        if (timeout.isNegative()) {
+            throw new IllegalArgumentException("timeout must not be negative but was " + timeout);
+        }
+        ConsumerRecords<K, V> records =
+                consumer.poll(held.isEmpty() ? timeout : (timeout.compareTo(HELD_POLL) < 0 ? timeout : HELD_POLL));
+        for (ConsumerRecord<K, V> record : records) {
+            String position = ShareAttempt.where(record);
+            Held<K, V> known = held.get(position);
+            if (known != null) {
+                known.record = record; // a renewed record, returned again
+                known.acknowledgeable = true;
+            } else {
+                held.put(position, new Held<>(record));
+            }
+        }
+        if (held.isEmpty()) {
+            return 0;
+        }
+        Error thrown = workUntil(System.nanoTime() + renewEvery().toNanos());
+        int done = acknowledge();
+        if (thrown != null) {
+            throw thrown;
+        }
+        return done;
+    }
+
+    /**
+     * Calls {@link #pollOnce} until {@link #stop()}, then finishes the record in hand, accepts what
+     * is settled, releases the records not begun, and returns (the consumer stays open).
+     *
+     * @throws IllegalArgumentException if {@code pollTimeout} is null or negative
+     */
+    public void run(Duration pollTimeout) {
+        requireNonNull(pollTimeout, "pollTimeout");
+        while (!stopping) {
+            pollOnce(pollTimeout);
+        }
+        long deadline = System.nanoTime() + renewEvery().toNanos() * 3;
+        while (!held.isEmpty() && System.nanoTime() - deadline < 0) {
+            pollOnce(HELD_POLL);
+        }
+        commit();
+    }
+
+    /** Makes {@link #run} finish the record in hand and return; callable from any thread. */
+    public void stop() {
+        stopping = true;
+    }
+
+    /** The deliveries this loop has seen, by outcome. */
+    public Deliveries counts() {
+        return attempt.counts().snapshot();
+    }
+
+    /** Ends the worker thread, interrupting work still running; the consumer is left to its owner. */
+    @Override
+    public void close() {
+        worker.shutdownNow();
+    }
+
+    /**
+     * Runs the records in hand one at a time on the worker until {@code deadline} or until none is
+     * ready; returns an {@link Error} the handler threw, if any.
+     */
+    private @Nullable Error workUntil(long deadline) {
+        while (true) {
+            if (work == null && !stopping) {
+                Held<K, V> next = nextReady();
+                if (next != null) {
+                    running = next;
+                    ConsumerRecord<K, V> record = next.record;
+                    work = worker.submit(() -> attempt.attempt(record, keys, inbox.consumer()));
+                }
+            }
+            long now = System.nanoTime();
+            if (work == null) {
+                long wake = Math.min(deadline, earliestRetry());
+                if (held.values().stream().allMatch(h -> h.settled != null) || wake - now <= 0 || stopping) {
+                    return null;
+                }
+                sleepNanos(wake - now);
+                continue;
+            }
+            if (deadline - now <= 0) {
+                return null;
+            }
+            try {
+                settle(work.get(deadline - now, TimeUnit.NANOSECONDS));
+            } catch (TimeoutException stillWorking) {
+                return null;
+            } catch (ExecutionException e) {
+                Held<K, V> failed = finishWork();
+                failed.notBefore = System.nanoTime();
+                if (e.getCause() instanceof Error error) {
+                    return error;
+                }
+                throw new IllegalStateException(
+                        "the attempt at " + ShareAttempt.where(failed.record) + " failed", e.getCause());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new org.apache.kafka.common.errors.InterruptException(e);
+            }
+        }
+    }
+
+    private void settle(ShareAttempt.Result result) {
+        Held<K, V> done = finishWork();
+        if (result.type() != null) {
+            done.settled = result.type();
+        } else {
+            done.notBefore = System.nanoTime() + result.retryAfter().toNanos();
+        }
+    }
+
+    private Held<K, V> finishWork() {
+        Held<K, V> done = running;
+        running = null;
+        work = null;
+        return done;
+    }
+
+    private @Nullable Held<K, V> nextReady() {
+        long now = System.nanoTime();
+        for (Held<K, V> h : held.values()) {
+            if (h.settled == null && now - h.notBefore >= 0) {
+                return h;
+            }
+        }
+        return null;
+    }
+
+    private long earliestRetry() {
+        long earliest = Long.MAX_VALUE;
+        long now = System.nanoTime();
+        for (Held<K, V> h : held.values()) {
+            if (h.settled == null) {
+                earliest = Math.min(earliest, Math.max(now, h.notBefore));
+            }
+        }
+        return earliest;
+    }
+
+    /**
+     * Acknowledges every record the last poll returned: settled ones with their type, ones not begun
+     * while stopping with RELEASE, the rest with RENEW; then commits the acknowledgements.
+     */
+    private int acknowledge() {
+        int done = 0;
+        boolean any = false;
+        List<String> gone = new ArrayList<>();
+        for (Map.Entry<String, Held<K, V>> entry : held.entrySet()) {
+            Held<K, V> h = entry.getValue();
+            if (!h.acknowledgeable) {
+                continue;
+            }
+            any = true;
+            if (h.settled != null) {
+                consumer.acknowledge(h.record, h.settled);
+                gone.add(entry.getKey());
+                done++;
+            } else if (stopping && h != running) {
+                consumer.acknowledge(h.record, AcknowledgeType.RELEASE);
+                gone.add(entry.getKey());
+            } else {
+                consumer.acknowledge(h.record, AcknowledgeType.RENEW);
+                h.acknowledgeable = false; // until a poll returns it again
+            }
+        }
+        gone.forEach(held::remove);
+        if (any) {
+            commit();
+        }
+        return done;
+    }
+
+    private void commit() {
+        Map<TopicIdPartition, Optional<KafkaException>> result;
+        try {
+            result = consumer.commitSync();
+        } catch (KafkaException e) {
+            LOG.log(
+                    Level.WARNING,
+                    "committing acknowledgements failed; settled records may be delivered again"
+                            + " (answered DUPLICATE)",
+                    e);
+            return;
+        }
+        for (Map.Entry<TopicIdPartition, Optional<KafkaException>> entry : result.entrySet()) {
+            if (entry.getValue().isPresent() && !renewFailureLogged) {
+                renewFailureLogged = true;
+                LOG.log(
+                        Level.WARNING,
+                        "acknowledgements on " + entry.getKey() + " failed: a renewal needs the group"
+                                + " config share.renew.acknowledge.enable=true; a lock that ends hands the record to another"
+                                + " member (BUSY there while this one works) and raises its delivery count",
+                        entry.getValue().get());
+            }
+        }
+    }
+
+    private Duration renewEvery() {
+        return consumer.acquisitionLockTimeoutMs()
+                .map(ms -> Duration.ofMillis(Math.max(1, ms / 3)))
+                .orElse(DEFAULT_LOCK.dividedBy(3));
+    }
+
+    private static void sleepNanos(long nanos) {
+        try {
+            TimeUnit.NANOSECONDS.sleep(Math.min(nanos, TimeUnit.MILLISECONDS.toNanos(100)));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new org.apache.kafka.common.errors.InterruptException(e);
+        }
+    }
+
+    /** A record in hand: the object the last poll returned for it, and where its work stands. */
+    private static final class Held<K, V> {
+        ConsumerRecord<K, V> record;
+        /** Returned by the last poll and not acknowledged since: the client takes an acknowledgement for it. */
+        boolean acknowledgeable = true;
+        /** How it is to be acknowledged once its work is over; null while it is not. */
+        @Nullable
+        AcknowledgeType settled;
+        /** Not tried again before this {@link System#nanoTime()}. */
+        long notBefore = System.nanoTime();
+
+        Held(ConsumerRecord<K, V> record) {
+            this.record = record;
+        }
+    }
+
+    /** Configures a {@link KafkaShareInboxLoop}; each setter checks its argument at once. */
+    public static final class Builder<K, V> {
+
+        private final ShareConsumer<K, V> consumer;
+        private final Inbox inbox;
+        private final RecordHandler<K, V> handler;
+        private RecordKeys keys = RecordKeys.standard();
+        private Duration busyBackoff = Duration.ofSeconds(1);
+        private Duration failureBackoff = Duration.ofSeconds(1);
+        private @Nullable RecordRecoverer<K, V> recoverer;
+        private @Nullable RecordRecoverer<K, V> missingKey;
+        private @Nullable FailurePolicy failurePolicy;
+
+        private Builder(ShareConsumer<K, V> consumer, Inbox inbox, RecordHandler<K, V> handler) {
+            this.consumer = consumer;
+            this.inbox = inbox;
+            this.handler = handler;
+        }
+
+        /**
+         * Where each record's dedup id comes from; default {@link RecordKeys#standard()}.
+         *
+         * @throws IllegalArgumentException if null
+         */
+        public Builder<K, V> keys(RecordKeys keys) {
+            this.keys = requireNonNull(keys, "keys");
+            return this;
+        }
+
+        /**
+         * How long a record found BUSY is held before its event is claimed again; default 1 s.
+         *
+         * @throws IllegalArgumentException if null or not positive
+         */
+        public Builder<K, V> busyBackoff(Duration busyBackoff) {
+            this.busyBackoff = requirePositive(busyBackoff, "busyBackoff");
+            return this;
+        }
+
+        /**
+         * How long a record is held after the store failed, or (without a failure policy) after its
+         * handler failed, before it is tried again; default 1 s.
+         *
+         * @throws IllegalArgumentException if null or not positive
+         */
+        public Builder<K, V> failureBackoff(Duration failureBackoff) {
+            this.failureBackoff = requirePositive(failureBackoff, "failureBackoff");
+            return this;
+        }
+
+        /**
+         * What to do with a record whose handler keeps failing, once the {@linkplain #failurePolicy
+         * failure policy} gives up on it: publish it to a dead-letter topic, for example; the record
+         * is then accepted. Default: none, retry for ever. With a recoverer and no policy, a record
+         * goes to it after {@value KafkaShareInboxLoop#DEFAULT_ATTEMPTS} failed attempts.
+         *
+         * @throws IllegalArgumentException if null
+         */
+        public Builder<K, V> recoverer(RecordRecoverer<K, V> recoverer) {
+            this.recoverer = requireNonNull(recoverer, "recoverer");
+            return this;
+        }
+
+        /**
+         * How a record whose handler threw is retried: the back-off before each new attempt (the
+         * record held meanwhile, its lock renewed) and the failed attempts after which it goes to the
+         * {@linkplain #recoverer recoverer}. Without a recoverer nothing is given up on. Default:
+         * {@link FailurePolicy#attempts attempts}({@value KafkaShareInboxLoop#DEFAULT_ATTEMPTS},
+         * {@link #failureBackoff}) with a recoverer, else {@link FailurePolicy#retryForever
+         * retryForever}({@link #failureBackoff}).
+         *
+         * @throws IllegalArgumentException if null
+         */
+        public Builder<K, V> failurePolicy(FailurePolicy failurePolicy) {
+            this.failurePolicy = requireNonNull(failurePolicy, "failurePolicy");
+            return this;
+        }
+
+        /**
+         * What to do with a record that has no valid dedup key; the record is then accepted.
+         * Default: none, and such a record is held (never applied, never dropped) and logged at
+         * ERROR.
+         *
+         * @throws IllegalArgumentException if null
+         */
+        public Builder<K, V> onMissingKey(RecordRecoverer<K, V> missingKey) {
+            this.missingKey = requireNonNull(missingKey, "missingKey");
+            return this;
+        }
+
+        /** Builds the loop; it does not touch the consumer until used. */
+        public KafkaShareInboxLoop<K, V> build() {
+            return new KafkaShareInboxLoop<>(this);
+        }
+    }
+}

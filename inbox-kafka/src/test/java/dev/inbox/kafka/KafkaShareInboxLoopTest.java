@@ -1,0 +1,175 @@
+package dev.inbox.kafka;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.inbox.Claim;
+import dev.inbox.DeliveryOutcome;
+import dev.inbox.Inbox;
+import dev.inbox.caffeine.CaffeineInboxStore;
+import dev.inbox.keys.DedupKeys;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaShareConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The share-group loop's own promises on the real broker: waiting on a BUSY event, and working past
+ * the acquisition lock, never raise a record's delivery count (a group at its lowest delivery limit,
+ * 2, would archive the record at its second delivery).
+ */
+class KafkaShareInboxLoopTest {
+
+    private static final Duration LOCK = Duration.ofSeconds(1);
+
+    private final String group = "inbox-share-test-" + UUID.randomUUID();
+    private final List<Thread> threads = new ArrayList<>();
+    private final List<KafkaShareInboxLoop<String, String>> loops = new CopyOnWriteArrayList<>();
+    /** Each handler run: the record's value and the delivery count the broker gave it. */
+    private final Map<String, List<Short>> runs = new ConcurrentHashMap<>();
+    /** The delivery counts of every attempt at a record (each reads its key), by the record's value. */
+    private final Map<String, List<Short>> attempts = new ConcurrentHashMap<>();
+
+    private CaffeineInboxStore store;
+    private Inbox inbox;
+    private KafkaProducer<String, String> producer;
+    private String topic;
+
+    @BeforeEach
+    void setUp() throws Exception {
+        store = CaffeineInboxStore.builder().build();
+        inbox = Inbox.builder(store).consumer("share-test").lease(LOCK).build();
+        producer = Kafka.producer();
+        topic = Kafka.topic(1);
+        Kafka.shareGroup(group, LOCK, 2, true);
+    }
+
+    @AfterEach
+    void tearDown() throws Exception {
+        loops.forEach(KafkaShareInboxLoop::stop);
+        for (Thread thread : threads) {
+            thread.join(TimeUnit.SECONDS.toMillis(30));
+        }
+        producer.close();
+        store.close();
+    }
+
+    private void handle(ConsumerRecord<String, String> record, Duration work) throws InterruptedException {
+        runs.computeIfAbsent(record.value(), v -> new CopyOnWriteArrayList<>())
+                .add(record.deliveryCount().orElse((short) -1));
+        Thread.sleep(work.toMillis());
+    }
+
+    /** Starts a member that runs each record's work for {@code work}. */
+    private void member(Duration work) {
+        Thread thread = new Thread(() -> {
+            try (KafkaShareConsumer<String, String> consumer = Kafka.shareConsumer(group);
+                    KafkaShareInboxLoop<String, String> loop = KafkaShareInboxLoop.lease(
+                                    consumer, inbox, record -> handle(record, work))
+                            .keys(record -> {
+                                attempts.computeIfAbsent((String) record.value(), v -> new CopyOnWriteArrayList<>())
+                                        .add(record.deliveryCount().orElse((short) -1));
+                                return RecordKeys.header("ce_id").keyOf(record);
+                            })
+                            .busyBackoff(Duration.ofMillis(100))
+                            .build()) {
+                loops.add(loop);
+                loop.subscribe(List.of(topic));
+                loop.run(Duration.ofMillis(100));
+            }
+        });
+        threads.add(thread);
+        thread.start();
+    }
+
+    private long busy() {
+        return loops.stream()
+                .mapToLong(l -> l.counts().count(DeliveryOutcome.BUSY))
+                .sum();
+    }
+
+    private static void await(String what, BooleanSupplier condition) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (!condition.getAsBoolean()) {
+            assertThat(System.nanoTime() - deadline)
+                    .as("after 60 s still not: %s", what)
+                    .isNegative();
+            Thread.sleep(20);
+        }
+    }
+
+    @Test
+    void aBusyEvent_isHeldFarLongerThanTheLock_withoutRaisingItsDeliveryCount_andAppliedOnceItsHolderLetsGo()
+            throws Exception {
+        // Another process's inbox (an owner of its own) holds the event.
+        Claim holder = Inbox.builder(store)
+                .consumer("share-test")
+                .lease(Duration.ofMinutes(5))
+                .build()
+                .claim(DedupKeys.eventId("e1"));
+        Kafka.sendEvent(producer, topic, 0, "e1");
+        member(Duration.ZERO);
+        await("a BUSY answer", () -> busy() > 0);
+        Thread.sleep(LOCK.multipliedBy(5).toMillis()); // five locks' worth of BUSY answers
+        assertThat(busy()).as("BUSY answers over five locks, 100 ms apart").isGreaterThan(20);
+        assertThat(runs)
+                .as("the handler while another delivery holds the event")
+                .isEmpty();
+        holder.release();
+        await("the event applied once its holder let go", () -> runs.containsKey("{\"event\":\"e1\"}"));
+        Thread.sleep(LOCK.toMillis());
+        assertThat(runs.get("{\"event\":\"e1\"}"))
+                .as("the delivery counts of the runs: one run, of the first delivery (a release or a lapsed lock"
+                        + " would have raised it, and the group archives at 2)")
+                .containsExactly((short) 1);
+        assertThat(attempts.get("{\"event\":\"e1\"}"))
+                .as("the delivery counts of its BUSY attempts")
+                .containsOnly((short) 1);
+    }
+
+    @Test
+    void workLongerThanSeveralLocks_withASecondMember_keepsTheRecord() throws Exception {
+        Kafka.sendEvent(producer, topic, 0, "e2");
+        member(LOCK.multipliedBy(4));
+        await("the work begun", () -> runs.containsKey("{\"event\":\"e2\"}"));
+        member(Duration.ZERO);
+        Thread.sleep(LOCK.multipliedBy(5).toMillis());
+        assertThat(runs.get("{\"event\":\"e2\"}"))
+                .as("runs of a record whose work outlasted four locks while a second member polled")
+                .containsExactly((short) 1);
+        assertThat(attempts.get("{\"event\":\"e2\"}"))
+                .as("the delivery counts the record came with: a second means its lock lapsed and the broker"
+                        + " handed it to the other member")
+                .containsOnly((short) 1);
+        assertThat(inbox.claim(DedupKeys.eventId("e2")).status())
+                .as("the event, recorded")
+                .isEqualTo(dev.inbox.spi.ClaimStatus.DUPLICATE);
+    }
+
+    @Test
+    void badArguments_failBeforeAnyIo() {
+        try (KafkaShareConsumer<String, String> consumer = Kafka.shareConsumer(group)) {
+            assertThatThrownBy(() -> KafkaShareInboxLoop.lease(null, inbox, record -> {}))
+                    .isInstanceOf(IllegalArgumentException.class);
+            assertThatThrownBy(() -> KafkaShareInboxLoop.lease(consumer, inbox, record -> {})
+                            .busyBackoff(Duration.ZERO))
+                    .isInstanceOf(IllegalArgumentException.class);
+            try (KafkaShareInboxLoop<String, String> loop =
+                    KafkaShareInboxLoop.lease(consumer, inbox, record -> {}).build()) {
+                assertThatThrownBy(() -> loop.pollOnce(Duration.ofMillis(-1)))
+                        .isInstanceOf(IllegalArgumentException.class);
+            }
+        }
+    }
+}
