@@ -6,6 +6,8 @@ import static dev.inbox.spi.InboxArguments.requirePositive;
 import dev.inbox.Deliveries;
 import dev.inbox.FailurePolicy;
 import dev.inbox.Inbox;
+import dev.inbox.jdbc.TransactionalInbox;
+import dev.inbox.spi.DeliveryCounts;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -29,9 +31,11 @@ import org.apache.kafka.common.TopicIdPartition;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A consumer loop around your share-group {@link ShareConsumer} (KIP-932, "queues for Kafka"), in
- * lease mode: each record's event is claimed in the inbox, your handler runs for a new one, the
- * claim is completed, and only then is the record acknowledged {@code ACCEPT}.
+ * A consumer loop around your share-group {@link ShareConsumer} (KIP-932, "queues for Kafka"): each
+ * record's event is claimed in the inbox, your handler runs for a new one, the outcome is recorded
+ * — the claim completed ({@link #lease lease mode}) or the transaction of the claim and your writes
+ * committed ({@link #transactional transactional mode}) — and only then is the record acknowledged
+ * {@code ACCEPT}.
  *
  * <pre>{@code
  * // share.acknowledgement.mode=explicit; the group: share.renew.acknowledge.enable=true
@@ -102,7 +106,6 @@ public final class KafkaShareInboxLoop<K, V> implements AutoCloseable {
     static final int DEFAULT_ATTEMPTS = 10;
 
     private final ShareConsumer<K, V> consumer;
-    private final Inbox inbox;
     private final RecordKeys keys;
     private final ShareAttempt<K, V> attempt;
     private final ExecutorService worker;
@@ -116,7 +119,6 @@ public final class KafkaShareInboxLoop<K, V> implements AutoCloseable {
 
     private KafkaShareInboxLoop(Builder<K, V> builder) {
         this.consumer = builder.consumer;
-        this.inbox = builder.inbox;
         this.keys = builder.keys;
         FailurePolicy policy = builder.failurePolicy;
         if (policy == null) {
@@ -125,15 +127,16 @@ public final class KafkaShareInboxLoop<K, V> implements AutoCloseable {
                     : FailurePolicy.attempts(DEFAULT_ATTEMPTS, builder.failureBackoff);
         }
         this.attempt = new ShareAttempt<>(
-                builder.inbox,
-                builder.handler,
+                builder.work,
+                builder.inboxConsumer,
+                builder.counts,
                 builder.busyBackoff,
                 builder.failureBackoff,
                 policy,
                 builder.recoverer,
                 builder.missingKey);
         this.worker = Executors.newSingleThreadExecutor(task -> {
-            Thread thread = new Thread(task, "inbox-share-work-" + builder.inbox.consumer());
+            Thread thread = new Thread(task, "inbox-share-work-" + builder.inboxConsumer);
             thread.setDaemon(true);
             return thread;
         });
@@ -146,10 +149,31 @@ public final class KafkaShareInboxLoop<K, V> implements AutoCloseable {
      * @throws IllegalArgumentException if an argument is null
      */
     public static <K, V> Builder<K, V> lease(ShareConsumer<K, V> consumer, Inbox inbox, RecordHandler<K, V> handler) {
+        requireNonNull(inbox, "inbox");
         return new Builder<>(
                 requireNonNull(consumer, "consumer"),
-                requireNonNull(inbox, "inbox"),
-                requireNonNull(handler, "handler"));
+                ShareAttempt.lease(inbox, requireNonNull(handler, "handler")),
+                inbox.consumer(),
+                new DeliveryCounts(inbox.consumer(), inbox.metrics()));
+    }
+
+    /**
+     * A loop in transactional mode: each record's event is claimed inside a database transaction
+     * together with {@code handler}'s writes ({@link TransactionalInbox#handle}), and the record is
+     * accepted after that transaction committed: exactly once for effects in that database,
+     * crashes and lapsed locks included. A handler that throws rolls the transaction back, and the
+     * record is held and retried as in lease mode.
+     *
+     * @throws IllegalArgumentException if an argument is null
+     */
+    public static <K, V> Builder<K, V> transactional(
+            ShareConsumer<K, V> consumer, TransactionalInbox inbox, TransactionalRecordHandler<K, V> handler) {
+        requireNonNull(inbox, "inbox");
+        return new Builder<>(
+                requireNonNull(consumer, "consumer"),
+                ShareAttempt.transactional(inbox, requireNonNull(handler, "handler")),
+                inbox.consumer(),
+                new DeliveryCounts(inbox.consumer(), inbox.metrics()));
     }
 
     /**
@@ -242,7 +266,7 @@ public final class KafkaShareInboxLoop<K, V> implements AutoCloseable {
                 if (next != null) {
                     running = next;
                     ConsumerRecord<K, V> record = next.record;
-                    work = worker.submit(() -> attempt.attempt(record, keys, inbox.consumer()));
+                    work = worker.submit(() -> attempt.attempt(record, keys));
                 }
             }
             long now = System.nanoTime();
@@ -406,8 +430,9 @@ public final class KafkaShareInboxLoop<K, V> implements AutoCloseable {
     public static final class Builder<K, V> {
 
         private final ShareConsumer<K, V> consumer;
-        private final Inbox inbox;
-        private final RecordHandler<K, V> handler;
+        private final ShareAttempt.Work<K, V> work;
+        private final String inboxConsumer;
+        private final DeliveryCounts counts;
         private RecordKeys keys = RecordKeys.standard();
         private Duration busyBackoff = Duration.ofSeconds(1);
         private Duration failureBackoff = Duration.ofSeconds(1);
@@ -415,10 +440,15 @@ public final class KafkaShareInboxLoop<K, V> implements AutoCloseable {
         private @Nullable RecordRecoverer<K, V> missingKey;
         private @Nullable FailurePolicy failurePolicy;
 
-        private Builder(ShareConsumer<K, V> consumer, Inbox inbox, RecordHandler<K, V> handler) {
+        private Builder(
+                ShareConsumer<K, V> consumer,
+                ShareAttempt.Work<K, V> work,
+                String inboxConsumer,
+                DeliveryCounts counts) {
             this.consumer = consumer;
-            this.inbox = inbox;
-            this.handler = handler;
+            this.work = work;
+            this.inboxConsumer = inboxConsumer;
+            this.counts = counts;
         }
 
         /**

@@ -6,6 +6,8 @@ import dev.inbox.FailurePolicy;
 import dev.inbox.Inbox;
 import dev.inbox.InboxKey;
 import dev.inbox.InboxStoreException;
+import dev.inbox.jdbc.TransactionalInbox;
+import dev.inbox.spi.ClaimStatus;
 import dev.inbox.spi.DeliveryCounts;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
@@ -14,9 +16,9 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One attempt at one share-group record in lease mode, on the loop's worker thread: claim its event,
- * run the handler for a new one, complete the claim, and answer how the record is to be acknowledged
- * — or when it is to be tried again, held meanwhile. It never answers {@code RELEASE}: a released
+ * One attempt at one share-group record, on the loop's worker thread: read its id, apply its event
+ * as the mode does ({@link Work}), and answer how the record is to be acknowledged — or when it is
+ * to be tried again, held meanwhile. It never answers {@code RELEASE}: a released
  * record is redelivered with its delivery count raised, and the group archives it at its limit.
  */
 final class ShareAttempt<K, V> {
@@ -35,8 +37,20 @@ final class ShareAttempt<K, V> {
         }
     }
 
-    private final Inbox inbox;
-    private final RecordHandler<K, V> handler;
+    /** What one attempt does once the record has its id: claim and work, as the mode does it. */
+    @FunctionalInterface
+    interface Work<K, V> {
+        /**
+         * Applies the event of {@code record} unless it is applied or held elsewhere.
+         *
+         * @throws InboxStoreException when the store could not answer (nothing was applied)
+         * @throws Exception what the handler threw (its claim released, or its transaction rolled back)
+         */
+        ClaimStatus run(ConsumerRecord<K, V> record, String id) throws Exception;
+    }
+
+    private final Work<K, V> work;
+    private final String consumer;
     private final DeliveryCounts counts;
     private final Duration busyBackoff;
     private final Duration failureBackoff;
@@ -45,16 +59,17 @@ final class ShareAttempt<K, V> {
     private final @Nullable RecordRecoverer<K, V> missingKey;
 
     ShareAttempt(
-            Inbox inbox,
-            RecordHandler<K, V> handler,
+            Work<K, V> work,
+            String consumer,
+            DeliveryCounts counts,
             Duration busyBackoff,
             Duration failureBackoff,
             FailurePolicy policy,
             @Nullable RecordRecoverer<K, V> recoverer,
             @Nullable RecordRecoverer<K, V> missingKey) {
-        this.inbox = inbox;
-        this.handler = handler;
-        this.counts = new DeliveryCounts(inbox.consumer(), inbox.metrics());
+        this.work = work;
+        this.consumer = consumer;
+        this.counts = counts;
         this.busyBackoff = busyBackoff;
         this.failureBackoff = failureBackoff;
         this.attempts = policy.attemptsOf();
@@ -72,7 +87,7 @@ final class ShareAttempt<K, V> {
      *
      * @throws Error what the handler threw as an {@link Error}, its claim released first
      */
-    Result attempt(ConsumerRecord<K, V> record, RecordKeys keys, String consumer) {
+    Result attempt(ConsumerRecord<K, V> record, RecordKeys keys) {
         String id;
         try {
             id = keys.keyOf(record);
@@ -85,9 +100,9 @@ final class ShareAttempt<K, V> {
                     record,
                     new IllegalArgumentException(where(record) + " has no valid dedup key: " + e.getMessage(), e));
         }
-        Claim claim;
+        ClaimStatus status;
         try {
-            claim = inbox.claim(id);
+            status = work.run(record, id);
         } catch (InboxStoreException e) {
             counts.record(DeliveryOutcome.STORE_FAILED);
             LOG.log(
@@ -96,8 +111,10 @@ final class ShareAttempt<K, V> {
                             + failureBackoff,
                     e);
             return Result.retry(failureBackoff);
+        } catch (Exception e) {
+            return failed(record, e);
         }
-        switch (claim.status()) {
+        switch (status) {
             case DUPLICATE:
                 counts.record(DeliveryOutcome.DUPLICATE);
                 return Result.settle(AcknowledgeType.ACCEPT);
@@ -106,22 +123,42 @@ final class ShareAttempt<K, V> {
                 counts.record(DeliveryOutcome.BUSY);
                 return Result.retry(busyBackoff);
             default:
-                break;
+                attempts.forget(where(record));
+                counts.record(DeliveryOutcome.PROCESSED);
+                return Result.settle(AcknowledgeType.ACCEPT);
         }
-        claim.keepRenewed();
-        try {
-            handler.handle(record);
-        } catch (Exception e) {
-            releaseQuietly(claim);
-            return failed(record, e);
-        } catch (Error e) {
-            releaseQuietly(claim);
-            throw e;
-        }
-        attempts.forget(where(record));
-        complete(claim, record);
-        counts.record(DeliveryOutcome.PROCESSED);
-        return Result.settle(AcknowledgeType.ACCEPT);
+    }
+
+    /**
+     * Lease mode's work: claim, run {@code handler} for a new event with its claim kept renewed,
+     * complete the claim (a completion that fails is logged: the work ran).
+     */
+    static <K, V> Work<K, V> lease(Inbox inbox, RecordHandler<K, V> handler) {
+        return (record, id) -> {
+            Claim claim = inbox.claim(id);
+            if (!claim.isAcquired()) {
+                return claim.status();
+            }
+            claim.keepRenewed();
+            try {
+                handler.handle(record);
+            } catch (Exception | Error e) {
+                releaseQuietly(claim);
+                throw e;
+            }
+            complete(claim, record);
+            return ClaimStatus.ACQUIRED;
+        };
+    }
+
+    /** Transactional mode's work: the claim and {@code handler}'s writes in one transaction. */
+    static <K, V> Work<K, V> transactional(TransactionalInbox inbox, TransactionalRecordHandler<K, V> handler) {
+        return (record, id) -> switch (inbox.handle(id, connection -> handler.handle(record, connection))
+                .outcome()) {
+            case DUPLICATE -> ClaimStatus.DUPLICATE;
+            case BUSY -> ClaimStatus.BUSY;
+            default -> ClaimStatus.ACQUIRED;
+        };
     }
 
     private Result failed(ConsumerRecord<K, V> record, Exception failure) {
@@ -183,7 +220,7 @@ final class ShareAttempt<K, V> {
      * Completes the claim of work that ran. A lost lease, or a store that cannot record the
      * completion, is logged and the record accepted all the same: the work ran.
      */
-    private void complete(Claim claim, ConsumerRecord<K, V> record) {
+    private static void complete(Claim claim, ConsumerRecord<?, ?> record) {
         try {
             if (!claim.complete()) {
                 LOG.log(

@@ -11,6 +11,6 @@ class KafkaShareInboxLoopKitTest extends AdapterContract {
 
     @Override
     protected AdapterHarness createHarness(AdapterKit kit) throws Exception {
-        return new ShareLoopHarness(kit);
+        return new ShareLoopHarness(kit, null);
     }
 }

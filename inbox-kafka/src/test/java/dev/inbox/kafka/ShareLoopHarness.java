@@ -1,7 +1,10 @@
 package dev.inbox.kafka;
 
+import com.zaxxer.hikari.HikariDataSource;
 import dev.inbox.Inbox;
 import dev.inbox.caffeine.CaffeineInboxStore;
+import dev.inbox.jdbc.TransactionalInbox;
+import dev.inbox.postgres.PostgresInboxStore;
 import dev.inbox.tck.adapter.AdapterHarness;
 import dev.inbox.tck.adapter.AdapterKit;
 import dev.inbox.tck.adapter.Outage;
@@ -22,7 +25,8 @@ import org.apache.kafka.common.header.Header;
 import org.jspecify.annotations.Nullable;
 
 /**
- * {@link KafkaShareInboxLoop} under the adapter kit: a topic of two partitions on the real broker,
+ * {@link KafkaShareInboxLoop} under the adapter kit (lease mode on the in-memory store, or
+ * transactional on PostgreSQL): a topic of two partitions on the real broker,
  * one share group whose acquisition lock is the kit's lease (so work longer than the lease outlives
  * the lock too) with renewals enabled, and a loop per member that is started again when {@link
  * KafkaShareInboxLoop#run} ends by a throw (as a supervised consumer would be).
@@ -30,22 +34,35 @@ import org.jspecify.annotations.Nullable;
 final class ShareLoopHarness implements AdapterHarness {
 
     private final AdapterKit kit;
-    private final CaffeineInboxStore caffeine = CaffeineInboxStore.builder().build();
+    private final @Nullable HikariDataSource pool;
+    private final @Nullable CaffeineInboxStore caffeine;
+    private final @Nullable PostgresInboxStore postgres;
     private final String topic;
     private final String group = "inbox-share-kit-" + UUID.randomUUID();
     private final KafkaProducer<String, String> producer = Kafka.producer();
     private final AtomicInteger sent = new AtomicInteger();
     private final Outage outage = new Outage();
 
-    ShareLoopHarness(AdapterKit kit) throws Exception {
+    /** In lease mode on the in-memory store, or ({@code pool} given) in transactional mode on PostgreSQL. */
+    ShareLoopHarness(AdapterKit kit, @Nullable HikariDataSource pool) throws Exception {
         this.kit = kit;
+        this.pool = pool;
+        if (pool == null) {
+            caffeine = CaffeineInboxStore.builder().build();
+            postgres = null;
+        } else {
+            caffeine = null;
+            postgres =
+                    PostgresInboxStore.builder(pool).table("inbox_adapter_kit").build();
+            postgres.createSchemaIfMissing();
+        }
         this.topic = Kafka.topic(2);
         Kafka.shareGroup(group, kit.lease());
     }
 
     @Override
     public Mode mode() {
-        return Mode.LEASE;
+        return pool == null ? Mode.LEASE : Mode.TRANSACTIONAL;
     }
 
     @Override
@@ -63,14 +80,21 @@ final class ShareLoopHarness implements AdapterHarness {
     }
 
     private KafkaShareInboxLoop<String, String> loop(ShareConsumer<String, String> consumer) {
-        return KafkaShareInboxLoop.lease(
+        KafkaShareInboxLoop.Builder<String, String> builder = pool == null
+                ? KafkaShareInboxLoop.lease(
                         consumer,
                         Inbox.builder(kit.store(caffeine))
                                 .consumer(kit.consumer())
                                 .lease(kit.lease())
                                 .build(),
                         record -> kit.apply(record.value(), null))
-                .keys(record -> kit.keyOf(header(record), (String) record.value()))
+                : KafkaShareInboxLoop.transactional(
+                        consumer,
+                        TransactionalInbox.builder(kit.store(postgres), kit.dataSource(pool))
+                                .consumer(kit.consumer())
+                                .build(),
+                        (record, connection) -> kit.apply(record.value(), connection));
+        return builder.keys(record -> kit.keyOf(header(record), (String) record.value()))
                 .busyBackoff(kit.backoff())
                 .failureBackoff(kit.backoff())
                 .onMissingKey((record, failure) -> kit.deadLettered(record.value()))
@@ -87,7 +111,9 @@ final class ShareLoopHarness implements AdapterHarness {
     @Override
     public void close() throws Exception {
         producer.close();
-        caffeine.close();
+        if (caffeine != null) {
+            caffeine.close();
+        }
     }
 
     private static final Map<String, Outage.During> DEAD = Map.of(
