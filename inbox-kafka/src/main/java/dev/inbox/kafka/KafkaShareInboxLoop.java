@@ -76,9 +76,9 @@ import org.jspecify.annotations.Nullable;
  * ({@link ShareConsumer#acquisitionLockTimeoutMs()}), so a slow handler never lets its record go
  * to another member. RENEW needs the group config {@code share.renew.acknowledge.enable=true}
  * (default false) and {@code share.acknowledgement.mode=explicit} on the consumer. Without it the
- * renewals fail: work longer than the lock lets the broker hand the record to another member,
- * whose claim answers BUSY while this one works (so the event is still applied once), but each such
- * hand-over raises the record's delivery count.
+ * renewals fail (logged once, naming the setting): work longer than the lock lets the broker hand
+ * the record out again, and that delivery finds the event BUSY or DUPLICATE (so it is still
+ * applied once), but each such hand-over raises the record's delivery count.
  *
  * <p>Work runs on one worker thread of the loop's own, one record at a time, while the calling
  * thread keeps polling (at least every third of the lock, so {@code max.poll.interval.ms} is never
@@ -115,7 +115,7 @@ public final class KafkaShareInboxLoop<K, V> implements AutoCloseable {
     private @Nullable Held<K, V> running;
     private @Nullable Future<ShareAttempt.Result> work;
     private volatile boolean stopping;
-    private boolean renewFailureLogged;
+    private boolean ackFailureLogged;
 
     private KafkaShareInboxLoop(Builder<K, V> builder) {
         this.consumer = builder.consumer;
@@ -383,13 +383,14 @@ public final class KafkaShareInboxLoop<K, V> implements AutoCloseable {
             return;
         }
         for (Map.Entry<TopicIdPartition, Optional<KafkaException>> entry : result.entrySet()) {
-            if (entry.getValue().isPresent() && !renewFailureLogged) {
-                renewFailureLogged = true;
+            if (entry.getValue().isPresent() && !ackFailureLogged) {
+                // Once per loop: with renewals off, every renewal fails, each poll.
+                ackFailureLogged = true;
                 LOG.log(
                         Level.WARNING,
-                        "acknowledgements on " + entry.getKey() + " failed: a renewal needs the group"
-                                + " config share.renew.acknowledge.enable=true; a lock that ends hands the record to another"
-                                + " member (BUSY there while this one works) and raises its delivery count",
+                        "acknowledgements on " + entry.getKey() + " failed (logged once): renewals need the group"
+                                + " config share.renew.acknowledge.enable=true. A record whose lock ended is delivered"
+                                + " again, its delivery count raised; the inbox answers that delivery BUSY or DUPLICATE",
                         entry.getValue().get());
             }
         }

@@ -8,6 +8,7 @@ import dev.inbox.DeliveryOutcome;
 import dev.inbox.Inbox;
 import dev.inbox.caffeine.CaffeineInboxStore;
 import dev.inbox.keys.DedupKeys;
+import dev.inbox.spi.ClaimStatus;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -73,6 +74,10 @@ class KafkaShareInboxLoopTest {
 
     /** Starts a member that runs each record's work for {@code work}. */
     private void member(Duration work) {
+        member(group, work);
+    }
+
+    private void member(String group, Duration work) {
         Thread thread = new Thread(() -> {
             try (KafkaShareConsumer<String, String> consumer = Kafka.shareConsumer(group);
                     KafkaShareInboxLoop<String, String> loop = KafkaShareInboxLoop.lease(
@@ -154,7 +159,44 @@ class KafkaShareInboxLoopTest {
                 .containsOnly((short) 1);
         assertThat(inbox.claim(DedupKeys.eventId("e2")).status())
                 .as("the event, recorded")
-                .isEqualTo(dev.inbox.spi.ClaimStatus.DUPLICATE);
+                .isEqualTo(ClaimStatus.DUPLICATE);
+    }
+
+    @Test
+    void withoutRenewals_workLongerThanTheLock_isAppliedOnce_andTheLoopSaysWhichSettingIsMissing() throws Exception {
+        List<String> warnings = new CopyOnWriteArrayList<>();
+        java.util.logging.Logger log = java.util.logging.Logger.getLogger(KafkaShareInboxLoop.class.getName());
+        java.util.logging.Handler capture = new java.util.logging.Handler() {
+            @Override
+            public void publish(java.util.logging.LogRecord record) {
+                warnings.add(record.getMessage());
+            }
+
+            @Override
+            public void flush() {}
+
+            @Override
+            public void close() {}
+        };
+        log.addHandler(capture);
+        try {
+            String unrenewed = "inbox-share-test-" + UUID.randomUUID();
+            Kafka.shareGroup(unrenewed, LOCK, 5, false);
+            Kafka.sendEvent(producer, topic, 0, "e3");
+            member(unrenewed, LOCK.multipliedBy(3));
+            await("the work begun", () -> runs.containsKey("{\"event\":\"e3\"}"));
+            member(unrenewed, Duration.ZERO);
+            await(
+                    "the event recorded",
+                    () -> inbox.claim(DedupKeys.eventId("e3")).status() == ClaimStatus.DUPLICATE);
+            Thread.sleep(LOCK.toMillis());
+            assertThat(runs.get("{\"event\":\"e3\"}")).as("runs of the event").hasSize(1);
+            assertThat(warnings)
+                    .as("what the loop logged when the broker refused its renewals")
+                    .anyMatch(message -> message.contains("share.renew.acknowledge.enable=true"));
+        } finally {
+            log.removeHandler(capture);
+        }
     }
 
     @Test
