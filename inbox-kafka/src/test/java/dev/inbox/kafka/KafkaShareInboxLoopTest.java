@@ -6,9 +6,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.inbox.Claim;
 import dev.inbox.DeliveryOutcome;
 import dev.inbox.Inbox;
+import dev.inbox.InboxKey;
+import dev.inbox.InboxStoreException;
 import dev.inbox.caffeine.CaffeineInboxStore;
 import dev.inbox.keys.DedupKeys;
 import dev.inbox.spi.ClaimStatus;
+import dev.inbox.spi.InboxStore;
+import dev.inbox.spi.OwnerToken;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -16,6 +20,7 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -78,6 +83,15 @@ class KafkaShareInboxLoopTest {
     }
 
     private void member(String group, Duration work) {
+        member(group, inbox, work, new java.util.concurrent.atomic.AtomicReference<>());
+    }
+
+    /** A member on {@code inbox}; {@code consumerOut} gets its consumer, to wake it up from the test. */
+    private void member(
+            String group,
+            Inbox inbox,
+            Duration work,
+            java.util.concurrent.atomic.AtomicReference<KafkaShareConsumer<String, String>> consumerOut) {
         Thread thread = new Thread(() -> {
             try (KafkaShareConsumer<String, String> consumer = Kafka.shareConsumer(group);
                     KafkaShareInboxLoop<String, String> loop = KafkaShareInboxLoop.lease(
@@ -89,9 +103,12 @@ class KafkaShareInboxLoopTest {
                             })
                             .busyBackoff(Duration.ofMillis(100))
                             .build()) {
+                consumerOut.set(consumer);
                 loops.add(loop);
                 loop.subscribe(List.of(topic));
                 loop.run(Duration.ofMillis(100));
+            } catch (org.apache.kafka.common.errors.WakeupException killed) {
+                // the test's kill: the consumer is closed without another acknowledgement
             }
         });
         threads.add(thread);
@@ -197,6 +214,40 @@ class KafkaShareInboxLoopTest {
         } finally {
             log.removeHandler(capture);
         }
+    }
+
+    @Test
+    void aMemberKilledWhileItsCompletionIsBeingRecorded_acceptedNothing_soTheRecordComesAgain() throws Exception {
+        CountDownLatch completing = new CountDownLatch(1);
+        CountDownLatch never = new CountDownLatch(1);
+        InboxStore halting = new ForwardingStore(store) {
+            @Override
+            public boolean complete(InboxKey key, OwnerToken owner, Duration retention) {
+                completing.countDown();
+                try {
+                    never.await(); // until the killed member's worker is interrupted
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                throw new InboxStoreException("the member died while recording", null, true);
+            }
+        };
+        java.util.concurrent.atomic.AtomicReference<KafkaShareConsumer<String, String>> first =
+                new java.util.concurrent.atomic.AtomicReference<>();
+        Kafka.sendEvent(producer, topic, 0, "e4");
+        member(group, Inbox.builder(halting).consumer("share-test").lease(LOCK).build(), Duration.ZERO, first);
+        assertThat(completing.await(60, TimeUnit.SECONDS))
+                .as("the work ran and its completion began")
+                .isTrue();
+        first.get().wakeup(); // killed: its loop's next call into the consumer throws
+        member(Duration.ZERO);
+        await(
+                "the record delivered again",
+                () -> attempts.get("{\"event\":\"e4\"}").size() > 1);
+        await("the event recorded", () -> inbox.claim(DedupKeys.eventId("e4")).status() == ClaimStatus.DUPLICATE);
+        assertThat(attempts.get("{\"event\":\"e4\"}"))
+                .as("delivery counts: the second delivery came because nothing had accepted the first")
+                .contains((short) 2);
     }
 
     @Test

@@ -32,7 +32,7 @@ import org.jspecify.annotations.Nullable;
  * (or a single-node broker started here), CloudEvents ids in the headers, members consuming with
  * {@link KafkaInboxLoop} in one group (the consumer rebalance protocol).
  */
-final class KafkaDriver implements BrokerDriver {
+class KafkaDriver implements BrokerDriver {
 
     private final StormTarget target;
     private final int partitions;
@@ -169,14 +169,33 @@ final class KafkaDriver implements BrokerDriver {
         return Integer.parseInt(record.value());
     }
 
-    @Override
-    public boolean drained() throws Exception {
+    /** The topic the storm publishes to. */
+    String topic() {
+        return topic;
+    }
+
+    /** The broker's bootstrap servers. */
+    String bootstrap() {
+        return bootstrap;
+    }
+
+    /** The admin client on the broker, for as long as this driver is open. */
+    Admin admin() {
+        return admin;
+    }
+
+    /** The end offset of each of the topic's partitions. */
+    Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> endOffsets() throws Exception {
         Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
         for (int p = 0; p < partitions; p++) {
             latest.put(new TopicPartition(topic, p), OffsetSpec.latest());
         }
-        Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> ends =
-                admin.listOffsets(latest).all().get(15, TimeUnit.SECONDS);
+        return admin.listOffsets(latest).all().get(15, TimeUnit.SECONDS);
+    }
+
+    @Override
+    public boolean drained() throws Exception {
+        Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> ends = endOffsets();
         Map<TopicPartition, OffsetAndMetadata> committed = admin.listConsumerGroupOffsets(group)
                 .partitionsToOffsetAndMetadata()
                 .get(15, TimeUnit.SECONDS);

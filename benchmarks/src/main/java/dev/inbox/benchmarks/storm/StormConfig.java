@@ -58,7 +58,7 @@ record StormConfig(
             "             [--crash-before-work-rate R] [--crash-after-work-rate R]",
             "             [--lease-ms N] [--retention-ms N] [--grace-ms N] [--seed N] [--json]",
             "             [--event-rate N] [--purge-every-ms N] [--heap-every-ms N]",
-            "             [--broker kafka|rabbitmq|sqs|sqs-fifo] [--kafka-bootstrap HOST:PORT] [--amqp-uri URI]",
+            "             [--broker kafka|kafka-share|rabbitmq|sqs|sqs-fifo] [--kafka-bootstrap HOST:PORT] [--amqp-uri URI]",
             "             [--sqs-endpoint URL]",
             "",
             "Simulates a consumer fleet: each event is delivered 1 + d times (d drawn from 0..max-redeliveries),",
@@ -93,14 +93,15 @@ record StormConfig(
             "expired records while the storm runs (use a short --retention-ms and --grace-ms so there are",
             "some); --heap-every-ms N samples the heap after a full GC and the store's record count.",
             "",
-            "--broker kafka|rabbitmq|sqs|sqs-fifo sends the storm through a real broker and the inbox adapter: the producer",
+            "--broker kafka|kafka-share|rabbitmq|sqs|sqs-fifo sends the storm through a real broker and the inbox adapter: the producer",
             "publishes each event 1 + d times (re-sends under the event's own id, as a retrying producer does),",
             "--consumers members consume through KafkaInboxLoop, InboxConsumer or SqsInboxLoop, a crash kills a",
             "member mid-work (no commit, no ack, no delete) and a new one joins, and one extra member joins and",
             "leaves mid-run. Kafka uses --kafka-bootstrap, or starts a single-node broker of its own (needs",
             "kafka_2.13 on the class path, as this build has); RabbitMQ uses --amqp-uri (default",
             DEFAULT_AMQP_URI + "); SQS uses --sqs-endpoint, or starts an ElasticMQ of its own (on the class",
-            "path of this build); sqs-fifo uses a FIFO queue with --partitions message groups.");
+            "path of this build); sqs-fifo uses a FIFO queue with --partitions message groups; kafka-share",
+            "consumes through a share group with KafkaShareInboxLoop (every member on every partition).");
 
     /** Transactional mode, one transaction per record or per poll: the ledger row commits with the claim. */
     boolean transactional() {
@@ -230,13 +231,19 @@ record StormConfig(
             throw new IllegalArgumentException("--mode lease-batch needs --broker kafka: it is KafkaInboxLoop's"
                     + " completePerPoll (the SQS loop completes each receive together in plain lease mode)");
         }
+        if (c.mode().equals(TRANSACTIONAL_BATCH) && c.broker().equals("kafka-share")) {
+            throw new IllegalArgumentException("--mode transactional-batch is not there for --broker kafka-share:"
+                    + " KafkaShareInboxLoop has no batch form yet");
+        }
         if (c.mode().equals(TRANSACTIONAL_BATCH) && c.broker().isEmpty()) {
             throw new IllegalArgumentException("--mode transactional-batch needs a --broker: its adapter applies a"
                     + " poll, a receive or a window of deliveries in one transaction");
         }
         if (!c.broker().isEmpty()
-                && !List.of("kafka", "rabbitmq", "sqs", "sqs-fifo").contains(c.broker())) {
-            throw new IllegalArgumentException("--broker is kafka, rabbitmq, sqs or sqs-fifo, not " + c.broker());
+                && !List.of("kafka", "kafka-share", "rabbitmq", "sqs", "sqs-fifo")
+                        .contains(c.broker())) {
+            throw new IllegalArgumentException(
+                    "--broker is kafka, kafka-share, rabbitmq, sqs or sqs-fifo, not " + c.broker());
         }
         if (!c.broker().isEmpty() && (c.eventRate() != 0 || !c.heapInterval().isZero())) {
             throw new IllegalArgumentException(

@@ -87,6 +87,7 @@ public final class StormRunner {
                     try {
                         broker = switch (config.broker()) {
                             case "kafka" -> new KafkaDriver(config, t);
+                            case "kafka-share" -> new KafkaShareDriver(config, t);
                             case "rabbitmq" -> new RabbitDriver(config, t);
                             default -> new SqsDriver(config, t);
                         };

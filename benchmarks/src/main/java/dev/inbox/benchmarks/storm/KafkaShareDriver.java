@@ -1,0 +1,170 @@
+package dev.inbox.benchmarks.storm;
+
+import dev.inbox.Deliveries;
+import dev.inbox.kafka.KafkaShareInboxLoop;
+import dev.inbox.kafka.RecordKeys;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.LongAdder;
+import org.apache.kafka.clients.admin.AlterConfigOp;
+import org.apache.kafka.clients.admin.ConfigEntry;
+import org.apache.kafka.clients.admin.ListOffsetsResult;
+import org.apache.kafka.clients.admin.ListShareGroupOffsetsSpec;
+import org.apache.kafka.clients.admin.SharePartitionOffsetInfo;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaShareConsumer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.serialization.StringDeserializer;
+
+/**
+ * The storm through a Kafka share group: the Kafka storm's topic and records ({@link KafkaDriver}),
+ * members consuming with {@link KafkaShareInboxLoop} in one share group, many members on each
+ * partition. The group reads from the earliest offset, renews locks, archives a record at its fifth
+ * delivery (the brokers' default), and — on a broker started here — holds records under a 2-s lock,
+ * so a crashed member's records move on quickly. A crash throws out of the work; the member's
+ * consumer is closed without acknowledging what it had in hand.
+ */
+final class KafkaShareDriver extends KafkaDriver {
+
+    /** At most this many records in a member's hand: each crash raises their delivery counts. */
+    private static final int IN_HAND = 10;
+
+    private final StormTarget target;
+    private final String group = "inbox-storm-share-" + java.util.UUID.randomUUID();
+    private final LongAdder duplicates = new LongAdder();
+    private final LongAdder busy = new LongAdder();
+
+    KafkaShareDriver(StormConfig config, StormTarget target) throws Exception {
+        super(config, target);
+        this.target = target;
+        List<AlterConfigOp> settings = new java.util.ArrayList<>(List.of(
+                set("share.auto.offset.reset", "earliest"),
+                set("share.renew.acknowledge.enable", "true"),
+                set("share.delivery.count.limit", "5")));
+        if (config.kafkaBootstrap().isEmpty()) {
+            settings.add(set("share.record.lock.duration.ms", "2000"));
+        }
+        try {
+            admin().incrementalAlterConfigs(Map.of(new ConfigResource(ConfigResource.Type.GROUP, group), settings))
+                    .all()
+                    .get(30, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            close();
+            throw new IllegalStateException("cannot configure share group " + group + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static AlterConfigOp set(String name, String value) {
+        return new AlterConfigOp(new ConfigEntry(name, value), AlterConfigOp.OpType.SET);
+    }
+
+    @Override
+    public String describe() {
+        return super.describe() + ", share group";
+    }
+
+    @Override
+    public Member join(Applier applier) {
+        KafkaShareConsumer<String, String> consumer = new KafkaShareConsumer<>(consumerConfig());
+        KafkaShareInboxLoop.Builder<String, String> builder = target instanceof TransactionalTarget transactional
+                ? KafkaShareInboxLoop.transactional(
+                        consumer, transactional.inbox(), (record, c) -> applier.apply(event(record), c))
+                : KafkaShareInboxLoop.lease(
+                        consumer, ((LeaseTarget) target).inbox(), record -> applier.apply(event(record), null));
+        KafkaShareInboxLoop<String, String> loop = builder.keys(RecordKeys.cloudEvents())
+                .busyBackoff(Duration.ofMillis(20))
+                .failureBackoff(Duration.ofMillis(20))
+                .build();
+        AtomicBoolean alive = new AtomicBoolean(true);
+        AtomicBoolean leaving = new AtomicBoolean();
+        Thread thread = new Thread(
+                () -> {
+                    boolean crashed = false;
+                    try {
+                        loop.subscribe(List.of(topic()));
+                        while (!leaving.get()) {
+                            loop.pollOnce(Duration.ofMillis(50));
+                        }
+                        loop.stop();
+                        loop.run(Duration.ofMillis(50)); // finishes what is in hand, then returns
+                    } catch (BrokerDriver.ConsumerCrash crash) {
+                        crashed = true; // dies mid-work: what it holds is not acknowledged
+                    } finally {
+                        loop.close();
+                        Deliveries counts = loop.counts();
+                        duplicates.add(counts.duplicates());
+                        busy.add(counts.busy());
+                        consumer.close(Duration.ofSeconds(crashed ? 0 : 5));
+                        alive.set(false);
+                    }
+                },
+                "storm-kafka-share-member");
+        thread.setDaemon(true);
+        thread.start();
+        return new Member() {
+            @Override
+            public boolean alive() {
+                return alive.get();
+            }
+
+            @Override
+            public void leave() {
+                leaving.set(true);
+                try {
+                    thread.join(TimeUnit.SECONDS.toMillis(30));
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        };
+    }
+
+    private Properties consumerConfig() {
+        Properties p = new Properties();
+        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap());
+        p.put(ConsumerConfig.GROUP_ID_CONFIG, group);
+        p.put("share.acknowledgement.mode", "explicit");
+        p.put("share.acquire.mode", "record_limit");
+        p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, Integer.toString(IN_HAND));
+        p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+        p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+        return p;
+    }
+
+    private static int event(ConsumerRecord<String, String> record) {
+        return Integer.parseInt(record.value());
+    }
+
+    /** Every partition's records are acknowledged: accepted (or archived, which the storm counts as lost). */
+    @Override
+    public boolean drained() throws Exception {
+        Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> ends = endOffsets();
+        Map<TopicPartition, SharePartitionOffsetInfo> starts = admin().listShareGroupOffsets(
+                        Map.of(group, new ListShareGroupOffsetsSpec()))
+                .partitionsToOffsetInfo(group)
+                .get(15, TimeUnit.SECONDS);
+        for (Map.Entry<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> end : ends.entrySet()) {
+            SharePartitionOffsetInfo start = starts.get(end.getKey());
+            // The start offset is persisted lazily and may trail the last record accepted; the lag
+            // (records not yet accepted or archived, those in a member's hand included) does not.
+            boolean done = start != null
+                    && (start.startOffset() >= end.getValue().offset()
+                            || start.lag().map(lag -> lag == 0).orElse(false));
+            if (end.getValue().offset() > 0 && !done) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    @Override
+    public long[] duplicatesAndBusy() {
+        return new long[] {duplicates.sum(), busy.sum()};
+    }
+}
