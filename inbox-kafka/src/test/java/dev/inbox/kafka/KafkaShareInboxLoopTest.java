@@ -13,6 +13,7 @@ import dev.inbox.keys.DedupKeys;
 import dev.inbox.spi.ClaimStatus;
 import dev.inbox.spi.InboxStore;
 import dev.inbox.spi.OwnerToken;
+import dev.inbox.tck.adapter.Outage;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -25,6 +26,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaShareConsumer;
+import org.apache.kafka.clients.consumer.ShareConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -38,6 +40,15 @@ import org.junit.jupiter.api.Test;
 class KafkaShareInboxLoopTest {
 
     private static final Duration LOCK = Duration.ofSeconds(1);
+
+    private static final Map<String, Outage.During> KILLED = Map.of(
+            "acknowledge", KafkaShareInboxLoopTest::killed,
+            "commitSync", KafkaShareInboxLoopTest::killed,
+            "poll", KafkaShareInboxLoopTest::killed);
+
+    private static Object killed(Object[] args) {
+        throw new org.apache.kafka.common.errors.WakeupException();
+    }
 
     private final String group = "inbox-share-test-" + UUID.randomUUID();
     private final List<Thread> threads = new ArrayList<>();
@@ -83,19 +94,20 @@ class KafkaShareInboxLoopTest {
     }
 
     private void member(String group, Duration work) {
-        member(group, inbox, work, new java.util.concurrent.atomic.AtomicReference<>());
+        member(group, inbox, work, new Outage());
     }
 
-    /** A member on {@code inbox}; {@code consumerOut} gets its consumer, to wake it up from the test. */
-    private void member(
-            String group,
-            Inbox inbox,
-            Duration work,
-            java.util.concurrent.atomic.AtomicReference<KafkaShareConsumer<String, String>> consumerOut) {
+    /**
+     * A member on {@code inbox}; once {@code death} begins, every call of its loop into the consumer
+     * throws, as a killed process would make none, and the consumer is closed.
+     */
+    private void member(String group, Inbox inbox, Duration work, Outage death) {
         Thread thread = new Thread(() -> {
             try (KafkaShareConsumer<String, String> consumer = Kafka.shareConsumer(group);
                     KafkaShareInboxLoop<String, String> loop = KafkaShareInboxLoop.lease(
-                                    consumer, inbox, record -> handle(record, work))
+                                    death.wrap(ShareConsumer.class, consumer, KILLED),
+                                    inbox,
+                                    record -> handle(record, work))
                             .keys(record -> {
                                 attempts.computeIfAbsent((String) record.value(), v -> new CopyOnWriteArrayList<>())
                                         .add(record.deliveryCount().orElse((short) -1));
@@ -103,7 +115,6 @@ class KafkaShareInboxLoopTest {
                             })
                             .busyBackoff(Duration.ofMillis(100))
                             .build()) {
-                consumerOut.set(consumer);
                 loops.add(loop);
                 loop.subscribe(List.of(topic));
                 loop.run(Duration.ofMillis(100));
@@ -232,14 +243,13 @@ class KafkaShareInboxLoopTest {
                 throw new InboxStoreException("the member died while recording", null, true);
             }
         };
-        java.util.concurrent.atomic.AtomicReference<KafkaShareConsumer<String, String>> first =
-                new java.util.concurrent.atomic.AtomicReference<>();
+        Outage death = new Outage();
         Kafka.sendEvent(producer, topic, 0, "e4");
-        member(group, Inbox.builder(halting).consumer("share-test").lease(LOCK).build(), Duration.ZERO, first);
+        member(group, Inbox.builder(halting).consumer("share-test").lease(LOCK).build(), Duration.ZERO, death);
         assertThat(completing.await(60, TimeUnit.SECONDS))
                 .as("the work ran and its completion began")
                 .isTrue();
-        first.get().wakeup(); // killed: its loop's next call into the consumer throws
+        death.begin(); // killed: its loop's next call into the consumer throws
         member(Duration.ZERO);
         await(
                 "the record delivered again",
