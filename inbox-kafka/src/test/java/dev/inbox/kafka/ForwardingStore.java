@@ -3,9 +3,11 @@ package dev.inbox.kafka;
 import dev.inbox.InboxKey;
 import dev.inbox.spi.ClaimRequest;
 import dev.inbox.spi.ClaimResult;
+import dev.inbox.spi.HeldKey;
 import dev.inbox.spi.InboxStore;
 import dev.inbox.spi.OwnerToken;
 import java.time.Duration;
+import java.util.List;
 
 /** A store that passes every call to another; a test overrides the call it watches or breaks. */
 class ForwardingStore implements InboxStore {
@@ -22,8 +24,18 @@ class ForwardingStore implements InboxStore {
     }
 
     @Override
+    public List<ClaimResult> claimAll(List<ClaimRequest> requests) {
+        return store.claimAll(requests);
+    }
+
+    @Override
     public boolean complete(InboxKey key, OwnerToken owner, Duration retention) {
         return store.complete(key, owner, retention);
+    }
+
+    @Override
+    public List<Boolean> completeAll(List<HeldKey> held, Duration retention) {
+        return store.completeAll(held, retention);
     }
 
     @Override

@@ -1,5 +1,6 @@
 package dev.inbox.kafka;
 
+import dev.inbox.tck.adapter.AdapterKit;
 import dev.inbox.testing.KafkaBroker;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -13,6 +14,7 @@ import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.KafkaShareConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
@@ -20,6 +22,7 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.header.Header;
 import org.jspecify.annotations.Nullable;
 
 /** The real broker the tests share ({@link KafkaBroker#bootstrap()}), and clients on it. */
@@ -91,6 +94,26 @@ final class Kafka {
 
     private static AlterConfigOp set(String name, String value) {
         return new AlterConfigOp(new ConfigEntry(name, value), AlterConfigOp.OpType.SET);
+    }
+
+    /**
+     * Publishes a message of the adapter kit to {@code partition}: body {@code payload}, the kit's id
+     * header set to {@code id} unless it is null; returns once the broker has it.
+     */
+    static void publishForKit(
+            KafkaProducer<String, String> producer, String topic, int partition, @Nullable String id, String payload)
+            throws Exception {
+        ProducerRecord<String, String> record = new ProducerRecord<>(topic, partition, null, payload);
+        if (id != null) {
+            record.headers().add(AdapterKit.ID_HEADER, id.getBytes(StandardCharsets.UTF_8));
+        }
+        producer.send(record).get(30, TimeUnit.SECONDS);
+    }
+
+    /** The adapter kit's id header of {@code record}, or null when it has none. */
+    static @Nullable String kitId(ConsumerRecord<?, ?> record) {
+        Header header = record.headers().lastHeader(AdapterKit.ID_HEADER);
+        return header == null ? null : new String(header.value(), StandardCharsets.UTF_8);
     }
 
     /** Sends a CloudEvent (binary mode) with id {@code id} to partition {@code partition}, and waits for it. */

@@ -14,7 +14,6 @@ import dev.inbox.spi.ClaimRequest;
 import dev.inbox.spi.ClaimResult;
 import dev.inbox.spi.ClaimStatus;
 import dev.inbox.spi.HeldKey;
-import dev.inbox.spi.InboxStore;
 import dev.inbox.spi.OwnerToken;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -376,14 +375,13 @@ class KafkaInboxLoopTest {
      * The in-memory store, watched: it counts completions one by one and together, and fails the
      * next {@code claimAllOutages} batch claims as a store that cannot be reached.
      */
-    private final class WatchedStore implements InboxStore {
+    private final class WatchedStore extends ForwardingStore {
         final AtomicInteger claimAllOutages = new AtomicInteger();
         final AtomicInteger single = new AtomicInteger();
         final AtomicInteger together = new AtomicInteger();
 
-        @Override
-        public ClaimResult claim(ClaimRequest request) {
-            return store.claim(request);
+        WatchedStore() {
+            super(store);
         }
 
         @Override
@@ -391,38 +389,20 @@ class KafkaInboxLoopTest {
             if (claimAllOutages.getAndDecrement() > 0) {
                 throw new InboxStoreException("store down", null, true);
             }
-            return store.claimAll(requests);
+            return super.claimAll(requests);
         }
 
         @Override
         public boolean complete(InboxKey key, OwnerToken owner, Duration retention) {
             single.incrementAndGet();
-            return store.complete(key, owner, retention);
+            return super.complete(key, owner, retention);
         }
 
         @Override
         public List<Boolean> completeAll(List<HeldKey> held, Duration retention) {
             together.incrementAndGet();
-            return store.completeAll(held, retention);
+            return super.completeAll(held, retention);
         }
-
-        @Override
-        public boolean renew(InboxKey key, OwnerToken owner, Duration lease) {
-            return store.renew(key, owner, lease);
-        }
-
-        @Override
-        public boolean release(InboxKey key, OwnerToken owner) {
-            return store.release(key, owner);
-        }
-
-        @Override
-        public long purge() {
-            return store.purge();
-        }
-
-        @Override
-        public void close() {}
     }
 
     @Test

@@ -8,7 +8,6 @@ import dev.inbox.postgres.PostgresInboxStore;
 import dev.inbox.tck.adapter.AdapterHarness;
 import dev.inbox.tck.adapter.AdapterKit;
 import dev.inbox.tck.adapter.Outage;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
@@ -17,12 +16,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.header.Header;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -76,16 +72,7 @@ final class KafkaLoopHarness implements AdapterHarness {
 
     @Override
     public void publish(@Nullable String id, String payload) throws Exception {
-        ProducerRecord<String, String> record = new ProducerRecord<>(topic, sent.getAndIncrement() % 2, null, payload);
-        if (id != null) {
-            record.headers().add(AdapterKit.ID_HEADER, id.getBytes(StandardCharsets.UTF_8));
-        }
-        producer.send(record).get(30, TimeUnit.SECONDS);
-    }
-
-    private static @Nullable String header(ConsumerRecord<?, ?> record) {
-        Header header = record.headers().lastHeader(AdapterKit.ID_HEADER);
-        return header == null ? null : new String(header.value(), StandardCharsets.UTF_8);
+        Kafka.publishForKit(producer, topic, sent.getAndIncrement() % 2, id, payload);
     }
 
     private KafkaInboxLoop<String, String> loop(Consumer<String, String> consumer) {
@@ -113,7 +100,7 @@ final class KafkaLoopHarness implements AdapterHarness {
         if (batch && pool == null) {
             builder.completePerPoll();
         }
-        return builder.keys(record -> kit.keyOf(header(record), (String) record.value()))
+        return builder.keys(record -> kit.keyOf(Kafka.kitId(record), (String) record.value()))
                 .busyBackoff(kit.backoff())
                 .failureBackoff(kit.backoff())
                 .onMissingKey((record, failure) -> kit.deadLettered(record.value()))

@@ -8,20 +8,16 @@ import dev.inbox.postgres.PostgresInboxStore;
 import dev.inbox.tck.adapter.AdapterHarness;
 import dev.inbox.tck.adapter.AdapterKit;
 import dev.inbox.tck.adapter.Outage;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaShareConsumer;
 import org.apache.kafka.clients.consumer.ShareConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.errors.WakeupException;
-import org.apache.kafka.common.header.Header;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -67,16 +63,7 @@ final class ShareLoopHarness implements AdapterHarness {
 
     @Override
     public void publish(@Nullable String id, String payload) throws Exception {
-        ProducerRecord<String, String> record = new ProducerRecord<>(topic, sent.getAndIncrement() % 2, null, payload);
-        if (id != null) {
-            record.headers().add(AdapterKit.ID_HEADER, id.getBytes(StandardCharsets.UTF_8));
-        }
-        producer.send(record).get(30, TimeUnit.SECONDS);
-    }
-
-    private static @Nullable String header(ConsumerRecord<?, ?> record) {
-        Header header = record.headers().lastHeader(AdapterKit.ID_HEADER);
-        return header == null ? null : new String(header.value(), StandardCharsets.UTF_8);
+        Kafka.publishForKit(producer, topic, sent.getAndIncrement() % 2, id, payload);
     }
 
     private KafkaShareInboxLoop<String, String> loop(ShareConsumer<String, String> consumer) {
@@ -94,7 +81,7 @@ final class ShareLoopHarness implements AdapterHarness {
                                 .consumer(kit.consumer())
                                 .build(),
                         (record, connection) -> kit.apply(record.value(), connection));
-        return builder.keys(record -> kit.keyOf(header(record), (String) record.value()))
+        return builder.keys(record -> kit.keyOf(Kafka.kitId(record), (String) record.value()))
                 .busyBackoff(kit.backoff())
                 .failureBackoff(kit.backoff())
                 .onMissingKey((record, failure) -> kit.deadLettered(record.value()))

@@ -26,14 +26,17 @@ import org.apache.kafka.common.serialization.StringDeserializer;
  * The storm through a Kafka share group: the Kafka storm's topic and records ({@link KafkaDriver}),
  * members consuming with {@link KafkaShareInboxLoop} in one share group, many members on each
  * partition. The group reads from the earliest offset, renews locks, archives a record at its fifth
- * delivery (the brokers' default), and — on a broker started here — holds records under a 2-s lock,
- * so a crashed member's records move on quickly. A crash throws out of the work; the member's
+ * delivery (the brokers' default), and holds records under a 2-s lock, so a crashed member's records
+ * move on quickly (a broker of your own must allow it: {@code group.share.min.record.lock.duration.ms}). A crash throws out of the work; the member's
  * consumer is closed without acknowledging what it had in hand.
  */
 final class KafkaShareDriver extends KafkaDriver {
 
     /** At most this many records in a member's hand: each crash raises their delivery counts. */
     private static final int IN_HAND = 10;
+
+    /** The group's acquisition lock: a crashed member's records move on after it. */
+    private static final long LOCK_MS = 2000;
 
     private final StormTarget target;
     private final String group = "inbox-storm-share-" + java.util.UUID.randomUUID();
@@ -43,20 +46,22 @@ final class KafkaShareDriver extends KafkaDriver {
     KafkaShareDriver(StormConfig config, StormTarget target) throws Exception {
         super(config, target);
         this.target = target;
-        List<AlterConfigOp> settings = new java.util.ArrayList<>(List.of(
+        List<AlterConfigOp> settings = List.of(
                 set("share.auto.offset.reset", "earliest"),
                 set("share.renew.acknowledge.enable", "true"),
-                set("share.delivery.count.limit", "5")));
-        if (config.kafkaBootstrap().isEmpty()) {
-            settings.add(set("share.record.lock.duration.ms", "2000"));
-        }
+                set("share.delivery.count.limit", "5"),
+                set("share.record.lock.duration.ms", Long.toString(LOCK_MS)));
         try {
             admin().incrementalAlterConfigs(Map.of(new ConfigResource(ConfigResource.Type.GROUP, group), settings))
                     .all()
                     .get(30, TimeUnit.SECONDS);
         } catch (Exception e) {
             close();
-            throw new IllegalStateException("cannot configure share group " + group + ": " + e.getMessage(), e);
+            throw new IllegalStateException(
+                    "cannot configure share group " + group + " (locks of " + LOCK_MS
+                            + " ms need the broker's group.share.min.record.lock.duration.ms at most that; the broker"
+                            + " started here has 1000): " + e.getMessage(),
+                    e);
         }
     }
 

@@ -54,6 +54,12 @@ class BrokerStormTest {
     }
 
     @Test
+    @ResourceLock("broker-storm-kafka")
+    void kafkaShareGroup_transactional_withCrashesResendsAndAMemberLeaving_isExactlyOnce() throws Exception {
+        assertExactlyOnce(run(storm("kafka-share", "transactional", "--kafka-bootstrap", KafkaBroker.bootstrap())));
+    }
+
+    @Test
     @ResourceLock("broker-storm-rabbitmq")
     void rabbitmq_transactional_withCrashesResendsAndAMemberLeaving_isExactlyOnce() throws Exception {
         assertExactlyOnce(run(storm("rabbitmq", "transactional", "--amqp-uri", TestServers.rabbitmq())));
