@@ -210,13 +210,23 @@ public final class KafkaShareInboxLoop<K, V> implements AutoCloseable {
                 held.put(position, new Held<>(record));
             }
         }
+        forgetLapsed();
         if (held.isEmpty()) {
             return 0;
         }
-        Error thrown = workUntil(System.nanoTime() + renewEvery().toNanos());
+        RuntimeException failed = null;
+        Error thrown = null;
+        try {
+            thrown = workUntil(System.nanoTime() + renewEvery().toNanos());
+        } catch (RuntimeException e) {
+            failed = e; // every record the poll returned is acknowledged first, or the next poll refuses
+        }
         int done = acknowledge();
         if (thrown != null) {
             throw thrown;
+        }
+        if (failed != null) {
+            throw failed;
         }
         return done;
     }
@@ -253,6 +263,18 @@ public final class KafkaShareInboxLoop<K, V> implements AutoCloseable {
     @Override
     public void close() {
         worker.shutdownNow();
+    }
+
+    /**
+     * Forgets the records renewed a whole lock ago that no poll has returned since: the broker did
+     * not renew them (renewals off, a lock already lapsed) and may have handed them to another member.
+     * One whose work is done is answered DUPLICATE wherever it comes again; one not begun is another
+     * member's now.
+     */
+    private void forgetLapsed() {
+        long lock = renewEvery().toNanos() * 3;
+        long now = System.nanoTime();
+        held.values().removeIf(h -> !h.acknowledgeable && h != running && now - h.renewedAt > lock);
     }
 
     /**
@@ -361,6 +383,7 @@ public final class KafkaShareInboxLoop<K, V> implements AutoCloseable {
             } else {
                 consumer.acknowledge(h.record, AcknowledgeType.RENEW);
                 h.acknowledgeable = false; // until a poll returns it again
+                h.renewedAt = System.nanoTime();
             }
         }
         gone.forEach(held::remove);
@@ -421,6 +444,8 @@ public final class KafkaShareInboxLoop<K, V> implements AutoCloseable {
         AcknowledgeType settled;
         /** Not tried again before this {@link System#nanoTime()}. */
         long notBefore = System.nanoTime();
+        /** When it was last renewed ({@link System#nanoTime()}). */
+        long renewedAt;
 
         Held(ConsumerRecord<K, V> record) {
             this.record = record;
