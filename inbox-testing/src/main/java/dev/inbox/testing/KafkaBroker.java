@@ -80,8 +80,9 @@ public final class KafkaBroker implements AutoCloseable {
 
     private KafkaBroker() throws IOException {
         this.dir = Files.createTempDirectory("inbox-kafka");
-        this.port = Processes.freePort();
-        this.controllerPort = Processes.freePort();
+        int[] ports = Processes.freePorts(2);
+        this.port = ports[0];
+        this.controllerPort = ports[1];
     }
 
     /**

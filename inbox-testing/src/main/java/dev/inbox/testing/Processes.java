@@ -60,8 +60,29 @@ final class Processes {
 
     /** A loopback port that nothing listens on right now. */
     static int freePort() throws IOException {
-        try (ServerSocket probe = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return probe.getLocalPort();
+        return freePorts(1)[0];
+    }
+
+    /**
+     * {@code count} distinct free loopback ports, all held open while they are chosen: ports
+     * chosen one after another may come back the same once the first is closed (a Kafka broker
+     * then refused its listener and controller on one port).
+     */
+    static int[] freePorts(int count) throws IOException {
+        ServerSocket[] probes = new ServerSocket[count];
+        try {
+            int[] ports = new int[count];
+            for (int i = 0; i < count; i++) {
+                probes[i] = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
+                ports[i] = probes[i].getLocalPort();
+            }
+            return ports;
+        } finally {
+            for (ServerSocket probe : probes) {
+                if (probe != null) {
+                    probe.close();
+                }
+            }
         }
     }
 
