@@ -97,10 +97,8 @@ public final class KafkaInboxLoop<K, V> {
     private final RecordKeys keys;
     private final Duration busyBackoff;
     private final Duration failureBackoff;
-    private final @Nullable RecordRecoverer<K, V> recoverer;
-    private final @Nullable RecordRecoverer<K, V> missingKey;
-    /** The failed attempts of each record whose handler threw, by partition and offset. */
-    private final FailurePolicy.Attempts attempts;
+    /** What becomes of a record whose handler threw or that has no key: retried, or recovered. */
+    private final RecordFailures<K, V> failures;
     /** How long the partition of a record that just failed waits before it is tried again. */
     private Duration retryAfter;
 
@@ -116,20 +114,19 @@ public final class KafkaInboxLoop<K, V> {
         this.keys = builder.keys;
         this.busyBackoff = builder.busyBackoff;
         this.failureBackoff = builder.failureBackoff;
-        this.recoverer = builder.recoverer;
-        this.missingKey = builder.missingKey;
-        FailurePolicy policy = builder.failurePolicy;
-        if (policy == null) {
-            policy = recoverer == null
-                    ? FailurePolicy.retryForever(failureBackoff)
-                    : FailurePolicy.attempts(DEFAULT_ATTEMPTS, failureBackoff);
-        }
-        this.attempts = policy.attemptsOf();
+        this.failures = new RecordFailures<>(
+                LOG,
+                "retried after",
+                counts,
+                failureBackoff,
+                builder.failurePolicy,
+                builder.recoverer,
+                builder.missingKey);
         this.retryAfter = failureBackoff;
     }
 
     /** The failed attempts after which a record goes to the recoverer, unless a failure policy says otherwise. */
-    static final int DEFAULT_ATTEMPTS = 10;
+    static final int DEFAULT_ATTEMPTS = RecordFailures.DEFAULT_ATTEMPTS;
 
     /**
      * A loop in lease mode: the records of a poll are claimed in one {@link Inbox#claimAll} and
@@ -263,7 +260,7 @@ public final class KafkaInboxLoop<K, V> {
             }
             spans.add(new Span(partition, first, items.size()));
         }
-        if (missingKey == null) {
+        if (!failures.recoversMissingKeys()) {
             for (Item<K, V> item : items) {
                 if (item.id == null) {
                     giveBack(spans, items, null, 0, failureBackoff);
@@ -510,8 +507,8 @@ public final class KafkaInboxLoop<K, V> {
             retryAfter = failureBackoff;
             return Outcome.FAILED;
         }
-        if (outcome != Outcome.BUSY && attempts.any()) {
-            attempts.forget(attemptOf(item)); // a record that failed before succeeded, or was a duplicate
+        if (outcome != Outcome.BUSY) {
+            failures.succeeded(item.record); // a record that failed before succeeded, or was a duplicate
         }
         counts.record(
                 outcome == Outcome.BUSY
@@ -525,45 +522,19 @@ public final class KafkaInboxLoop<K, V> {
      * the recoverer once the policy gives up on it (never without a recoverer).
      */
     private Outcome recover(Item<K, V> item, Exception failure) {
-        String attempt = attemptOf(item);
-        int failed = attempts.failed(attempt);
-        FailurePolicy policy = attempts.policy();
-        if (recoverer == null || !policy.givesUpAfter(failed)) {
-            counts.record(DeliveryOutcome.FAILED);
-            retryAfter = policy.backoffAfter(failed);
-            LOG.log(
-                    Level.WARNING,
-                    "the handler failed on " + where(item) + " (attempt " + failed
-                            + (recoverer == null ? "" : " of " + policy.maxAttempts()) + "); retried after "
-                            + retryAfter,
-                    failure);
-            return Outcome.FAILED;
-        }
-        attempts.forget(attempt);
-        return recoverWith(recoverer, item, failure);
-    }
-
-    /** The identity a record's failed attempts are counted under: its partition and offset. */
-    private static String attemptOf(Item<?, ?> item) {
-        return item.record.topic() + "-" + item.record.partition() + "@" + item.record.offset();
+        return settle(failures.handlerFailed(item.record, failure));
     }
 
     private Outcome recoverMissing(Item<K, V> item) {
-        return recoverWith(missingKey, item, item.keyProblem);
+        return settle(failures.keyMissing(item.record, item.keyProblem));
     }
 
-    private Outcome recoverWith(RecordRecoverer<K, V> with, Item<K, V> item, Exception failure) {
-        try {
-            with.recover(item.record, failure);
-            counts.record(DeliveryOutcome.DEAD_LETTERED);
+    private Outcome settle(RecordFailures.Decision decision) {
+        if (decision.done()) {
             return Outcome.DONE;
-        } catch (Exception e) {
-            e.addSuppressed(failure);
-            counts.record(DeliveryOutcome.FAILED);
-            LOG.log(Level.WARNING, "the recoverer failed on " + where(item) + "; retried after " + failureBackoff, e);
-            retryAfter = failureBackoff;
-            return Outcome.FAILED;
         }
+        retryAfter = decision.retryAfter();
+        return Outcome.FAILED;
     }
 
     private void commit(Map<TopicPartition, OffsetAndMetadata> offsets) {
@@ -577,12 +548,6 @@ public final class KafkaInboxLoop<K, V> {
             LOG.log(Level.WARNING, "offsets " + offsets + " could not be committed; retried on the next poll", e);
         } catch (KafkaException e) {
             LOG.log(Level.WARNING, "offsets " + offsets + " could not be committed; retried on the next poll", e);
-        }
-    }
-
-    private void seekBackAll(ConsumerRecords<K, V> records) {
-        for (TopicPartition partition : records.partitions()) {
-            consumer.seek(partition, records.records(partition).get(0).offset());
         }
     }
 

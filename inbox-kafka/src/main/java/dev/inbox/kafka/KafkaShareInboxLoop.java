@@ -103,7 +103,7 @@ public final class KafkaShareInboxLoop<K, V> implements AutoCloseable {
     private static final Duration HELD_POLL = Duration.ofMillis(100);
 
     /** The failed attempts after which a record goes to the recoverer, unless a failure policy says otherwise. */
-    static final int DEFAULT_ATTEMPTS = 10;
+    static final int DEFAULT_ATTEMPTS = RecordFailures.DEFAULT_ATTEMPTS;
 
     private final ShareConsumer<K, V> consumer;
     private final RecordKeys keys;
@@ -120,19 +120,13 @@ public final class KafkaShareInboxLoop<K, V> implements AutoCloseable {
     private KafkaShareInboxLoop(Builder<K, V> builder) {
         this.consumer = builder.consumer;
         this.keys = builder.keys;
-        FailurePolicy policy = builder.failurePolicy;
-        if (policy == null) {
-            policy = builder.recoverer == null
-                    ? FailurePolicy.retryForever(builder.failureBackoff)
-                    : FailurePolicy.attempts(DEFAULT_ATTEMPTS, builder.failureBackoff);
-        }
         this.attempt = new ShareAttempt<>(
                 builder.work,
                 builder.inboxConsumer,
                 builder.counts,
                 builder.busyBackoff,
                 builder.failureBackoff,
-                policy,
+                builder.failurePolicy,
                 builder.recoverer,
                 builder.missingKey);
         this.worker = Executors.newSingleThreadExecutor(task -> {

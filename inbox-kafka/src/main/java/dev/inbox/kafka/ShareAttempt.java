@@ -54,17 +54,18 @@ final class ShareAttempt<K, V> {
     private final DeliveryCounts counts;
     private final Duration busyBackoff;
     private final Duration failureBackoff;
-    private final FailurePolicy.Attempts attempts;
-    private final @Nullable RecordRecoverer<K, V> recoverer;
-    private final @Nullable RecordRecoverer<K, V> missingKey;
+    private final RecordFailures<K, V> failures;
 
+    /**
+     * @param policy the user's failure policy, or null for {@link RecordFailures}' default
+     */
     ShareAttempt(
             Work<K, V> work,
             String consumer,
             DeliveryCounts counts,
             Duration busyBackoff,
             Duration failureBackoff,
-            FailurePolicy policy,
+            @Nullable FailurePolicy policy,
             @Nullable RecordRecoverer<K, V> recoverer,
             @Nullable RecordRecoverer<K, V> missingKey) {
         this.work = work;
@@ -72,9 +73,8 @@ final class ShareAttempt<K, V> {
         this.counts = counts;
         this.busyBackoff = busyBackoff;
         this.failureBackoff = failureBackoff;
-        this.attempts = policy.attemptsOf();
-        this.recoverer = recoverer;
-        this.missingKey = missingKey;
+        this.failures = new RecordFailures<>(
+                LOG, "held and tried again after", counts, failureBackoff, policy, recoverer, missingKey);
     }
 
     DeliveryCounts counts() {
@@ -116,6 +116,7 @@ final class ShareAttempt<K, V> {
         }
         switch (status) {
             case DUPLICATE:
+                failures.succeeded(record);
                 counts.record(DeliveryOutcome.DUPLICATE);
                 return Result.settle(AcknowledgeType.ACCEPT);
             case BUSY:
@@ -123,7 +124,7 @@ final class ShareAttempt<K, V> {
                 counts.record(DeliveryOutcome.BUSY);
                 return Result.retry(busyBackoff);
             default:
-                attempts.forget(where(record));
+                failures.succeeded(record);
                 counts.record(DeliveryOutcome.PROCESSED);
                 return Result.settle(AcknowledgeType.ACCEPT);
         }
@@ -162,38 +163,11 @@ final class ShareAttempt<K, V> {
     }
 
     private Result failed(ConsumerRecord<K, V> record, Exception failure) {
-        String where = where(record);
-        int failed = attempts.failed(where);
-        FailurePolicy policy = attempts.policy();
-        if (recoverer == null || !policy.givesUpAfter(failed)) {
-            counts.record(DeliveryOutcome.FAILED);
-            Duration after = policy.backoffAfter(failed);
-            LOG.log(
-                    Level.WARNING,
-                    "the handler failed on " + where + " (attempt " + failed + "); held and tried again" + " after "
-                            + after,
-                    failure);
-            return Result.retry(after);
-        }
-        try {
-            recoverer.recover(record, failure);
-        } catch (Exception e) {
-            counts.record(DeliveryOutcome.FAILED);
-            LOG.log(
-                    Level.WARNING,
-                    "the recoverer failed on " + where + "; held and tried again after " + failureBackoff,
-                    e);
-            return Result.retry(failureBackoff);
-        }
-        attempts.forget(where);
-        counts.record(DeliveryOutcome.DEAD_LETTERED);
-        return Result.settle(AcknowledgeType.ACCEPT);
+        return settled(failures.handlerFailed(record, failure));
     }
 
-    private Result recoverMissing(ConsumerRecord<K, V> record, @Nullable IllegalArgumentException problem) {
-        IllegalArgumentException why =
-                problem == null ? new IllegalArgumentException(where(record) + " has no dedup key") : problem;
-        if (missingKey == null) {
+    private Result recoverMissing(ConsumerRecord<K, V> record, IllegalArgumentException why) {
+        if (!failures.recoversMissingKeys()) {
             // Never processed without dedup, never dropped: held until a key function or a
             // missing-key recoverer that can take it is deployed.
             LOG.log(
@@ -202,18 +176,11 @@ final class ShareAttempt<K, V> {
                             + ". Choose where keys come from with keys(...), or handle such records with onMissingKey(...)");
             return Result.retry(failureBackoff);
         }
-        try {
-            missingKey.recover(record, why);
-        } catch (Exception e) {
-            LOG.log(
-                    Level.WARNING,
-                    "the missing-key recoverer failed on " + where(record) + "; held and tried again" + " after "
-                            + failureBackoff,
-                    e);
-            return Result.retry(failureBackoff);
-        }
-        counts.record(DeliveryOutcome.DEAD_LETTERED);
-        return Result.settle(AcknowledgeType.ACCEPT);
+        return settled(failures.keyMissing(record, why));
+    }
+
+    private static Result settled(RecordFailures.Decision decision) {
+        return decision.done() ? Result.settle(AcknowledgeType.ACCEPT) : Result.retry(decision.retryAfter());
     }
 
     /**
@@ -246,6 +213,6 @@ final class ShareAttempt<K, V> {
     }
 
     static String where(ConsumerRecord<?, ?> record) {
-        return record.topic() + "-" + record.partition() + "@" + record.offset();
+        return RecordFailures.where(record);
     }
 }
