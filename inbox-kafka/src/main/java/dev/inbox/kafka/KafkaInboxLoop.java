@@ -17,21 +17,14 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
-import java.util.HashSet;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
-import org.apache.kafka.clients.consumer.CommitFailedException;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
-import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.errors.InterruptException;
-import org.apache.kafka.common.errors.WakeupException;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -102,13 +95,13 @@ public final class KafkaInboxLoop<K, V> {
     /** How long the partition of a record that just failed waits before it is tried again. */
     private Duration retryAfter;
 
-    private final Map<TopicPartition, Long> pausedUntilNanos = new HashMap<>();
-    private final Map<TopicPartition, OffsetAndMetadata> uncommitted = new HashMap<>();
+    private final PartitionPositions positions;
     private volatile boolean stopping;
     private final DeliveryCounts counts;
 
     private KafkaInboxLoop(Builder<K, V> builder) {
         this.consumer = builder.consumer;
+        this.positions = new PartitionPositions(consumer);
         this.processor = builder.processor;
         this.counts = builder.counts;
         this.keys = builder.keys;
@@ -199,35 +192,7 @@ public final class KafkaInboxLoop<K, V> {
      * failed commit left behind and forgets the revoked partitions' backoffs.
      */
     public ConsumerRebalanceListener rebalanceListener() {
-        return new ConsumerRebalanceListener() {
-            @Override
-            public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
-                Map<TopicPartition, OffsetAndMetadata> revoked = new HashMap<>();
-                for (TopicPartition partition : partitions) {
-                    OffsetAndMetadata offset = uncommitted.remove(partition);
-                    if (offset != null) {
-                        revoked.put(partition, offset);
-                    }
-                    pausedUntilNanos.remove(partition);
-                }
-                if (!revoked.isEmpty()) {
-                    commit(revoked);
-                }
-            }
-
-            @Override
-            public void onPartitionsLost(Collection<TopicPartition> partitions) {
-                for (TopicPartition partition : partitions) {
-                    uncommitted.remove(partition);
-                    pausedUntilNanos.remove(partition);
-                }
-            }
-
-            @Override
-            public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
-                // nothing is held between polls
-            }
-        };
+        return positions.rebalanceListener();
     }
 
     /**
@@ -243,10 +208,7 @@ public final class KafkaInboxLoop<K, V> {
         if (timeout.isNegative()) {
             throw new IllegalArgumentException("timeout must not be negative but was " + timeout);
         }
-        resumeDue();
-        if (!uncommitted.isEmpty()) {
-            commit(Map.copyOf(uncommitted));
-        }
+        positions.beforePoll();
         ConsumerRecords<K, V> records = consumer.poll(timeout);
         if (records.isEmpty()) {
             return 0;
@@ -323,8 +285,8 @@ public final class KafkaInboxLoop<K, V> {
                     for (int rest = i + 1; rest < span.end; rest++) {
                         batch.abandon(rest);
                     }
-                    consumer.seek(span.partition, item.record.offset());
-                    pause(span.partition, outcome == Outcome.BUSY ? busyBackoff : retryAfter);
+                    positions.giveBack(
+                            span.partition, item.record.offset(), outcome == Outcome.BUSY ? busyBackoff : retryAfter);
                     break;
                 }
                 inHand = span.end;
@@ -338,14 +300,15 @@ public final class KafkaInboxLoop<K, V> {
             giveBack(spans, items, batch, inHand, failureBackoff);
             try {
                 batch.finish();
-                commitDone(offsets);
+                positions.commitDone(offsets);
             } catch (RuntimeException notCommitted) {
                 unexpected.addSuppressed(notCommitted);
             }
             throw unexpected;
         }
         batch.finish();
-        commitDone(offsets); // outside the try: a wakeup here leaves the offsets uncommitted, nothing given back
+        positions.commitDone(
+                offsets); // outside the try: a wakeup here leaves the offsets uncommitted, nothing given back
         return done;
     }
 
@@ -372,8 +335,7 @@ public final class KafkaInboxLoop<K, V> {
                     "the inbox store failed on a transaction of " + inPartition.size() + " records of " + span.partition
                             + "; retried after " + failureBackoff,
                     e);
-            consumer.seek(span.partition, inPartition.get(0).record.offset());
-            pause(span.partition, failureBackoff);
+            positions.giveBack(span.partition, inPartition.get(0).record.offset(), failureBackoff);
             return 0;
         }
         if (outcome == null) {
@@ -389,17 +351,9 @@ public final class KafkaInboxLoop<K, V> {
         }
         if (done < inPartition.size()) { // stopped at a BUSY record
             counts.record(DeliveryOutcome.BUSY);
-            consumer.seek(span.partition, inPartition.get(done).record.offset());
-            pause(span.partition, busyBackoff);
+            positions.giveBack(span.partition, inPartition.get(done).record.offset(), busyBackoff);
         }
         return done;
-    }
-
-    private void commitDone(Map<TopicPartition, OffsetAndMetadata> offsets) {
-        if (!offsets.isEmpty()) {
-            uncommitted.putAll(offsets);
-            commit(offsets);
-        }
     }
 
     /**
@@ -431,7 +385,7 @@ public final class KafkaInboxLoop<K, V> {
             }
         }
         if (backoff != null) {
-            pause(span.partition, backoff);
+            positions.pause(span.partition, backoff);
         }
     }
 
@@ -452,9 +406,7 @@ public final class KafkaInboxLoop<K, V> {
             while (!stopping) {
                 pollOnce(pollTimeout);
             }
-            if (!uncommitted.isEmpty()) {
-                commit(Map.copyOf(uncommitted));
-            }
+            positions.commitLeftOver();
         } finally {
             consumer.close();
         }
@@ -535,48 +487,6 @@ public final class KafkaInboxLoop<K, V> {
         }
         retryAfter = decision.retryAfter();
         return Outcome.FAILED;
-    }
-
-    private void commit(Map<TopicPartition, OffsetAndMetadata> offsets) {
-        try {
-            consumer.commitSync(offsets);
-            offsets.forEach(uncommitted::remove);
-        } catch (WakeupException | InterruptException e) {
-            throw e; // the caller woke or interrupted the consumer: the offsets stay uncommitted for later
-        } catch (CommitFailedException e) {
-            // The group rebalanced: another member may redeliver these records; they are DUPLICATE.
-            LOG.log(Level.WARNING, "offsets " + offsets + " could not be committed; retried on the next poll", e);
-        } catch (KafkaException e) {
-            LOG.log(Level.WARNING, "offsets " + offsets + " could not be committed; retried on the next poll", e);
-        }
-    }
-
-    private void pause(TopicPartition partition, Duration backoff) {
-        pausedUntilNanos.put(partition, System.nanoTime() + backoff.toNanos());
-        consumer.pause(Set.of(partition));
-    }
-
-    private void resumeDue() {
-        if (pausedUntilNanos.isEmpty()) {
-            return;
-        }
-        long now = System.nanoTime();
-        Set<TopicPartition> assigned = consumer.assignment();
-        Set<TopicPartition> due = new HashSet<>();
-        for (Iterator<Map.Entry<TopicPartition, Long>> it =
-                        pausedUntilNanos.entrySet().iterator();
-                it.hasNext(); ) {
-            Map.Entry<TopicPartition, Long> paused = it.next();
-            if (!assigned.contains(paused.getKey())) {
-                it.remove();
-            } else if (now - paused.getValue() >= 0) {
-                due.add(paused.getKey());
-                it.remove();
-            }
-        }
-        if (!due.isEmpty()) {
-            consumer.resume(due);
-        }
     }
 
     /** A record's header of {@code name} as UTF-8 text (its last value), or null. */
