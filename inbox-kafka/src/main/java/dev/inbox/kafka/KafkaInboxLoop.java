@@ -1,12 +1,10 @@
 package dev.inbox.kafka;
 
 import static dev.inbox.spi.InboxArguments.requireNonNull;
-import static dev.inbox.spi.InboxArguments.requirePositive;
 
 import dev.inbox.Claim;
 import dev.inbox.Deliveries;
 import dev.inbox.DeliveryOutcome;
-import dev.inbox.FailurePolicy;
 import dev.inbox.Inbox;
 import dev.inbox.InboxMetrics;
 import dev.inbox.InboxStoreException;
@@ -107,14 +105,7 @@ public final class KafkaInboxLoop<K, V> {
         this.keys = builder.keys;
         this.busyBackoff = builder.busyBackoff;
         this.failureBackoff = builder.failureBackoff;
-        this.failures = new RecordFailures<>(
-                LOG,
-                "retried after",
-                counts,
-                failureBackoff,
-                builder.failurePolicy,
-                builder.recoverer,
-                builder.missingKey);
+        this.failures = builder.failures(LOG, "retried after", counts);
         this.retryAfter = failureBackoff;
     }
 
@@ -573,18 +564,18 @@ public final class KafkaInboxLoop<K, V> {
         default void finish() {}
     }
 
-    /** Configures a {@link KafkaInboxLoop}; each setter checks its argument at once. */
-    public static final class Builder<K, V> {
+    /**
+     * Configures a {@link KafkaInboxLoop}: the settings both Kafka loops share ({@link
+     * KafkaLoopBuilder}) and {@link #completePerPoll()}. In this loop a record that waits — found
+     * BUSY, its handler or the store failed — is sought back to and its partition paused for the
+     * back-off, while the other partitions go on; a record without a key and without a missing-key
+     * recoverer makes {@link KafkaInboxLoop#pollOnce(Duration)} throw, applying nothing of that poll.
+     */
+    public static final class Builder<K, V> extends KafkaLoopBuilder<K, V, Builder<K, V>> {
 
         private final Consumer<K, V> consumer;
         private Processor<K, V> processor;
         private final DeliveryCounts counts;
-        private RecordKeys keys = RecordKeys.standard();
-        private Duration busyBackoff = Duration.ofSeconds(1);
-        private Duration failureBackoff = Duration.ofSeconds(1);
-        private @Nullable RecordRecoverer<K, V> recoverer;
-        private @Nullable RecordRecoverer<K, V> missingKey;
-        private @Nullable FailurePolicy failurePolicy;
 
         private Builder(Consumer<K, V> consumer, Processor<K, V> processor, DeliveryCounts counts) {
             this.consumer = consumer;
@@ -592,80 +583,8 @@ public final class KafkaInboxLoop<K, V> {
             this.counts = counts;
         }
 
-        /**
-         * Where each record's dedup id comes from; default {@link RecordKeys#standard()} (a
-         * CloudEvent's source + id, else the Debezium outbox {@code id} header).
-         *
-         * @throws IllegalArgumentException if null
-         */
-        public Builder<K, V> keys(RecordKeys keys) {
-            this.keys = requireNonNull(keys, "keys");
-            return this;
-        }
-
-        /**
-         * How long a partition waits after a record was found BUSY (another consumer is applying
-         * it) before it is polled again; default 1 s.
-         *
-         * @throws IllegalArgumentException if null or not positive
-         */
-        public Builder<K, V> busyBackoff(Duration busyBackoff) {
-            this.busyBackoff = requirePositive(busyBackoff, "busyBackoff");
-            return this;
-        }
-
-        /**
-         * How long a partition waits after its handler or the store failed before the record is
-         * tried again; default 1 s.
-         *
-         * @throws IllegalArgumentException if null or not positive
-         */
-        public Builder<K, V> failureBackoff(Duration failureBackoff) {
-            this.failureBackoff = requirePositive(failureBackoff, "failureBackoff");
-            return this;
-        }
-
-        /**
-         * What to do with a record whose handler keeps failing (its claim released each time), once
-         * the {@linkplain #failurePolicy failure policy} gives up on it, instead of retrying it until
-         * it succeeds: publish it to a dead-letter topic, for example. Default: none, retry for ever.
-         * With a recoverer and no policy, a record goes to it after {@value
-         * KafkaInboxLoop#DEFAULT_ATTEMPTS} failed attempts, {@link #failureBackoff} apart (as Spring
-         * Kafka's {@code DefaultErrorHandler}), never at its first, perhaps transient, failure.
-         *
-         * @throws IllegalArgumentException if null
-         */
-        public Builder<K, V> recoverer(RecordRecoverer<K, V> recoverer) {
-            this.recoverer = requireNonNull(recoverer, "recoverer");
-            return this;
-        }
-
-        /**
-         * How a record whose handler threw is retried: the back-off before each new attempt (its
-         * partition is sought back to it and paused meanwhile) and the failed attempts after which
-         * it goes to the {@linkplain #recoverer recoverer}. Without a recoverer nothing is given up
-         * on, whatever the policy says: only its back-off counts. Default: {@link
-         * FailurePolicy#attempts attempts}({@value KafkaInboxLoop#DEFAULT_ATTEMPTS}, {@link
-         * #failureBackoff}) with a recoverer, else {@link FailurePolicy#retryForever
-         * retryForever}({@link #failureBackoff}). Failed attempts are counted in memory, per record
-         * (partition and offset) of this loop.
-         *
-         * @throws IllegalArgumentException if null
-         */
-        public Builder<K, V> failurePolicy(FailurePolicy failurePolicy) {
-            this.failurePolicy = requireNonNull(failurePolicy, "failurePolicy");
-            return this;
-        }
-
-        /**
-         * What to do with a record that has no valid dedup key. Default: none, and {@link
-         * KafkaInboxLoop#pollOnce(Duration)} throws, applying nothing of that poll — a record is never
-         * processed without dedup.
-         *
-         * @throws IllegalArgumentException if null
-         */
-        public Builder<K, V> onMissingKey(RecordRecoverer<K, V> missingKey) {
-            this.missingKey = requireNonNull(missingKey, "missingKey");
+        @Override
+        Builder<K, V> self() {
             return this;
         }
 

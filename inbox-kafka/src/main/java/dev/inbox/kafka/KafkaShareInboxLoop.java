@@ -1,10 +1,8 @@
 package dev.inbox.kafka;
 
 import static dev.inbox.spi.InboxArguments.requireNonNull;
-import static dev.inbox.spi.InboxArguments.requirePositive;
 
 import dev.inbox.Deliveries;
-import dev.inbox.FailurePolicy;
 import dev.inbox.Inbox;
 import dev.inbox.jdbc.TransactionalInbox;
 import dev.inbox.spi.DeliveryCounts;
@@ -126,9 +124,7 @@ public final class KafkaShareInboxLoop<K, V> implements AutoCloseable {
                 builder.counts,
                 builder.busyBackoff,
                 builder.failureBackoff,
-                builder.failurePolicy,
-                builder.recoverer,
-                builder.missingKey);
+                builder.failures(LOG, "held and tried again after", builder.counts));
         this.worker = Executors.newSingleThreadExecutor(task -> {
             Thread thread = new Thread(task, "inbox-share-work-" + builder.inboxConsumer);
             thread.setDaemon(true);
@@ -446,19 +442,19 @@ public final class KafkaShareInboxLoop<K, V> implements AutoCloseable {
         }
     }
 
-    /** Configures a {@link KafkaShareInboxLoop}; each setter checks its argument at once. */
-    public static final class Builder<K, V> {
+    /**
+     * Configures a {@link KafkaShareInboxLoop} with the settings both Kafka loops share ({@link
+     * KafkaLoopBuilder}). In this loop a record that waits — found BUSY, its handler or the store
+     * failed — is held, its acquisition lock renewed, and tried again in place after the back-off,
+     * never released; a record without a key and without a missing-key recoverer is held likewise
+     * (never applied, never dropped) and logged at ERROR.
+     */
+    public static final class Builder<K, V> extends KafkaLoopBuilder<K, V, Builder<K, V>> {
 
         private final ShareConsumer<K, V> consumer;
         private final ShareAttempt.Work<K, V> work;
         private final String inboxConsumer;
         private final DeliveryCounts counts;
-        private RecordKeys keys = RecordKeys.standard();
-        private Duration busyBackoff = Duration.ofSeconds(1);
-        private Duration failureBackoff = Duration.ofSeconds(1);
-        private @Nullable RecordRecoverer<K, V> recoverer;
-        private @Nullable RecordRecoverer<K, V> missingKey;
-        private @Nullable FailurePolicy failurePolicy;
 
         private Builder(
                 ShareConsumer<K, V> consumer,
@@ -471,74 +467,8 @@ public final class KafkaShareInboxLoop<K, V> implements AutoCloseable {
             this.counts = counts;
         }
 
-        /**
-         * Where each record's dedup id comes from; default {@link RecordKeys#standard()}.
-         *
-         * @throws IllegalArgumentException if null
-         */
-        public Builder<K, V> keys(RecordKeys keys) {
-            this.keys = requireNonNull(keys, "keys");
-            return this;
-        }
-
-        /**
-         * How long a record found BUSY is held before its event is claimed again; default 1 s.
-         *
-         * @throws IllegalArgumentException if null or not positive
-         */
-        public Builder<K, V> busyBackoff(Duration busyBackoff) {
-            this.busyBackoff = requirePositive(busyBackoff, "busyBackoff");
-            return this;
-        }
-
-        /**
-         * How long a record is held after the store failed, or (without a failure policy) after its
-         * handler failed, before it is tried again; default 1 s.
-         *
-         * @throws IllegalArgumentException if null or not positive
-         */
-        public Builder<K, V> failureBackoff(Duration failureBackoff) {
-            this.failureBackoff = requirePositive(failureBackoff, "failureBackoff");
-            return this;
-        }
-
-        /**
-         * What to do with a record whose handler keeps failing, once the {@linkplain #failurePolicy
-         * failure policy} gives up on it: publish it to a dead-letter topic, for example; the record
-         * is then accepted. Default: none, retry for ever. With a recoverer and no policy, a record
-         * goes to it after {@value KafkaShareInboxLoop#DEFAULT_ATTEMPTS} failed attempts.
-         *
-         * @throws IllegalArgumentException if null
-         */
-        public Builder<K, V> recoverer(RecordRecoverer<K, V> recoverer) {
-            this.recoverer = requireNonNull(recoverer, "recoverer");
-            return this;
-        }
-
-        /**
-         * How a record whose handler threw is retried: the back-off before each new attempt (the
-         * record held meanwhile, its lock renewed) and the failed attempts after which it goes to the
-         * {@linkplain #recoverer recoverer}. Without a recoverer nothing is given up on. Default:
-         * {@link FailurePolicy#attempts attempts}({@value KafkaShareInboxLoop#DEFAULT_ATTEMPTS},
-         * {@link #failureBackoff}) with a recoverer, else {@link FailurePolicy#retryForever
-         * retryForever}({@link #failureBackoff}).
-         *
-         * @throws IllegalArgumentException if null
-         */
-        public Builder<K, V> failurePolicy(FailurePolicy failurePolicy) {
-            this.failurePolicy = requireNonNull(failurePolicy, "failurePolicy");
-            return this;
-        }
-
-        /**
-         * What to do with a record that has no valid dedup key; the record is then accepted.
-         * Default: none, and such a record is held (never applied, never dropped) and logged at
-         * ERROR.
-         *
-         * @throws IllegalArgumentException if null
-         */
-        public Builder<K, V> onMissingKey(RecordRecoverer<K, V> missingKey) {
-            this.missingKey = requireNonNull(missingKey, "missingKey");
+        @Override
+        Builder<K, V> self() {
             return this;
         }
 

@@ -2,7 +2,6 @@ package dev.inbox.kafka;
 
 import dev.inbox.Claim;
 import dev.inbox.DeliveryOutcome;
-import dev.inbox.FailurePolicy;
 import dev.inbox.Inbox;
 import dev.inbox.InboxKey;
 import dev.inbox.InboxStoreException;
@@ -56,25 +55,19 @@ final class ShareAttempt<K, V> {
     private final Duration failureBackoff;
     private final RecordFailures<K, V> failures;
 
-    /**
-     * @param policy the user's failure policy, or null for {@link RecordFailures}' default
-     */
     ShareAttempt(
             Work<K, V> work,
             String consumer,
             DeliveryCounts counts,
             Duration busyBackoff,
             Duration failureBackoff,
-            @Nullable FailurePolicy policy,
-            @Nullable RecordRecoverer<K, V> recoverer,
-            @Nullable RecordRecoverer<K, V> missingKey) {
+            RecordFailures<K, V> failures) {
         this.work = work;
         this.consumer = consumer;
         this.counts = counts;
         this.busyBackoff = busyBackoff;
         this.failureBackoff = failureBackoff;
-        this.failures = new RecordFailures<>(
-                LOG, "held and tried again after", counts, failureBackoff, policy, recoverer, missingKey);
+        this.failures = failures;
     }
 
     DeliveryCounts counts() {
