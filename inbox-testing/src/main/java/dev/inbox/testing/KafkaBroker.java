@@ -35,7 +35,7 @@ import org.jspecify.annotations.Nullable;
  * else one broker this JVM starts once and stops when it exits.
  *
  * <p>Rebalances are quick: {@code group.initial.rebalance.delay.ms=0}, and the consumer-protocol
- * heartbeat is 500 ms.
+ * and share-group heartbeats are 500 ms.
  */
 public final class KafkaBroker implements AutoCloseable {
 
@@ -244,6 +244,9 @@ public final class KafkaBroker implements AutoCloseable {
                         "group.initial.rebalance.delay.ms=0",
                         "group.consumer.heartbeat.interval.ms=500",
                         "group.consumer.min.heartbeat.interval.ms=500",
+                        // A share-group member gets its assignment on a heartbeat: 5 s apart by default.
+                        "group.share.heartbeat.interval.ms=500",
+                        "group.share.min.heartbeat.interval.ms=500",
                         "broker.session.timeout.ms=2000",
                         "broker.heartbeat.interval.ms=500",
                         "auto.create.topics.enable=true",
