@@ -15,8 +15,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -283,17 +281,7 @@ public final class Inbox {
         Lease held = new Lease(key.id(), lease, claimedAt);
         long every = (renewEvery != null ? renewEvery : lease.dividedBy(3)).toNanos();
         long first = Math.max(0, claimedAt + every - System.nanoTime());
-        held.renewals((renewals != null ? renewals : Renewals.SHARED)
-                .scheduleWithFixedDelay(() -> renew(key, owner, held, claimedAt), first, every, TimeUnit.NANOSECONDS));
-        return held;
-    }
-
-    /** One renewal tick; a refusal ends the renewals (by throwing out of the scheduled task). */
-    private void renew(InboxKey key, OwnerToken owner, Lease held, long claimedAt) {
-        if (held.isFinished()) {
-            throw new CancellationException("the work ended");
-        }
-        if (System.nanoTime() - claimedAt > maxInHand.toNanos()) {
+        Renewals.InHand inHand = new Renewals.InHand(claimedAt, maxInHand, () -> {
             // Work that never ends (a hung call, a future never completed) must not hold its event for ever.
             LOG.log(
                     System.Logger.Level.WARNING,
@@ -302,7 +290,16 @@ public final class Inbox {
                     key,
                     maxInHand);
             metrics.renewalsAbandoned(consumer);
-            throw new CancellationException("held for more than " + maxInHand);
+        });
+        held.renewals((renewals != null ? Renewals.on(renewals) : Renewals.shared())
+                .every(Duration.ofNanos(every), Duration.ofNanos(first), inHand, () -> renew(key, owner, held)));
+        return held;
+    }
+
+    /** One renewal tick; a refusal ends the renewals (by throwing out of the scheduled task). */
+    private void renew(InboxKey key, OwnerToken owner, Lease held) {
+        if (held.isFinished()) {
+            throw new CancellationException("the work ended");
         }
         long askedAt = System.nanoTime();
         boolean renewed;
@@ -333,27 +330,6 @@ public final class Inbox {
         } catch (InboxStoreException e) {
             metrics.storeError(consumer, "renew", e);
             throw e;
-        }
-    }
-
-    /**
-     * The scheduler of renewals when the builder names none: {@value #THREADS} daemon threads per
-     * JVM, so that a renewal that hangs in the store (a slow server, a call without a timeout) holds
-     * back no other claim's; one thread let a single hung call end every other lease of the process.
-     */
-    private static final class Renewals {
-
-        static final int THREADS = 4;
-        static final ScheduledExecutorService SHARED = create();
-
-        private static ScheduledExecutorService create() {
-            ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(THREADS, task -> {
-                Thread thread = new Thread(task, "inbox-lease-renewals");
-                thread.setDaemon(true);
-                return thread;
-            });
-            executor.setRemoveOnCancelPolicy(true);
-            return executor;
         }
     }
 
@@ -943,9 +919,10 @@ public final class Inbox {
         }
 
         /**
-         * The scheduler {@link Inbox#handleRenewing} renews claims on. Default four daemon threads
-         * shared by every inbox of the JVM; a renewal is one short store call, and one that hangs
-         * holds back no other claim's renewals while fewer than four hang at once.
+         * The scheduler {@link Inbox#handleRenewing} renews claims on. Default {@link
+         * Renewals#shared()}: four daemon threads shared by every inbox and adapter of the JVM; a
+         * renewal is one short store call, and one that hangs holds back no other claim's renewals
+         * while fewer than four hang at once.
          *
          * @throws IllegalArgumentException if null
          */

@@ -7,6 +7,7 @@ import dev.inbox.Deliveries;
 import dev.inbox.DeliveryOutcome;
 import dev.inbox.Inbox;
 import dev.inbox.InboxStoreException;
+import dev.inbox.Renewals;
 import dev.inbox.jdbc.TransactionalInbox;
 import dev.inbox.spi.DeliveryCounts;
 import java.lang.System.Logger.Level;
@@ -16,10 +17,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.services.sqs.SqsClient;
@@ -105,16 +103,6 @@ public final class SqsInboxLoop {
 
     private static final System.Logger LOG = System.getLogger(SqsInboxLoop.class.getName());
     private static final int MAX_VISIBILITY_SECONDS = 43_200;
-
-    /**
-     * The renewals of every loop: four daemon threads, as the inbox's own lease renewals, so that one
-     * renewal that hangs (a slow store or SQS call) holds back no other receive's.
-     */
-    private static final ScheduledExecutorService RENEWALS = Executors.newScheduledThreadPool(4, r -> {
-        Thread thread = new Thread(r, "inbox-sqs-renewals");
-        thread.setDaemon(true);
-        return thread;
-    });
 
     /** The queues whose short retention was logged already: once per queue and JVM, not per loop. */
     private static final java.util.Set<String> WARNED = ConcurrentHashMap.newKeySet();
@@ -608,32 +596,19 @@ public final class SqsInboxLoop {
             Duration shorter = processor.lease().isZero() || processor.lease().compareTo(visibility) > 0
                     ? visibility
                     : processor.lease();
-            long every = Math.max(1, shorter.toMillis() / 3);
-            long started = System.nanoTime();
+            Duration every = Duration.ofMillis(Math.max(1, shorter.toMillis() / 3));
             Duration maxInHand = processor.maxInHand();
-            return RENEWALS.scheduleWithFixedDelay(
-                    () -> {
-                        if (System.nanoTime() - started > maxInHand.toNanos()) {
-                            // A handler that never returns must not keep its messages from everyone for ever.
-                            LOG.log(
-                                    Level.WARNING,
-                                    "a receive of {0} has held its messages for more than {1} (maxInHand): they"
-                                            + " are no longer renewed, and come back after their visibility timeout",
-                                    queueUrl,
-                                    maxInHand);
-                            processor.renewalsAbandoned();
-                            throw new java.util.concurrent.CancellationException("held for more than " + maxInHand);
-                        }
-                        try {
-                            renew(claimed.get(), keyed, visibility);
-                        } catch (RuntimeException unexpected) {
-                            // A task that throws is never run again: this tick is lost, not the next.
-                            LOG.log(Level.WARNING, "a renewal of " + queueUrl + " failed; tried again", unexpected);
-                        }
-                    },
-                    every,
-                    every,
-                    TimeUnit.MILLISECONDS);
+            Renewals.InHand inHand = new Renewals.InHand(System.nanoTime(), maxInHand, () -> {
+                // A handler that never returns must not keep its messages from everyone for ever.
+                LOG.log(
+                        Level.WARNING,
+                        "a receive of {0} has held its messages for more than {1} (maxInHand): they"
+                                + " are no longer renewed, and come back after their visibility timeout",
+                        queueUrl,
+                        maxInHand);
+                processor.renewalsAbandoned();
+            });
+            return Renewals.shared().every(every, every, inHand, () -> renew(claimed.get(), keyed, visibility));
         }
 
         private void renew(Processor.@Nullable Batch batch, List<Integer> keyed, Duration visibility) {

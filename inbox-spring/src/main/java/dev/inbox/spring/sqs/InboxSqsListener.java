@@ -2,6 +2,7 @@ package dev.inbox.spring.sqs;
 
 import dev.inbox.DeliveryOutcome;
 import dev.inbox.InboxKey;
+import dev.inbox.Renewals;
 import dev.inbox.spring.InboxClaim;
 import dev.inbox.spring.ListenerCounts;
 import dev.inbox.spring.SpringInbox;
@@ -13,9 +14,7 @@ import io.awspring.cloud.sqs.listener.Visibility;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import org.apache.commons.logging.Log;
@@ -136,8 +135,8 @@ public final class InboxSqsListener<T> implements AsyncMessageListener<T> {
     }
 
     private void claimAgainLater(SpringInbox inbox, String id, CompletableFuture<InboxClaim> answered) {
-        Rechecks.SHARED.schedule(
-                () -> Rechecks.WORKERS.execute(() -> {
+        CompletableFuture.delayedExecutor(busyBackoff.toMillis(), TimeUnit.MILLISECONDS, Rechecks.WORKERS)
+                .execute(() -> {
                     try {
                         InboxClaim claim = inbox.claim(id);
                         if (claim.status() == dev.inbox.spi.ClaimStatus.BUSY) {
@@ -149,9 +148,7 @@ public final class InboxSqsListener<T> implements AsyncMessageListener<T> {
                     } catch (RuntimeException storeDown) {
                         answered.completeExceptionally(storeDown);
                     }
-                }),
-                busyBackoff.toMillis(),
-                TimeUnit.MILLISECONDS);
+                });
     }
 
     /**
@@ -211,20 +208,13 @@ public final class InboxSqsListener<T> implements AsyncMessageListener<T> {
             return null;
         }
         int timeout = seconds(lease);
-        long every = Math.max(1, lease.toMillis() / 3);
-        long started = System.nanoTime();
-        return Extensions.SHARED.scheduleWithFixedDelay(
-                () -> {
-                    if (System.nanoTime() - started > maxInHand.toNanos()) {
-                        log.warn("the message of " + id + " has been in hand for more than " + maxInHand
-                                + " (the inbox's maxInHand): its visibility is no longer extended");
-                        throw new java.util.concurrent.CancellationException("held for more than " + maxInHand);
-                    }
-                    extend(visibility, timeout, id);
-                },
-                every,
-                every,
-                TimeUnit.MILLISECONDS);
+        Duration every = Duration.ofMillis(Math.max(1, lease.toMillis() / 3));
+        Renewals.InHand inHand = new Renewals.InHand(
+                System.nanoTime(),
+                maxInHand,
+                () -> log.warn("the message of " + id + " has been in hand for more than " + maxInHand
+                        + " (the inbox's maxInHand): its visibility is no longer extended"));
+        return Renewals.shared().every(every, every, inHand, () -> extend(visibility, timeout, id));
     }
 
     private void extend(Visibility visibility, int timeout, String id) {
@@ -252,12 +242,11 @@ public final class InboxSqsListener<T> implements AsyncMessageListener<T> {
     }
 
     /**
-     * Where busy messages are claimed again: the timer only hands each claim to a bounded pool of
-     * daemon threads, so that a slow store call delays no visibility extension and no other claim.
+     * Where busy messages are claimed again: a bounded pool of daemon threads, each claim handed to
+     * it after the busy back-off by the JDK's delayed executor, so that a slow store call delays no
+     * visibility extension and no other claim.
      */
     private static final class Rechecks {
-
-        static final ScheduledExecutorService SHARED = Extensions.SHARED;
 
         static final java.util.concurrent.ExecutorService WORKERS = create();
 
@@ -270,22 +259,6 @@ public final class InboxSqsListener<T> implements AsyncMessageListener<T> {
                     });
             pool.allowCoreThreadTimeOut(true);
             return pool;
-        }
-    }
-
-    /** The scheduler of visibility extensions: one daemon thread per JVM. */
-    private static final class Extensions {
-
-        static final ScheduledExecutorService SHARED = create();
-
-        private static ScheduledExecutorService create() {
-            ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, task -> {
-                Thread thread = new Thread(task, "inbox-sqs-visibility");
-                thread.setDaemon(true);
-                return thread;
-            });
-            executor.setRemoveOnCancelPolicy(true);
-            return executor;
         }
     }
 
