@@ -22,21 +22,7 @@ class CompareStoresTest {
 
     @Test
     void aRunOfTwoRounds_reportsEveryOperationOfYourStoreAndTheEmbeddedOne_withEachRound() throws Exception {
-        CompareStores.Settings settings = CompareStores.parse(new String[] {
-            OWN,
-            "--with",
-            "caffeine",
-            "--rounds",
-            "2",
-            "--forks",
-            "0",
-            "--warmup-ms",
-            "0",
-            "--iterations",
-            "1",
-            "--iteration-ms",
-            "50"
-        });
+        CompareStores.Settings settings = quick(OWN, "caffeine");
         ByteArrayOutputStream progress = new ByteArrayOutputStream();
 
         String table = CompareStores.run(settings, new PrintStream(progress, true, StandardCharsets.UTF_8));
@@ -105,10 +91,20 @@ class CompareStoresTest {
 
     @Test
     void aStoreThatCannotBeBuilt_failsTheRun_namingWhatToCheck() {
-        CompareStores.Settings settings = CompareStores.parse(new String[] {
-            "dev.inbox.benchmarks.storm.OwnStores$NotASupplier",
+        CompareStores.Settings settings = quick("dev.inbox.benchmarks.storm.OwnStores$NotASupplier", "");
+
+        assertThatThrownBy(() -> CompareStores.run(settings, new PrintStream(new ByteArrayOutputStream())))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("a benchmark failed")
+                .hasMessageContaining("--with");
+    }
+
+    /** Two rounds as short as JMH allows, in this JVM: what is checked is the table, not a speed. */
+    private static CompareStores.Settings quick(String yours, String with) {
+        return CompareStores.parse(new String[] {
+            yours,
             "--with",
-            "",
+            with,
             "--rounds",
             "2",
             "--forks",
@@ -120,10 +116,5 @@ class CompareStoresTest {
             "--iteration-ms",
             "20"
         });
-
-        assertThatThrownBy(() -> CompareStores.run(settings, new PrintStream(new ByteArrayOutputStream())))
-                .isInstanceOf(IllegalStateException.class)
-                .hasMessageContaining("a benchmark failed")
-                .hasMessageContaining("--with");
     }
 }
