@@ -22,7 +22,6 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ConcurrentSkipListSet;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -136,8 +135,8 @@ public final class InboxConsumer extends DefaultConsumer {
     private final List<Delivery> pending = new ArrayList<>();
     /** The flush of the window being gathered, if it does not fill first; guarded by {@link #inHand}. */
     private @Nullable ScheduledFuture<?> lingering;
-    /** The window's delivery tags not yet settled; null without windows. */
-    private final @Nullable Unsettled unsettled;
+    /** How deliveries are settled, and which of a window's are not yet. */
+    private final Acknowledgements acknowledgements;
 
     private final ReentrantLock inHand = new ReentrantLock();
     private volatile boolean stopping;
@@ -157,7 +156,7 @@ public final class InboxConsumer extends DefaultConsumer {
         this.windowing = b.window > 1 ? b.windowing : null;
         this.window = b.window;
         this.linger = b.linger;
-        this.unsettled = windowing == null ? null : new Unsettled();
+        this.acknowledgements = new Acknowledgements(b.channel, windowing != null);
     }
 
     /**
@@ -229,7 +228,7 @@ public final class InboxConsumer extends DefaultConsumer {
                 handle(delivery);
                 return;
             }
-            unsettled.received(envelope.getDeliveryTag());
+            acknowledgements.received(envelope.getDeliveryTag());
             pending.add(delivery);
             if (pending.size() >= window) {
                 flush();
@@ -335,7 +334,7 @@ public final class InboxConsumer extends DefaultConsumer {
                     settle(outcome, deliveries.get(i).getEnvelope().getDeliveryTag(), acks);
                 }
             }
-            ackAll(acks);
+            acknowledgements.ackAll(acks);
         }
     }
 
@@ -502,7 +501,7 @@ public final class InboxConsumer extends DefaultConsumer {
 
     /**
      * As {@link #settle(HandleOutcome, long)}; with {@code acks}, a delivery to acknowledge is added
-     * to it instead, for {@link #ackAll}.
+     * to it instead, for {@link Acknowledgements#ackAll}.
      */
     private void settle(HandleOutcome outcome, long deliveryTag, @Nullable List<Long> acks) throws IOException {
         switch (outcome) {
@@ -526,83 +525,16 @@ public final class InboxConsumer extends DefaultConsumer {
         }
     }
 
-    /**
-     * Acknowledges a window's done deliveries: with one {@code multiple} acknowledgement when that
-     * settles exactly them (see {@link Unsettled}), else one by one.
-     */
-    private void ackAll(List<Long> tags) throws IOException {
-        if (tags.isEmpty()) {
-            return;
-        }
-        Unsettled held = unsettled;
-        if (held != null && held.coversExactly(tags)) {
-            long last = tags.get(tags.size() - 1);
-            getChannel().basicAck(last, true);
-            held.settledThrough(last);
-            return;
-        }
-        for (long tag : tags) {
-            ack(tag);
-        }
-    }
-
     private void ack(long deliveryTag) throws IOException {
-        getChannel().basicAck(deliveryTag, false);
-        settled(deliveryTag);
+        acknowledgements.ack(deliveryTag);
     }
 
     private void nack(long deliveryTag, boolean requeue) throws IOException {
-        getChannel().basicNack(deliveryTag, false, requeue);
-        settled(deliveryTag);
+        acknowledgements.nack(deliveryTag, requeue);
     }
 
     private void reject(long deliveryTag, boolean requeue) throws IOException {
-        getChannel().basicReject(deliveryTag, requeue);
-        settled(deliveryTag);
-    }
-
-    private void settled(long deliveryTag) {
-        if (unsettled != null) {
-            unsettled.settled(deliveryTag);
-        }
-    }
-
-    /**
-     * The delivery tags a windowed consumer holds unsettled, so that a window is acknowledged with
-     * one {@code basicAck(last, multiple=true)} only where that settles the window's deliveries and
-     * nothing else: no delivery of this consumer held or waiting for its requeue, none of another consumer
-     * on the same channel. Tags are numbered per channel from 1 (amqp-client's recovery carries the
-     * numbering on), so while every tag this consumer received follows the one before, no other
-     * consumer received one in between; after the first gap the channel counts as shared and every
-     * acknowledgement is single.
-     */
-    private static final class Unsettled {
-        private final ConcurrentSkipListSet<Long> tags = new ConcurrentSkipListSet<>();
-        private long last;
-        private boolean shared;
-
-        /** A delivery arrived; called holding the consumer's lock. */
-        void received(long tag) {
-            if (tag != last + 1) {
-                shared = true;
-            }
-            last = tag;
-            tags.add(tag);
-        }
-
-        void settled(long tag) {
-            tags.remove(tag);
-        }
-
-        void settledThrough(long tag) {
-            tags.headSet(tag, true).clear();
-        }
-
-        /** True when the unsettled tags up to the last of {@code ascending} are exactly those; called holding the lock. */
-        boolean coversExactly(List<Long> ascending) {
-            return !shared
-                    && tags.headSet(ascending.get(ascending.size() - 1), true).size() == ascending.size();
-        }
+        acknowledgements.reject(deliveryTag, requeue);
     }
 
     /**
