@@ -8,8 +8,10 @@ import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
- * A HikariCP pool on the test PostgreSQL ({@link TestServers#postgres()}) for one test class: opened
- * before its first test, closed after its last. Register it as a static field:
+ * A HikariCP pool on the test PostgreSQL ({@link TestServers#postgres()}) for the test classes
+ * that register it: opened before the first test of the first of them, closed after the last test of
+ * the last one still running (a static field of an abstract base class serves each of its subclasses,
+ * which may run at once). Register it as a static field:
  *
  * <pre>{@code
  * @RegisterExtension
@@ -22,6 +24,8 @@ public final class PostgresPool implements BeforeAllCallback, AfterAllCallback {
 
     private final int size;
     private volatile @Nullable HikariDataSource pool;
+    /** The test classes running with this pool: more than one when the field is a shared base class's. */
+    private int classes;
 
     /** A pool of at most {@code size} connections. */
     public PostgresPool(int size) {
@@ -32,15 +36,20 @@ public final class PostgresPool implements BeforeAllCallback, AfterAllCallback {
     }
 
     @Override
-    public void beforeAll(ExtensionContext context) {
-        HikariConfig config = new HikariConfig();
-        config.setJdbcUrl(TestServers.postgres());
-        config.setMaximumPoolSize(size);
-        pool = new HikariDataSource(config);
+    public synchronized void beforeAll(ExtensionContext context) {
+        if (classes++ == 0) {
+            HikariConfig config = new HikariConfig();
+            config.setJdbcUrl(TestServers.postgres());
+            config.setMaximumPoolSize(size);
+            pool = new HikariDataSource(config);
+        }
     }
 
     @Override
-    public void afterAll(ExtensionContext context) {
+    public synchronized void afterAll(ExtensionContext context) {
+        if (--classes > 0) {
+            return; // another class that shares this field still runs
+        }
         HikariDataSource open = pool;
         pool = null;
         if (open != null) {

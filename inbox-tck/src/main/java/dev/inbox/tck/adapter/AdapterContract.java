@@ -16,6 +16,7 @@ import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.parallel.Execution;
 import org.junit.jupiter.api.parallel.ExecutionMode;
@@ -32,14 +33,20 @@ import org.junit.jupiter.api.parallel.ExecutionMode;
  *
  * <p>Each rule is {@code @Execution(CONCURRENT)}: with JUnit's parallel execution enabled, the
  * tests of one kit class run at once (each with its own {@link AdapterKit} and harness, so a harness
- * must keep nothing static that one test changes); without it they run one after another.
+ * must keep nothing static that one test changes); without it they run one after another. Kit
+ * classes are tagged {@value #TAG}, so that a build can run them apart from its other tests — this
+ * repository's build runs its kit classes beside each other, in a test execution of their own.
  *
  * <p>If a test fails, check first what its rule's row of the outcome table says the adapter must
  * do, then which message the failure names: "applied 0 times" is a lost event (something
  * acknowledged or committed past it), "applied 2 times" a doubled one (acknowledged too late, or
  * requeued after the work ran), "delivered again" an acknowledgement that never happened.
  */
+@Tag(AdapterContract.TAG)
 public abstract class AdapterContract {
+
+    /** The JUnit tag of every kit class: {@code adapter-kit}. */
+    public static final String TAG = "adapter-kit";
 
     private AdapterKit kit;
     private AdapterHarness harness;
