@@ -9,6 +9,11 @@ import dev.inbox.Inbox;
 import dev.inbox.InboxMetrics;
 import dev.inbox.InboxStoreException;
 import dev.inbox.jdbc.TransactionalInbox;
+import dev.inbox.kafka.Processor.Batch;
+import dev.inbox.kafka.Processor.Item;
+import dev.inbox.kafka.Processor.Outcome;
+import dev.inbox.kafka.Processor.SpanOutcome;
+import dev.inbox.kafka.Processor.WorkFailed;
 import dev.inbox.spi.DeliveryCounts;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
@@ -215,9 +220,9 @@ public final class KafkaInboxLoop<K, V> {
         }
         if (!failures.recoversMissingKeys()) {
             for (Item<K, V> item : items) {
-                if (item.id == null) {
+                if (item.id() == null) {
                     giveBack(spans, items, null, 0, failureBackoff);
-                    throw new IllegalStateException(item.keyProblem.getMessage()
+                    throw new IllegalStateException(item.keyProblem().getMessage()
                             + "; nothing of this poll was applied, and its partitions wait " + failureBackoff
                             + ". Choose where keys come from with keys(...), or handle such records with"
                             + " onMissingKey(...)");
@@ -267,17 +272,19 @@ public final class KafkaInboxLoop<K, V> {
                         break;
                     }
                     Item<K, V> item = items.get(i);
-                    Outcome outcome = item.id == null ? recoverMissing(item) : run(batch, i, item);
+                    Outcome outcome = item.id() == null ? recoverMissing(item) : run(batch, i, item);
                     if (outcome == Outcome.DONE) {
                         done++;
-                        offsets.put(span.partition, new OffsetAndMetadata(item.record.offset() + 1));
+                        offsets.put(
+                                span.partition,
+                                new OffsetAndMetadata(item.record().offset() + 1));
                         continue;
                     }
                     for (int rest = i + 1; rest < span.end; rest++) {
                         batch.abandon(rest);
                     }
                     positions.giveBack(
-                            span.partition, item.record.offset(), outcome == Outcome.BUSY ? busyBackoff : retryAfter);
+                            span.partition, item.record().offset(), outcome == Outcome.BUSY ? busyBackoff : retryAfter);
                     break;
                 }
                 inHand = span.end;
@@ -312,7 +319,7 @@ public final class KafkaInboxLoop<K, V> {
     private int applyAll(Span span, List<Item<K, V>> items, Map<TopicPartition, OffsetAndMetadata> offsets) {
         List<Item<K, V>> inPartition = items.subList(span.first, span.end);
         for (Item<K, V> item : inPartition) {
-            if (item.id == null) {
+            if (item.id() == null) {
                 return -1;
             }
         }
@@ -326,23 +333,23 @@ public final class KafkaInboxLoop<K, V> {
                     "the inbox store failed on a transaction of " + inPartition.size() + " records of " + span.partition
                             + "; retried after " + failureBackoff,
                     e);
-            positions.giveBack(span.partition, inPartition.get(0).record.offset(), failureBackoff);
+            positions.giveBack(span.partition, inPartition.get(0).record().offset(), failureBackoff);
             return 0;
         }
         if (outcome == null) {
             return -1;
         }
-        counts.record(DeliveryOutcome.PROCESSED, outcome.processed);
-        counts.record(DeliveryOutcome.DUPLICATE, outcome.duplicates);
-        int done = outcome.processed + outcome.duplicates;
+        counts.record(DeliveryOutcome.PROCESSED, outcome.processed());
+        counts.record(DeliveryOutcome.DUPLICATE, outcome.duplicates());
+        int done = outcome.processed() + outcome.duplicates();
         if (done > 0) {
             offsets.put(
                     span.partition,
-                    new OffsetAndMetadata(inPartition.get(done - 1).record.offset() + 1));
+                    new OffsetAndMetadata(inPartition.get(done - 1).record().offset() + 1));
         }
         if (done < inPartition.size()) { // stopped at a BUSY record
             counts.record(DeliveryOutcome.BUSY);
-            positions.giveBack(span.partition, inPartition.get(done).record.offset(), busyBackoff);
+            positions.giveBack(span.partition, inPartition.get(done).record().offset(), busyBackoff);
         }
         return done;
     }
@@ -368,7 +375,7 @@ public final class KafkaInboxLoop<K, V> {
     private void giveBack(
             Span span, List<Item<K, V>> items, @Nullable Batch<K, V> batch, int from, @Nullable Duration backoff) {
         if (from < span.end) {
-            consumer.seek(span.partition, items.get(from).record.offset());
+            consumer.seek(span.partition, items.get(from).record().offset());
         }
         if (batch != null) {
             for (int i = from; i < span.end; i++) {
@@ -451,7 +458,7 @@ public final class KafkaInboxLoop<K, V> {
             return Outcome.FAILED;
         }
         if (outcome != Outcome.BUSY) {
-            failures.succeeded(item.record); // a record that failed before succeeded, or was a duplicate
+            failures.succeeded(item.record()); // a record that failed before succeeded, or was a duplicate
         }
         counts.record(
                 outcome == Outcome.BUSY
@@ -465,11 +472,11 @@ public final class KafkaInboxLoop<K, V> {
      * the recoverer once the policy gives up on it (never without a recoverer).
      */
     private Outcome recover(Item<K, V> item, Exception failure) {
-        return settle(failures.handlerFailed(item.record, failure));
+        return settle(failures.handlerFailed(item.record(), failure));
     }
 
     private Outcome recoverMissing(Item<K, V> item) {
-        return settle(failures.keyMissing(item.record, item.keyProblem));
+        return settle(failures.keyMissing(item.record(), item.keyProblem()));
     }
 
     private Outcome settle(RecordFailures.Decision decision) {
@@ -489,80 +496,12 @@ public final class KafkaInboxLoop<K, V> {
     }
 
     private static String where(Item<?, ?> item) {
-        return item.record.topic() + "-" + item.record.partition() + "@" + item.record.offset() + " (" + item.id + ")";
-    }
-
-    /** What became of one record. */
-    enum Outcome {
-        DONE,
-        DUPLICATE,
-        BUSY,
-        FAILED
+        return item.record().topic() + "-" + item.record().partition() + "@"
+                + item.record().offset() + " (" + item.id() + ")";
     }
 
     /** The items {@code first} (inclusive) to {@code end} (exclusive) of a poll: one partition's records. */
     private record Span(TopicPartition partition, int first, int end) {}
-
-    /** A record with its dedup id, or why it has none. */
-    record Item<K, V>(
-            ConsumerRecord<K, V> record,
-            @Nullable String id,
-            @Nullable IllegalArgumentException keyProblem) {}
-
-    /** The handler threw: carries what it threw. */
-    static final class WorkFailed extends Exception {
-        private static final long serialVersionUID = 1L;
-        final transient Exception work;
-
-        WorkFailed(Exception work) {
-            super(work);
-            this.work = work;
-        }
-    }
-
-    /** Lease or transactional: how a poll's records are claimed and applied. */
-    interface Processor<K, V> {
-        /** Fails with {@link IllegalArgumentException} when the inbox would refuse {@code id}. */
-        void validate(String id);
-
-        Batch<K, V> claim(List<Item<K, V>> items);
-
-        /**
-         * Applies one partition's records (each with a key) in one transaction, when this
-         * processor batches: how many were applied and skipped as duplicates, in order, before the
-         * first BUSY one (if any). Null when it does not batch, or when the work failed and the
-         * transaction was rolled back: the records are then applied one by one.
-         *
-         * @throws InboxStoreException if the store failed (nothing of the partition was applied)
-         */
-        default @Nullable SpanOutcome applyAll(List<Item<K, V>> items) {
-            return null;
-        }
-
-        /** This processor, completing a poll's claims together ({@link Builder#completePerPoll()}). */
-        default Processor<K, V> completingPerPoll() {
-            throw new IllegalStateException("completePerPoll() is for lease mode: a transactional loop commits each"
-                    + " claim in the transaction of its work");
-        }
-    }
-
-    /** What a partition's one transaction did: its first {@code processed + duplicates} records are done. */
-    record SpanOutcome(int processed, int duplicates) {}
-
-    /** One poll's claims. */
-    interface Batch<K, V> {
-        /** Applies item {@code index}: DONE (applied), DUPLICATE or BUSY. */
-        Outcome run(int index) throws WorkFailed;
-
-        /** Gives up item {@code index} without applying it (its partition stopped before it). */
-        void abandon(int index);
-
-        /**
-         * Records the poll's work as done where the processor completes per poll, before the poll's
-         * offsets are committed; a store that cannot record it is logged (the work ran).
-         */
-        default void finish() {}
-    }
 
     /**
      * Configures a {@link KafkaInboxLoop}: the settings both Kafka loops share ({@link
