@@ -6,8 +6,8 @@ import dev.inbox.spi.OwnerToken;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One event's claim from {@link Inbox#claimAll(java.util.List)}, for consumers that claim a whole
- * poll at once and run the work themselves (the Kafka adapter). An {@code ACQUIRED} claim must end
+ * One event's claim from {@link InboxClaims#claim(String)} or {@link InboxClaims#claimAll(java.util.List)},
+ * for consumers that claim a whole poll at once and run the work themselves (the Kafka adapter). An {@code ACQUIRED} claim must end
  * in {@link #complete()} after the work or {@link #release()} instead of it; a {@code DUPLICATE} or
  * {@code BUSY} one needs nothing.
  *
@@ -17,7 +17,7 @@ import org.jspecify.annotations.Nullable;
  */
 public final class Claim {
 
-    private final Inbox inbox;
+    private final InboxClaims claims;
     private final InboxKey key;
     private final OwnerToken owner;
     private final ClaimResult result;
@@ -25,16 +25,16 @@ public final class Claim {
     private @Nullable Lease renewed;
     private boolean ended;
 
-    Claim(Inbox inbox, InboxKey key, OwnerToken owner, ClaimResult result, long claimedAtNanos) {
-        this.inbox = inbox;
+    Claim(InboxClaims claims, InboxKey key, OwnerToken owner, ClaimResult result, long claimedAtNanos) {
+        this.claims = claims;
         this.key = key;
         this.owner = owner;
         this.result = result;
         this.claimedAtNanos = claimedAtNanos;
     }
 
-    Inbox inbox() {
-        return inbox;
+    InboxClaims claims() {
+        return claims;
     }
 
     InboxKey key() {
@@ -82,7 +82,7 @@ public final class Claim {
     public boolean complete() {
         requireAcquired("complete");
         stopRenewing();
-        return inbox.completeClaim(key, owner);
+        return claims.completeClaim(key, owner, null);
     }
 
     /**
@@ -101,9 +101,9 @@ public final class Claim {
      */
     public boolean complete(byte[] result) {
         requireAcquired("complete");
-        byte[] kept = inbox.requireKeepable(result);
+        byte[] kept = claims.requireKeepable(result);
         stopRenewing();
-        return inbox.completeClaim(key, owner, kept);
+        return claims.completeClaim(key, owner, kept);
     }
 
     /**
@@ -117,7 +117,7 @@ public final class Claim {
      */
     public boolean renew() {
         requireAcquired("renew");
-        return inbox.renewClaim(key, owner);
+        return claims.renewClaim(key, owner);
     }
 
     /**
@@ -142,13 +142,13 @@ public final class Claim {
         }
         Lease lease = renewed;
         if (lease == null) {
-            lease = inbox.renewing(key, owner, claimedAtNanos);
+            lease = claims.renewing(key, owner, claimedAtNanos);
             renewed = lease;
         }
         return lease;
     }
 
-    /** Ends the renewals {@link #keepRenewed()} started; {@link Inbox#completeAll} calls it too. */
+    /** Ends the renewals {@link #keepRenewed()} started; {@link InboxClaims#completeAll} calls it too. */
     synchronized void stopRenewing() {
         ended = true;
         if (renewed != null) {
@@ -167,7 +167,7 @@ public final class Claim {
     public boolean release() {
         requireAcquired("release");
         stopRenewing();
-        return inbox.releaseClaim(key, owner);
+        return claims.releaseClaim(key, owner);
     }
 
     private void requireAcquired(String operation) {

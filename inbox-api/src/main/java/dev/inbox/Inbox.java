@@ -13,7 +13,6 @@ import dev.inbox.spi.OwnerToken;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CancellationException;
 import java.util.concurrent.ScheduledExecutorService;
 import org.jspecify.annotations.Nullable;
 
@@ -54,38 +53,10 @@ import org.jspecify.annotations.Nullable;
  */
 public final class Inbox {
 
-    private static final System.Logger LOG = System.getLogger(Inbox.class.getName());
+    private final InboxClaims claims;
 
-    private final InboxStore store;
-    private final String consumer;
-    private final Duration retention;
-    private final Duration lease;
-    private final int claimAttempts;
-    private final InboxMetrics metrics;
-    private final InboxObserver observer;
-    private final String storeKind;
-    private final @Nullable ScheduledExecutorService renewals;
-    private final @Nullable Duration renewEvery;
-    private final Duration maxInHand;
-    private final RetentionAdvisor advisor;
-    private volatile boolean advisorPublished;
-
-    private Inbox(Builder builder) {
-        this.store = builder.store;
-        this.consumer = requireNonNull(builder.consumer, "consumer");
-        this.retention = builder.retention;
-        this.lease = builder.lease;
-        this.claimAttempts = builder.claimAttempts;
-        this.metrics = builder.metrics;
-        this.observer = builder.observer;
-        this.storeKind = store.getClass().getSimpleName();
-        this.renewals = builder.renewals;
-        this.renewEvery = builder.renewEvery;
-        this.maxInHand = builder.maxInHand != null ? builder.maxInHand : defaultMaxInHand(lease);
-        requireArgument(
-                renewEvery == null || renewEvery.compareTo(lease) < 0,
-                "renewEvery must be shorter than the lease (" + lease + ") but was " + renewEvery);
-        this.advisor = new RetentionAdvisor(retention, lease);
+    private Inbox(InboxClaims claims) {
+        this.claims = claims;
     }
 
     /**
@@ -121,7 +92,7 @@ public final class Inbox {
      * @param fingerprint for example {@code DedupKeys.sha256(payload)}, or null for none
      */
     public <E extends Exception> HandleResult handle(String id, @Nullable String fingerprint, Work<E> work) throws E {
-        InboxKey key = InboxKey.of(consumer, id);
+        InboxKey key = InboxKey.of(claims.consumer(), id);
         requireNonNull(work, "work");
         return this.<Void, E>handleClaimed(key, fingerprint, null, 0, () -> {
                     work.run();
@@ -168,10 +139,10 @@ public final class Inbox {
      */
     public <T, E extends Exception> Reply<T> handleReturning(
             String id, @Nullable String fingerprint, ResultCodec<T> codec, ResultWork<T, E> work) throws E {
-        InboxKey key = InboxKey.of(consumer, id);
+        InboxKey key = InboxKey.of(claims.consumer(), id);
         requireNonNull(codec, "codec");
         requireNonNull(work, "work");
-        return handleClaimed(key, fingerprint, codec, resultLimit(), work);
+        return handleClaimed(key, fingerprint, codec, claims.resultLimit(), work);
     }
 
     /**
@@ -188,7 +159,8 @@ public final class Inbox {
             ResultWork<T, E> work)
             throws E {
         OwnerToken owner = OwnerToken.random();
-        ClaimResult claim = claim(ClaimRequest.of(key, owner, lease).withFingerprint(fingerprint));
+        ClaimResult claim =
+                claims.claim(ClaimRequest.of(key, owner, claims.lease()).withFingerprint(fingerprint));
         switch (claim.status()) {
             case DUPLICATE:
                 byte[] stored = codec == null ? null : claim.storedResult();
@@ -202,22 +174,22 @@ public final class Inbox {
         }
         T value;
         byte @Nullable [] result;
-        try (InboxObserver.Step step = observer.start("work", consumer, key.id(), storeKind)) {
+        try (InboxObserver.Step step = startWork(key)) {
             try {
                 value = work.run();
                 result = value == null || codec == null ? null : codec.encode(value);
                 if (result != null) {
-                    InboxArguments.requireResult(result, limit, store);
+                    InboxArguments.requireResult(result, limit, claims.store());
                 }
                 step.outcome("done");
             } catch (Throwable failure) {
                 step.outcome("failed");
                 step.error(failure);
-                release(key, owner, failure);
+                claims.release(key, owner, failure);
                 throw Inbox.<E>rethrow(failure);
             }
         }
-        boolean completed = completeClaim(key, owner, result);
+        boolean completed = claims.completeClaim(key, owner, result);
         return new Reply<>(new HandleResult(HandleOutcome.PROCESSED, claim, !completed), value);
     }
 
@@ -241,11 +213,11 @@ public final class Inbox {
      *     acknowledge the message
      */
     public <E extends Exception> HandleResult handleRenewing(String id, LeasedWork<E> work) throws E {
-        InboxKey key = InboxKey.of(consumer, id);
+        InboxKey key = InboxKey.of(claims.consumer(), id);
         requireNonNull(work, "work");
         OwnerToken owner = OwnerToken.random();
         long claimedAt = System.nanoTime();
-        ClaimResult claim = claim(ClaimRequest.of(key, owner, lease));
+        ClaimResult claim = claims.claim(ClaimRequest.of(key, owner, claims.lease()));
         switch (claim.status()) {
             case DUPLICATE:
                 return new HandleResult(HandleOutcome.DUPLICATE, claim, false);
@@ -254,8 +226,8 @@ public final class Inbox {
             default:
                 break;
         }
-        Lease held = renewing(key, owner, claimedAt);
-        try (InboxObserver.Step step = observer.start("work", consumer, key.id(), storeKind)) {
+        Lease held = claims.renewing(key, owner, claimedAt);
+        try (InboxObserver.Step step = startWork(key)) {
             try {
                 work.run(held);
                 step.outcome("done");
@@ -263,162 +235,64 @@ public final class Inbox {
                 step.outcome("failed");
                 step.error(failure);
                 held.finish();
-                release(key, owner, failure);
+                claims.release(key, owner, failure);
                 throw Inbox.<E>rethrow(failure);
             }
         }
         held.finish();
-        boolean completed = completeClaim(key, owner);
+        boolean completed = claims.completeClaim(key, owner, null);
         return new HandleResult(HandleOutcome.PROCESSED, claim, !completed || held.isLost());
     }
 
+    /** The tracing step of one event's work. */
+    private InboxObserver.Step startWork(InboxKey key) {
+        return claims.observer().start("work", claims.consumer(), key.id(), claims.storeKind());
+    }
+
     /**
-     * The lease of the claim {@code key} / {@code owner} made at {@code claimedAt}, renewed every
-     * {@code renewEvery} from the claim (at once when that is already past) until {@link
-     * Lease#finish()} or until the store refuses a renewal.
+     * This inbox's claim API, for adapters and frameworks that run the work themselves between two
+     * callbacks or over a whole poll: {@link InboxClaims#claim}, {@link InboxClaims#claimAll}, {@link
+     * InboxClaims#completeAll}. Claims made there are retried, counted and observed as {@link
+     * #handle} does.
      */
-    Lease renewing(InboxKey key, OwnerToken owner, long claimedAt) {
-        Lease held = new Lease(key.id(), lease, claimedAt);
-        long every = (renewEvery != null ? renewEvery : lease.dividedBy(3)).toNanos();
-        long first = Math.max(0, claimedAt + every - System.nanoTime());
-        Renewals.InHand inHand = new Renewals.InHand(claimedAt, maxInHand, () -> {
-            // Work that never ends (a hung call, a future never completed) must not hold its event for ever.
-            LOG.log(
-                    System.Logger.Level.WARNING,
-                    "the work of {0} has held it for more than {1} (maxInHand): its claim is no longer renewed,"
-                            + " and after its lease another delivery may take the event over",
-                    key,
-                    maxInHand);
-            metrics.renewalsAbandoned(consumer);
-        });
-        held.renewals((renewals != null ? Renewals.on(renewals) : Renewals.shared())
-                .every(Duration.ofNanos(every), Duration.ofNanos(first), inHand, () -> renew(key, owner, held)));
-        return held;
-    }
-
-    /** One renewal tick; a refusal ends the renewals (by throwing out of the scheduled task). */
-    private void renew(InboxKey key, OwnerToken owner, Lease held) {
-        if (held.isFinished()) {
-            throw new CancellationException("the work ended");
-        }
-        long askedAt = System.nanoTime();
-        boolean renewed;
-        try {
-            renewed = store.renew(key, owner, lease);
-        } catch (InboxStoreException e) {
-            metrics.storeError(consumer, "renew", e);
-            return; // tried again at the next tick; the lease ends by itself meanwhile
-        } catch (RuntimeException e) {
-            // A store's bug, not an answer: thrown out of the task, it would end the renewals unseen.
-            metrics.storeError(consumer, "renew", new InboxStoreException("renewing " + key + " failed", e, true));
-            return;
-        }
-        if (renewed) {
-            held.renewed(askedAt);
-        } else {
-            if (held.refused()) {
-                metrics.leaseRenewalFailed(consumer);
-            }
-            throw new CancellationException("the lease of " + key + " was taken over");
-        }
-    }
-
-    /** {@link Claim#renew()}: the store's answer, its failure counted and thrown. */
-    boolean renewClaim(InboxKey key, OwnerToken owner) {
-        try {
-            return store.renew(key, owner, lease);
-        } catch (InboxStoreException e) {
-            metrics.storeError(consumer, "renew", e);
-            throw e;
-        }
+    public InboxClaims claims() {
+        return claims;
     }
 
     /**
-     * Claims one event and leaves the work to the caller, for frameworks that run the work
-     * themselves between two callbacks (a listener container's interceptor): run the work if the
-     * claim {@link Claim#isAcquired() is acquired}, then {@link Claim#complete()} or {@link
-     * Claim#release()} it. A retryable store failure is retried with the same owner, which is safe.
+     * Moved to {@link InboxClaims#claim(String)}: {@code inbox.claims().claim(id)}.
      *
-     * @param id the event's dedup id
-     * @throws IllegalArgumentException if {@code id} is not a valid key (before any I/O)
-     * @throws InboxStoreException if the store could not answer; do not acknowledge the message
+     * @deprecated the claim API is {@link #claims()}; this delegate goes before the first release
      */
+    @Deprecated(since = "0.1.0", forRemoval = true)
     public Claim claim(String id) {
-        return claim(id, null);
+        return claims.claim(id);
     }
 
     /**
-     * {@link #claim(String)} with a payload fingerprint, as in {@link #handle(String, String, Work)}:
-     * a {@code DUPLICATE} answer then says how the fingerprints compared ({@link
-     * ClaimResult#fingerprint()}), and carries the result kept with the record ({@link
-     * ClaimResult#storedResult()}) for a claim later ended by {@link Claim#complete(byte[])}.
+     * Moved to {@link InboxClaims#claim(String, String)}: {@code inbox.claims().claim(id, fingerprint)}.
      *
-     * @param id the event's dedup id
-     * @param fingerprint for example {@code DedupKeys.sha256(payload)}, or null for none
-     * @throws IllegalArgumentException if {@code id} is not a valid key (before any I/O)
-     * @throws InboxStoreException if the store could not answer; do not acknowledge the message
+     * @deprecated the claim API is {@link #claims()}; this delegate goes before the first release
      */
+    @Deprecated(since = "0.1.0", forRemoval = true)
     public Claim claim(String id, @Nullable String fingerprint) {
-        ClaimRequest request = ClaimRequest.of(InboxKey.of(consumer, id), OwnerToken.random(), lease)
-                .withFingerprint(fingerprint);
-        long claimedAt = System.nanoTime();
-        return new Claim(this, request.key(), request.owner(), claim(request), claimedAt);
+        return claims.claim(id, fingerprint);
     }
 
     /**
-     * Claims a batch of events in as few round trips as the store allows ({@link
-     * InboxStore#claimAll}), for a consumer that polls many messages at once: run the work of each
-     * {@link Claim#isAcquired() acquired} claim, then {@link Claim#complete()} or {@link
-     * Claim#release()} it. An id repeated in the batch is {@code DUPLICATE} after its first
-     * occurrence. A retryable store failure is retried with the same owners, which is safe.
+     * Moved to {@link InboxClaims#claimAll(List)}: {@code inbox.claims().claimAll(ids)}.
      *
-     * @param ids the events' dedup ids, in delivery order
-     * @return one claim per id, in the same order
-     * @throws IllegalArgumentException if {@code ids} is null or an id is not a valid key (before
-     *     any I/O)
-     * @throws InboxStoreException if the store could not answer; nothing may be acknowledged
+     * @deprecated the claim API is {@link #claims()}; this delegate goes before the first release
      */
+    @Deprecated(since = "0.1.0", forRemoval = true)
     public List<Claim> claimAll(List<String> ids) {
-        requireNonNull(ids, "ids");
-        List<ClaimRequest> requests = new ArrayList<>(ids.size());
-        for (String id : ids) {
-            requests.add(ClaimRequest.of(InboxKey.of(consumer, id), OwnerToken.random(), lease));
-        }
-        if (requests.isEmpty()) {
-            return List.of();
-        }
-        try (InboxObserver.Step step = observer.start("claimAll", consumer, null, storeKind)) {
-            return claimAll(requests, step);
-        }
-    }
-
-    private List<Claim> claimAll(List<ClaimRequest> requests, InboxObserver.Step step) {
-        for (int attempt = 1; ; attempt++) {
-            long start = System.nanoTime();
-            try {
-                List<ClaimResult> results = store.claimAll(requests);
-                long each = (System.nanoTime() - start) / requests.size();
-                List<Claim> claims = new ArrayList<>(requests.size());
-                for (int i = 0; i < requests.size(); i++) {
-                    ClaimRequest request = requests.get(i);
-                    observe(results.get(i), each);
-                    claims.add(new Claim(this, request.key(), request.owner(), results.get(i), start));
-                }
-                return claims;
-            } catch (InboxStoreException e) {
-                metrics.storeError(consumer, "claimAll", e);
-                if (attempt >= claimAttempts || !e.isRetryable()) {
-                    step.error(e);
-                    throw e;
-                }
-            }
-        }
+        return claims.claimAll(ids);
     }
 
     /**
      * Handles a batch of items — a poll of 500 messages — in a constant number of round trips: one
-     * {@link #claimAll} for all of them, the work for each item whose event is new, in order, then
-     * one {@link #completeAll} for those whose work returned. An item whose work throws fails
+     * {@link InboxClaims#claimAll} for all of them, the work for each item whose event is new, in
+     * order, then one {@link InboxClaims#completeAll} for those whose work returned. An item whose work throws fails
      * alone: its claim is released and its result carries the exception. Nothing acquired is left
      * without completion or release, also when the work throws an {@link Error} (which propagates
      * after the claims not yet completed are released).
@@ -441,7 +315,7 @@ public final class Inbox {
         for (T item : items) {
             ids.add(idOf.apply(item)); // claimAll checks every id before any I/O
         }
-        List<Claim> claims = claimAll(ids);
+        List<Claim> claims = this.claims.claimAll(ids);
         List<Claim> done = new ArrayList<>(claims.size());
         List<ItemResult<T>> results = new ArrayList<>(items.size());
         for (int i = 0; i < items.size(); i++) {
@@ -458,21 +332,21 @@ public final class Inbox {
                 done.add(claim);
                 results.add(null); // filled in once completed
             } catch (Exception failure) {
-                release(claim.key(), claim.owner(), failure);
+                this.claims.release(claim.key(), claim.owner(), failure);
                 results.add(new ItemResult<>(item, null, failure));
             } catch (Error error) {
                 for (Claim held : done) {
-                    release(held.key(), held.owner(), error);
+                    this.claims.release(held.key(), held.owner(), error);
                 }
                 for (int j = i; j < claims.size(); j++) {
                     if (claims.get(j).isAcquired()) {
-                        release(claims.get(j).key(), claims.get(j).owner(), error);
+                        this.claims.release(claims.get(j).key(), claims.get(j).owner(), error);
                     }
                 }
                 throw error;
             }
         }
-        List<Boolean> completed = completeAll(done);
+        List<Boolean> completed = this.claims.completeAll(done);
         int next = 0;
         for (int i = 0; i < results.size(); i++) {
             if (results.get(i) == null) {
@@ -490,105 +364,13 @@ public final class Inbox {
     }
 
     /**
-     * Completes acquired claims of this inbox in as few round trips as the store allows ({@link
-     * InboxStore#completeAll}), retried like {@link Claim#complete()}. Renewals started by {@link
-     * Claim#keepRenewed()} end first, as {@link Claim#complete()} ends them.
+     * Moved to {@link InboxClaims#completeAll(List)}: {@code inbox.claims().completeAll(claims)}.
      *
-     * @return one answer per claim, in order: false when its lease had ended and another delivery
-     *     took the event over (counted as a lost lease)
-     * @throws IllegalArgumentException if {@code claims} is null or holds a null, a claim of another
-     *     inbox, or one that is not {@code ACQUIRED}
-     * @throws InboxStoreException if the store could not record them
+     * @deprecated the claim API is {@link #claims()}; this delegate goes before the first release
      */
+    @Deprecated(since = "0.1.0", forRemoval = true)
     public List<Boolean> completeAll(List<Claim> claims) {
-        List<Claim> batch = dev.inbox.spi.InboxArguments.requireNoNulls(claims, "claims");
-        List<dev.inbox.spi.HeldKey> held = new ArrayList<>(batch.size());
-        for (Claim claim : batch) {
-            requireArgument(claim.inbox() == this, "claim " + claim + " belongs to another inbox");
-            requireArgument(claim.isAcquired(), "claim " + claim + " is not ACQUIRED");
-            held.add(new dev.inbox.spi.HeldKey(claim.key(), claim.owner()));
-        }
-        // As Claim#complete: the renewals end before the store is asked (a completed claim renewed is
-        // refused, and counted as a failed renewal).
-        batch.forEach(Claim::stopRenewing);
-        if (held.isEmpty()) {
-            return List.of();
-        }
-        try (InboxObserver.Step step = observer.start("completeAll", consumer, null, storeKind)) {
-            return completeAll(held, step);
-        }
-    }
-
-    private List<Boolean> completeAll(List<dev.inbox.spi.HeldKey> held, InboxObserver.Step step) {
-        for (int attempt = 1; ; attempt++) {
-            try {
-                List<Boolean> answers = store.completeAll(held, retention);
-                for (Boolean answer : answers) {
-                    if (!answer) {
-                        metrics.leaseLost(consumer);
-                    }
-                }
-                return answers;
-            } catch (InboxStoreException e) {
-                metrics.storeError(consumer, "completeAll", e);
-                // Completing again with the same owners is idempotent, so a retry is safe.
-                if (attempt >= claimAttempts || !e.isRetryable()) {
-                    step.error(e);
-                    throw new InboxStoreException(
-                            "the work of " + held.size() + " events ran, but their completion could not be"
-                                    + " recorded; the claims stay held until their lease ends",
-                            e,
-                            e.isRetryable());
-                }
-            }
-        }
-    }
-
-    /** {@link Claim#complete()}: complete with retries; a lost lease is counted. */
-    boolean completeClaim(InboxKey key, OwnerToken owner) {
-        return completeClaim(key, owner, null);
-    }
-
-    /** {@code result} if the store keeps results that long: {@link Claim#complete(byte[])}'s check before any I/O. */
-    byte[] requireKeepable(byte @Nullable [] result) {
-        return InboxArguments.requireResult(result, resultLimit(), store);
-    }
-
-    /** The store's {@code maxResultBytes()}, refused when it keeps none. */
-    private int resultLimit() {
-        int limit = store.maxResultBytes();
-        if (limit <= 0) {
-            throw new UnsupportedOperationException(store + " keeps no results (maxResultBytes() is " + limit + ")");
-        }
-        return limit;
-    }
-
-    /** Completes with retries, keeping {@code result} when not null; a lost lease is counted. */
-    boolean completeClaim(InboxKey key, OwnerToken owner, byte @Nullable [] result) {
-        try (InboxObserver.Step step = observer.start("complete", consumer, key.id(), storeKind)) {
-            boolean completed;
-            try {
-                completed = complete(key, owner, result);
-            } catch (RuntimeException e) {
-                step.error(e);
-                throw e;
-            }
-            step.outcome(completed ? "completed" : "lease_lost");
-            if (!completed) {
-                metrics.leaseLost(consumer);
-            }
-            return completed;
-        }
-    }
-
-    /** {@link Claim#release()}: the store's answer, its failure counted and thrown. */
-    boolean releaseClaim(InboxKey key, OwnerToken owner) {
-        try {
-            return store.release(key, owner);
-        } catch (InboxStoreException e) {
-            metrics.storeError(consumer, "release", e);
-            throw e;
-        }
+        return this.claims.completeAll(claims);
     }
 
     /**
@@ -598,9 +380,11 @@ public final class Inbox {
      * @return how many records were removed
      */
     public long purge() {
-        try (InboxObserver.Step step = observer.start("purge", consumer, null, storeKind)) {
+        InboxMetrics metrics = claims.metrics();
+        String consumer = claims.consumer();
+        try (InboxObserver.Step step = claims.observer().start("purge", consumer, null, claims.storeKind())) {
             try {
-                long removed = store.purge();
+                long removed = claims.store().purge();
                 metrics.purged(consumer, removed);
                 step.outcome(removed == 0 ? "none" : "removed");
                 return removed;
@@ -620,79 +404,48 @@ public final class Inbox {
      * @throws IllegalArgumentException if {@code consumer} is not a valid key part
      */
     public Inbox withConsumer(String consumer) {
-        Builder builder = new Builder(store);
-        builder.consumer(consumer);
-        builder.retention = retention;
-        builder.lease = lease;
-        builder.claimAttempts = claimAttempts;
-        builder.metrics = metrics;
-        builder.observer = observer;
-        builder.renewals = renewals;
-        builder.renewEvery = renewEvery;
-        builder.maxInHand = maxInHand;
-        return new Inbox(builder);
+        return new Inbox(claims.withConsumer(consumer));
     }
 
     /**
      * This inbox with claims that hold for {@code lease} instead: the same store, consumer,
-     * retention, attempts, metrics and retention advisor. For a consumer whose deliveries must not
-     * outlive a deadline of their own — an SQS-triggered Lambda invocation bounds its claims by its
-     * remaining time, so that a timed-out invocation does not hold its events past its end.
+     * retention, attempts, metrics and retention advisor (see {@link InboxClaims#withLease}).
      *
      * @throws IllegalArgumentException if {@code lease} is null or not positive, or not longer than
      *     the renewal period this inbox was built with
      */
     public Inbox withLease(Duration lease) {
-        requirePositive(lease, "lease");
-        requireArgument(
-                renewEvery == null || renewEvery.compareTo(lease) < 0,
-                "renewEvery must be shorter than the lease (" + lease + ") but was " + renewEvery);
-        return new Inbox(this, lease);
-    }
-
-    private Inbox(Inbox base, Duration lease) {
-        this.store = base.store;
-        this.consumer = base.consumer;
-        this.retention = base.retention;
-        this.lease = lease;
-        this.claimAttempts = base.claimAttempts;
-        this.metrics = base.metrics;
-        this.observer = base.observer;
-        this.storeKind = base.storeKind;
-        this.renewals = base.renewals;
-        this.renewEvery = base.renewEvery;
-        this.maxInHand = base.maxInHand;
-        this.advisor = base.advisor;
+        return new Inbox(claims.withLease(lease));
     }
 
     /** The store this inbox claims in. */
     public InboxStore store() {
-        return store;
+        return claims.store();
     }
 
     /** What observes this inbox's steps for tracing ({@link Builder#observer(InboxObserver)}). */
     public InboxObserver observer() {
-        return observer;
+        return claims.observer();
     }
 
     /** Where this inbox reports claims, errors, late duplicates and purges. */
     public InboxMetrics metrics() {
-        return metrics;
+        return claims.metrics();
     }
 
     /** The logical consumer whose keys this inbox scopes. */
     public String consumer() {
-        return consumer;
+        return claims.consumer();
     }
 
     /** How long a completed event suppresses duplicates. */
     public Duration retention() {
-        return retention;
+        return claims.retention();
     }
 
     /** How long a claim is held before another delivery may take it over. */
     public Duration lease() {
-        return lease;
+        return claims.lease();
     }
 
     /** {@link Builder#maxInHand}'s default: an hour, or ten leases when that is longer. */
@@ -703,57 +456,17 @@ public final class Inbox {
 
     /** How long work may hold its event before its claim is no longer renewed ({@link Builder#maxInHand}). */
     public Duration maxInHand() {
-        return maxInHand;
-    }
-
-    private ClaimResult claim(ClaimRequest request) {
-        try (InboxObserver.Step step =
-                observer.start("claim", consumer, request.key().id(), storeKind)) {
-            for (int attempt = 1; ; attempt++) {
-                long start = System.nanoTime();
-                try {
-                    ClaimResult result = store.claim(request);
-                    observe(result, System.nanoTime() - start);
-                    step.outcome(InboxObserver.claimOutcome(result));
-                    return result;
-                } catch (InboxStoreException e) {
-                    metrics.storeError(consumer, "claim", e);
-                    // Retrying with the same owner is safe: a claim that was applied but whose reply
-                    // was lost is answered ACQUIRED again, never DUPLICATE.
-                    if (attempt >= claimAttempts || !e.isRetryable()) {
-                        step.error(e);
-                        throw e;
-                    }
-                }
-            }
-        }
+        return claims.maxInHand();
     }
 
     /**
-     * Reports a claim of this inbox's consumer that its store answered outside the inbox — inside a
-     * transaction of the caller's, as {@code SpringInbox} makes one — the way the inbox reports its
-     * own: the claim meter, and for a duplicate its redelivery lag, which feeds {@link
-     * #retentionAdvice()}.
+     * Moved to {@link InboxClaims#observeClaim}: {@code inbox.claims().observeClaim(result, took)}.
      *
-     * @param took how long the store took to answer
-     * @throws IllegalArgumentException if an argument is null
+     * @deprecated the claim API is {@link #claims()}; this delegate goes before the first release
      */
+    @Deprecated(since = "0.1.0", forRemoval = true)
     public void observeClaim(ClaimResult result, Duration took) {
-        requireNonNull(result, "result");
-        observe(result, requireNonNull(took, "took").toNanos());
-    }
-
-    /** Reports a claim's answer, and measures a duplicate's redelivery lag. */
-    private void observe(ClaimResult result, long nanos) {
-        if (!advisorPublished) {
-            advisorPublished = true; // at its first claim: an inbox that never claims publishes no advice
-            metrics.retentionAdvisor(consumer, advisor);
-        }
-        metrics.claimed(consumer, result, nanos);
-        Duration lag = advisor.observe(result);
-        if (lag != null) {
-            metrics.duplicateLag(consumer, lag, result.pastRetention());
-        }
+        claims.observeClaim(result, took);
     }
 
     /**
@@ -763,35 +476,7 @@ public final class Inbox {
      * says the configured retention let (or nearly let) a duplicate through.
      */
     public RetentionAdvice retentionAdvice() {
-        return advisor.advice();
-    }
-
-    private boolean complete(InboxKey key, OwnerToken owner, byte @Nullable [] result) {
-        for (int attempt = 1; ; attempt++) {
-            try {
-                return result == null
-                        ? store.complete(key, owner, retention)
-                        : store.complete(key, owner, retention, result);
-            } catch (InboxStoreException e) {
-                metrics.storeError(consumer, "complete", e);
-                // Completing again with the same owner is idempotent, so a retry is safe.
-                if (attempt >= claimAttempts || !e.isRetryable()) {
-                    throw new CompletionFailedException(key, e);
-                }
-            }
-        }
-    }
-
-    private void release(InboxKey key, OwnerToken owner, Throwable failure) {
-        try {
-            store.release(key, owner);
-        } catch (InboxStoreException e) {
-            // The lease ends by itself; the work's own failure is what the caller must see.
-            metrics.storeError(consumer, "release", e);
-            failure.addSuppressed(e);
-        } catch (RuntimeException e) {
-            failure.addSuppressed(e);
-        }
+        return claims.advisor().advice();
     }
 
     @SuppressWarnings("unchecked")
@@ -804,8 +489,8 @@ public final class Inbox {
 
     @Override
     public String toString() {
-        return "Inbox[consumer=" + consumer + ", retention=" + retention + ", lease=" + lease + ", store=" + store
-                + "]";
+        return "Inbox[consumer=" + consumer() + ", retention=" + retention() + ", lease=" + lease() + ", store="
+                + store() + "]";
     }
 
     /** Configures an {@link Inbox}; each setter checks its argument at once. */
@@ -945,7 +630,19 @@ public final class Inbox {
             requireArgument(
                     maxInHand == null || maxInHand.compareTo(lease) > 0,
                     "maxInHand must be longer than the lease (" + lease + ") but was " + maxInHand);
-            return new Inbox(this);
+            Duration held = maxInHand != null ? maxInHand : defaultMaxInHand(lease);
+            return new Inbox(new InboxClaims(
+                    store,
+                    consumer,
+                    retention,
+                    lease,
+                    claimAttempts,
+                    metrics,
+                    observer,
+                    renewals != null ? Renewals.on(renewals) : Renewals.shared(),
+                    renewEvery,
+                    held,
+                    new RetentionAdvisor(retention, lease)));
         }
     }
 }

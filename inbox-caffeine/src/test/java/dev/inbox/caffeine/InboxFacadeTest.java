@@ -54,14 +54,17 @@ class InboxFacadeTest {
         assertThat(inbox.lease()).as("the original keeps its lease").isEqualTo(Duration.ofSeconds(30));
 
         // A claim of the short inbox, never completed (its holder died), ends after 300 ms ...
-        assertThat(shortLived.claimAll(List.of("stuck")).get(0).isAcquired()).isTrue();
-        assertThat(inbox.claimAll(List.of("stuck")).get(0).status()).hasToString("BUSY");
+        assertThat(shortLived.claims().claimAll(List.of("stuck")).get(0).isAcquired())
+                .isTrue();
+        assertThat(inbox.claims().claimAll(List.of("stuck")).get(0).status()).hasToString("BUSY");
         Thread.sleep(400);
-        assertThat(inbox.claimAll(List.of("stuck")).get(0).isAcquired()).isTrue();
+        assertThat(inbox.claims().claimAll(List.of("stuck")).get(0).isAcquired())
+                .isTrue();
         // ... while one of the original holds for 30 s.
-        inbox.claimAll(List.of("held"));
+        inbox.claims().claimAll(List.of("held"));
         Thread.sleep(400);
-        assertThat(shortLived.claimAll(List.of("held")).get(0).status()).hasToString("BUSY");
+        assertThat(shortLived.claims().claimAll(List.of("held")).get(0).status())
+                .hasToString("BUSY");
 
         assertThatThrownBy(() -> inbox.withLease(Duration.ZERO)).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> inbox.withLease(null)).isInstanceOf(IllegalArgumentException.class);
@@ -147,7 +150,7 @@ class InboxFacadeTest {
     @Test
     void claimAll_answersEachIdInOrder_andEachAcquiredClaimCompletesOrReleases() {
         inbox.handle("done", () -> {});
-        List<dev.inbox.Claim> claims = inbox.claimAll(List.of("new-1", "done", "new-2", "new-1"));
+        List<dev.inbox.Claim> claims = inbox.claims().claimAll(List.of("new-1", "done", "new-2", "new-1"));
         assertThat(claims).extracting(dev.inbox.Claim::id).containsExactly("new-1", "done", "new-2", "new-1");
         assertThat(claims)
                 .extracting(dev.inbox.Claim::status)
@@ -165,9 +168,9 @@ class InboxFacadeTest {
         assertThatThrownBy(() -> claims.get(1).complete())
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("DUPLICATE");
-        assertThat(inbox.claimAll(List.of())).isEmpty();
-        assertThatThrownBy(() -> inbox.claimAll(null)).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> inbox.claimAll(java.util.Arrays.asList("a", null)))
+        assertThat(inbox.claims().claimAll(List.of())).isEmpty();
+        assertThatThrownBy(() -> inbox.claims().claimAll(null)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> inbox.claims().claimAll(java.util.Arrays.asList("a", null)))
                 .isInstanceOf(IllegalArgumentException.class);
     }
 

@@ -57,7 +57,7 @@ class InboxRenewalTest {
             for (int i = 0; i < 6; i++) { // 900 ms: three leases
                 Thread.sleep(150);
                 held.add(lease.isHeld());
-                Claim other = inbox.claim("r1");
+                Claim other = inbox.claims().claim("r1");
                 others.add(other.status());
             }
         });
@@ -65,7 +65,7 @@ class InboxRenewalTest {
         assertThat(result.leaseLost()).isFalse();
         assertThat(others).as("other deliveries while the work ran").containsOnly(ClaimStatus.BUSY);
         assertThat(held).containsOnly(true);
-        assertThat(inbox.claim("r1").status()).isEqualTo(ClaimStatus.DUPLICATE);
+        assertThat(inbox.claims().claim("r1").status()).isEqualTo(ClaimStatus.DUPLICATE);
         assertThat(registry.get("inbox.lease.renewal.failed").counter().count()).isZero();
     }
 
@@ -75,7 +75,7 @@ class InboxRenewalTest {
         List<ClaimStatus> others = new ArrayList<>();
         HandleResult result = inbox.handle("r1", () -> {
             Thread.sleep(450);
-            others.add(inbox.claim("r1").status());
+            others.add(inbox.claims().claim("r1").status());
         });
         assertThat(others)
                 .as("the lease ended and another delivery took the event")
@@ -98,7 +98,7 @@ class InboxRenewalTest {
         HandleResult result = inbox.handleRenewing("r1", lease -> {
             Thread.sleep(450);
             assertThat(lease.isHeld()).as("a whole lease without a renewal").isFalse();
-            assertThat(inbox.claim("r1").status())
+            assertThat(inbox.claims().claim("r1").status())
                     .as("another delivery takes the event over")
                     .isEqualTo(ClaimStatus.ACQUIRED);
             stall.countDown(); // the renewals resume, and the store refuses them
@@ -131,8 +131,8 @@ class InboxRenewalTest {
                 .consumer("reports")
                 .lease(LEASE)
                 .build(); // the shared renewals
-        Claim slow = inbox.claim("slow");
-        Claim fast = inbox.claim("fast");
+        Claim slow = inbox.claims().claim("slow");
+        Claim fast = inbox.claims().claim("fast");
         slow.keepRenewed();
         Lease lease = fast.keepRenewed();
         try {
@@ -140,7 +140,7 @@ class InboxRenewalTest {
                     .as("a renewal of slow hangs")
                     .isTrue();
             Thread.sleep(LEASE.multipliedBy(3).toMillis()); // three of fast's leases while it hangs
-            assertThat(inbox.claim("fast").status())
+            assertThat(inbox.claims().claim("fast").status())
                     .as("another delivery of fast while slow's renewal hangs")
                     .isEqualTo(ClaimStatus.BUSY);
             assertThat(lease.isHeld()).isTrue();
@@ -164,11 +164,11 @@ class InboxRenewalTest {
                 .consumer("reports")
                 .lease(LEASE)
                 .build();
-        Claim claim = throwingOnce.claim("r1");
+        Claim claim = throwingOnce.claims().claim("r1");
         Lease lease = claim.keepRenewed();
         Thread.sleep(LEASE.multipliedBy(3).toMillis());
         assertThat(thrown).as("renewals tried").hasValueGreaterThan(2);
-        assertThat(inbox.claim("r1").status()).as("another delivery").isEqualTo(ClaimStatus.BUSY);
+        assertThat(inbox.claims().claim("r1").status()).as("another delivery").isEqualTo(ClaimStatus.BUSY);
         assertThat(lease.isHeld()).isTrue();
         assertThat(claim.complete()).isTrue();
     }
@@ -180,15 +180,15 @@ class InboxRenewalTest {
     @Test
     void workHeldPastMaxInHand_isNoLongerRenewed_andTheEventIsTakenOverAfterItsLease() throws Exception {
         Inbox inbox = inbox().maxInHand(Duration.ofMillis(600)).build();
-        Claim hung = inbox.claim("hung");
+        Claim hung = inbox.claims().claim("hung");
         Lease lease = hung.keepRenewed();
         Thread.sleep(450);
-        assertThat(inbox.claim("hung").status()).as("within maxInHand").isEqualTo(ClaimStatus.BUSY);
+        assertThat(inbox.claims().claim("hung").status()).as("within maxInHand").isEqualTo(ClaimStatus.BUSY);
         long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
         ClaimStatus other = ClaimStatus.BUSY;
         while (other == ClaimStatus.BUSY && System.nanoTime() < deadline) {
             Thread.sleep(50);
-            other = inbox.claim("hung").status();
+            other = inbox.claims().claim("hung").status();
         }
         assertThat(other).as("another delivery after maxInHand and the lease").isEqualTo(ClaimStatus.ACQUIRED);
         assertThat(lease.isHeld()).isFalse();
@@ -237,7 +237,7 @@ class InboxRenewalTest {
                     throw new IllegalStateException("failed");
                 }))
                 .isInstanceOf(IllegalStateException.class);
-        assertThat(inbox.claim("r1").status()).as("released").isEqualTo(ClaimStatus.ACQUIRED);
+        assertThat(inbox.claims().claim("r1").status()).as("released").isEqualTo(ClaimStatus.ACQUIRED);
         Thread.sleep(100);
         assertThat(scheduler.getQueue()).as("no renewal left scheduled").isEmpty();
     }
@@ -246,13 +246,13 @@ class InboxRenewalTest {
     void keepRenewed_holdsEveryClaimOfABatch_untilEachIsCompletedOrReleased() throws Exception {
         Inbox inbox =
                 inbox().renewals(scheduler).renewEvery(Duration.ofMillis(100)).build();
-        List<Claim> batch = inbox.claimAll(List.of("b1", "b2", "b3"));
+        List<Claim> batch = inbox.claims().claimAll(List.of("b1", "b2", "b3"));
         List<dev.inbox.Lease> leases = new ArrayList<>();
         batch.forEach(claim -> leases.add(claim.keepRenewed()));
         assertThat(batch.get(0).keepRenewed()).as("asked again: the same lease").isSameAs(leases.get(0));
         Thread.sleep(900); // three leases: the last claim of a poll whose work starts late
         for (String id : List.of("b1", "b2", "b3")) {
-            assertThat(inbox.claim(id).status())
+            assertThat(inbox.claims().claim(id).status())
                     .as("another delivery of %s", id)
                     .isEqualTo(ClaimStatus.BUSY);
         }
@@ -262,11 +262,11 @@ class InboxRenewalTest {
         assertThat(batch.get(2).complete()).isTrue();
         Thread.sleep(200);
         assertThat(scheduler.getQueue()).as("no renewal left scheduled").isEmpty();
-        assertThat(inbox.claim("b2").status()).as("released").isEqualTo(ClaimStatus.ACQUIRED);
+        assertThat(inbox.claims().claim("b2").status()).as("released").isEqualTo(ClaimStatus.ACQUIRED);
         assertThatThrownBy(() -> batch.get(0).keepRenewed())
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("completed or released");
-        assertThatThrownBy(() -> inbox.claim("b1").keepRenewed())
+        assertThatThrownBy(() -> inbox.claims().claim("b1").keepRenewed())
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("DUPLICATE");
         assertThat(registry.get("inbox.lease.renewal.failed").counter().count()).isZero();
@@ -276,11 +276,11 @@ class InboxRenewalTest {
     void keepRenewed_endsWhenTheClaimsAreCompletedTogether_withCompleteAll() throws Exception {
         Inbox inbox =
                 inbox().renewals(scheduler).renewEvery(Duration.ofMillis(100)).build();
-        List<Claim> batch = inbox.claimAll(List.of("c1", "c2"));
+        List<Claim> batch = inbox.claims().claimAll(List.of("c1", "c2"));
         List<dev.inbox.Lease> leases = new ArrayList<>();
         batch.forEach(claim -> leases.add(claim.keepRenewed()));
         Thread.sleep(400); // past the first lease: held by the renewals
-        assertThat(inbox.completeAll(batch)).containsExactly(true, true);
+        assertThat(inbox.claims().completeAll(batch)).containsExactly(true, true);
         Thread.sleep(300); // three renewal periods after the completion
         assertThat(scheduler.getQueue()).as("no renewal left scheduled").isEmpty();
         assertThat(registry.get("inbox.lease.renewal.failed").counter().count())
@@ -289,7 +289,7 @@ class InboxRenewalTest {
         assertThatThrownBy(() -> batch.get(0).keepRenewed())
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("completed or released");
-        assertThat(inbox.claim("c2").status()).isEqualTo(ClaimStatus.DUPLICATE);
+        assertThat(inbox.claims().claim("c2").status()).isEqualTo(ClaimStatus.DUPLICATE);
     }
 
     @Test
@@ -300,11 +300,11 @@ class InboxRenewalTest {
                 .renewEvery(Duration.ofSeconds(1))
                 .renewals(scheduler)
                 .build();
-        Claim claim = inbox.claimAll(List.of("late")).get(0);
+        Claim claim = inbox.claims().claimAll(List.of("late")).get(0);
         Thread.sleep(2_500); // the claim waited behind a poll's earlier records: its first renewal is past due
         claim.keepRenewed();
         Thread.sleep(700); // past the claim's first lease, before a renewal a full renewEvery from now
-        assertThat(inbox.claim("late").status())
+        assertThat(inbox.claims().claim("late").status())
                 .as("another delivery after the first lease ended")
                 .isEqualTo(ClaimStatus.BUSY);
         assertThat(claim.complete()).isTrue();
@@ -315,7 +315,7 @@ class InboxRenewalTest {
         ScheduledThreadPoolExecutor stalled = new ScheduledThreadPoolExecutor(1);
         try {
             Inbox inbox = inbox().renewals(stalled).build();
-            Claim claim = inbox.claim("s1");
+            Claim claim = inbox.claims().claim("s1");
             CountDownLatch stall = new CountDownLatch(1);
             stalled.execute(() -> {
                 try {
@@ -326,7 +326,7 @@ class InboxRenewalTest {
             });
             dev.inbox.Lease lease = claim.keepRenewed();
             Thread.sleep(450);
-            assertThat(inbox.claim("s1").status())
+            assertThat(inbox.claims().claim("s1").status())
                     .as("another delivery, after the lease")
                     .isEqualTo(ClaimStatus.ACQUIRED);
             stall.countDown();
@@ -345,11 +345,11 @@ class InboxRenewalTest {
     @Test
     void claimRenew_extendsTheLease_andBadSettingsFailAtBuild() throws Exception {
         Inbox inbox = inbox().build();
-        Claim claim = inbox.claim("r2");
+        Claim claim = inbox.claims().claim("r2");
         Thread.sleep(200);
         assertThat(claim.renew()).isTrue();
         Thread.sleep(200); // past the first lease, inside the renewed one
-        assertThat(inbox.claim("r2").status()).isEqualTo(ClaimStatus.BUSY);
+        assertThat(inbox.claims().claim("r2").status()).isEqualTo(ClaimStatus.BUSY);
         assertThat(claim.complete()).isTrue();
         assertThat(claim.renew()).as("a completed claim is not renewed").isFalse();
 

@@ -67,7 +67,7 @@ class InboxResultsTest {
 
     @Test
     void busy_hasNoValue_andIsNotAcknowledged() {
-        Claim elsewhere = inbox.claim("pay-busy");
+        Claim elsewhere = inbox.claims().claim("pay-busy");
         assertThat(elsewhere.isAcquired()).isTrue();
         Reply<String> busy = inbox.handleReturning("pay-busy", ResultCodec.utf8(), () -> "never");
         assertThat(busy.outcome()).isEqualTo(HandleOutcome.BUSY);
@@ -104,7 +104,7 @@ class InboxResultsTest {
         };
         assertThatThrownBy(() -> inbox.handleReturning("pay-3", broken, () -> "reply"))
                 .hasMessage("cannot encode reply");
-        assertThat(inbox.claim("pay-3").isAcquired())
+        assertThat(inbox.claims().claim("pay-3").isAcquired())
                 .as("the claim was released")
                 .isTrue();
     }
@@ -116,7 +116,7 @@ class InboxResultsTest {
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("over the limit of " + CaffeineInboxStore.MAX_RESULT_BYTES + " bytes")
                 .hasMessageContaining("CaffeineInboxStore");
-        assertThat(inbox.claim("pay-4").isAcquired()).isTrue();
+        assertThat(inbox.claims().claim("pay-4").isAcquired()).isTrue();
     }
 
     @Test
@@ -166,35 +166,37 @@ class InboxResultsTest {
                 .hasMessageContaining("work");
         assertThatThrownBy(() -> inbox.handleReturning("", ResultCodec.utf8(), () -> "x"))
                 .isInstanceOf(IllegalArgumentException.class);
-        assertThat(inbox.claim("pay-6").isAcquired()).as("nothing was claimed").isTrue();
+        assertThat(inbox.claims().claim("pay-6").isAcquired())
+                .as("nothing was claimed")
+                .isTrue();
     }
 
     @Test
     void aClaimCompletedWithAResult_answersItsDuplicates_withTheResult_andHowTheFingerprintsCompared() {
-        Claim first = inbox.claim("req-1", "fp-a");
+        Claim first = inbox.claims().claim("req-1", "fp-a");
         assertThat(first.isAcquired()).isTrue();
         first.keepRenewed();
         assertThat(first.complete("201 created".getBytes(java.nio.charset.StandardCharsets.UTF_8)))
                 .isTrue();
 
-        Claim same = inbox.claim("req-1", "fp-a");
+        Claim same = inbox.claims().claim("req-1", "fp-a");
         assertThat(same.status()).isEqualTo(dev.inbox.spi.ClaimStatus.DUPLICATE);
         assertThat(same.result().fingerprint()).isEqualTo(dev.inbox.spi.FingerprintCheck.MATCH);
         assertThat(same.result().storedResult()).asString().isEqualTo("201 created");
-        assertThat(inbox.claim("req-1", "fp-b").result().fingerprint())
+        assertThat(inbox.claims().claim("req-1", "fp-b").result().fingerprint())
                 .as("another payload under the same key")
                 .isEqualTo(dev.inbox.spi.FingerprintCheck.MISMATCH);
     }
 
     @Test
     void aResultLongerThanTheStoreKeeps_isRefusedBeforeAnyIo_andTheClaimStaysHeld() {
-        Claim claim = inbox.claim("req-big");
+        Claim claim = inbox.claims().claim("req-big");
         byte[] tooLong = new byte[store.maxResultBytes() + 1];
         assertThatThrownBy(() -> claim.complete(tooLong))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("maxResultBytes");
         assertThatThrownBy(() -> claim.complete((byte[]) null)).isInstanceOf(IllegalArgumentException.class);
-        assertThat(inbox.claim("req-big").status())
+        assertThat(inbox.claims().claim("req-big").status())
                 .as("still held by the first claim")
                 .isEqualTo(dev.inbox.spi.ClaimStatus.BUSY);
         assertThat(claim.release()).isTrue();

@@ -94,7 +94,7 @@ class RetentionAdviceTest {
     void batches_areMeasuredToo() {
         inbox.handleAll(java.util.List.of("a", "b"), id -> id, id -> {});
         advance(Duration.ofMinutes(1));
-        inbox.claimAll(java.util.List.of("a", "b", "c"));
+        inbox.claims().claimAll(java.util.List.of("a", "b", "c"));
         assertThat(inbox.retentionAdvice().measured()).isEqualTo(2);
         assertThat(inbox.retentionAdvice().longestLag()).isEqualTo(Duration.ofMinutes(1));
     }

@@ -135,7 +135,7 @@ public final class IdempotentRequests {
         String id = "http:" + scoped.length() + ":" + scoped + "|" + key;
         Claim claim;
         try {
-            claim = inbox.claim(id, RequestFingerprint.of(request));
+            claim = inbox.claims().claim(id, RequestFingerprint.of(request));
         } catch (InboxStoreException down) {
             LOG.log(System.Logger.Level.WARNING, "idempotency store unavailable, answering 503: " + down.getMessage());
             return new Refuse(503, "The idempotency store cannot answer; retry later with the same key.", retryAfter);

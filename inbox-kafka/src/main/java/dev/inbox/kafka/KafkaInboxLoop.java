@@ -118,7 +118,7 @@ public final class KafkaInboxLoop<K, V> {
     static final int DEFAULT_ATTEMPTS = RecordFailures.DEFAULT_ATTEMPTS;
 
     /**
-     * A loop in lease mode: the records of a poll are claimed in one {@link Inbox#claimAll} and
+     * A loop in lease mode: the records of a poll are claimed in one {@link dev.inbox.InboxClaims#claimAll} and
      * {@code handler} runs for the acquired ones. Each claim is kept renewed ({@link
      * Claim#keepRenewed()}) until its record is done, so a slow handler, or a big poll whose last
      * records start late, never lets its lease end with the record in hand.
@@ -529,7 +529,7 @@ public final class KafkaInboxLoop<K, V> {
 
         /**
          * Lease mode: completes the claims of a poll's applied records together, in one {@link
-         * Inbox#completeAll} just before the poll's offsets are committed, instead of one completion
+         * dev.inbox.InboxClaims#completeAll} just before the poll's offsets are committed, instead of one completion
          * per record — one store round trip per poll. Until then the claims stay held (kept renewed).
          *
          * <p>The price is a wider crash window. Per record, a consumer that dies after a record's work

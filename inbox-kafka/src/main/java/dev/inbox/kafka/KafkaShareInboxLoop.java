@@ -133,7 +133,7 @@ public final class KafkaShareInboxLoop<K, V> implements AutoCloseable {
     }
 
     /**
-     * A loop in lease mode: each record's event is claimed with {@link Inbox#claim}, kept renewed
+     * A loop in lease mode: each record's event is claimed with {@link dev.inbox.InboxClaims#claim}, kept renewed
      * while {@code handler} runs, and completed before the record is accepted.
      *
      * @throws IllegalArgumentException if an argument is null

@@ -51,7 +51,7 @@ final class LeaseProcessor<K, V> implements Processor<K, V> {
                 positions.add(i);
             }
         }
-        List<Claim> claimed = inbox.claimAll(ids);
+        List<Claim> claimed = inbox.claims().claimAll(ids);
         Claim[] claims = new Claim[items.size()];
         for (int j = 0; j < claimed.size(); j++) {
             Claim claim = claimed.get(j);
@@ -141,7 +141,9 @@ final class LeaseProcessor<K, V> implements Processor<K, V> {
     private void complete(List<Claim> ran) {
         List<Boolean> recorded;
         try {
-            recorded = perPoll ? inbox.completeAll(ran) : List.of(ran.get(0).complete());
+            recorded = perPoll
+                    ? inbox.claims().completeAll(ran)
+                    : List.of(ran.get(0).complete());
         } catch (InboxStoreException e) {
             LOG.log(
                     Level.WARNING,

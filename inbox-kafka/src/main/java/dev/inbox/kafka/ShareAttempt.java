@@ -129,7 +129,7 @@ final class ShareAttempt<K, V> {
      */
     static <K, V> Work<K, V> lease(Inbox inbox, RecordHandler<K, V> handler) {
         return (record, id) -> {
-            Claim claim = inbox.claim(id);
+            Claim claim = inbox.claims().claim(id);
             if (!claim.isAcquired()) {
                 return claim.status();
             }

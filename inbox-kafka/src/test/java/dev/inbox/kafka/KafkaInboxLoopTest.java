@@ -421,7 +421,8 @@ class KafkaInboxLoopTest {
                     if (record.value().contains("\"e10\"")) {
                         // Another delivery of e1, while the poll that applied it is still running.
                         firstSeenLater.put(
-                                "e1", inbox.claim(DedupKeys.eventId("e1")).status());
+                                "e1",
+                                inbox.claims().claim(DedupKeys.eventId("e1")).status());
                     }
                 })
                 .keys(RecordKeys.header("ce_id"))
@@ -431,7 +432,7 @@ class KafkaInboxLoopTest {
         pollUntil(loop, () -> committed() == 10);
         for (int i = 1; i <= 10; i++) {
             assertThat(applications("e" + i)).as("e%s applied", i).isEqualTo(1);
-            assertThat(inbox.claim(DedupKeys.eventId("e" + i)).status())
+            assertThat(inbox.claims().claim(DedupKeys.eventId("e" + i)).status())
                     .as("e%s after its poll", i)
                     .isEqualTo(ClaimStatus.DUPLICATE);
         }
@@ -464,11 +465,11 @@ class KafkaInboxLoopTest {
                 .as("records applied before the Error, in partition order")
                 .isEqualTo(5);
         for (int i = 1; i <= before; i++) {
-            assertThat(inbox.claim(DedupKeys.eventId("e" + i)).status())
+            assertThat(inbox.claims().claim(DedupKeys.eventId("e" + i)).status())
                     .as("e%s, applied before the Error in its poll: completed", i)
                     .isEqualTo(ClaimStatus.DUPLICATE);
         }
-        Claim probe = inbox.claim(DedupKeys.eventId("e6"));
+        Claim probe = inbox.claims().claim(DedupKeys.eventId("e6"));
         assertThat(probe.status()).as("e6, whose work threw: released").isEqualTo(ClaimStatus.ACQUIRED);
         probe.release();
         pollUntil(loop, () -> committed() == 10 && applied.size() == 10);

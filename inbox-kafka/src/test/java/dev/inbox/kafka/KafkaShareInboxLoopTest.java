@@ -150,6 +150,7 @@ class KafkaShareInboxLoopTest {
                 .consumer("share-test")
                 .lease(Duration.ofMinutes(5))
                 .build()
+                .claims()
                 .claim(DedupKeys.eventId("e1"));
         Kafka.sendEvent(producer, topic, 0, "e1");
         member(Duration.ZERO);
@@ -185,7 +186,7 @@ class KafkaShareInboxLoopTest {
                 .as("the delivery counts the record came with: a second means its lock lapsed and the broker"
                         + " handed it to the other member")
                 .containsOnly((short) 1);
-        assertThat(inbox.claim(DedupKeys.eventId("e2")).status())
+        assertThat(inbox.claims().claim(DedupKeys.eventId("e2")).status())
                 .as("the event, recorded")
                 .isEqualTo(ClaimStatus.DUPLICATE);
     }
@@ -216,7 +217,7 @@ class KafkaShareInboxLoopTest {
             member(unrenewed, Duration.ZERO);
             await(
                     "the event recorded",
-                    () -> inbox.claim(DedupKeys.eventId("e3")).status() == ClaimStatus.DUPLICATE);
+                    () -> inbox.claims().claim(DedupKeys.eventId("e3")).status() == ClaimStatus.DUPLICATE);
             Thread.sleep(LOCK.toMillis());
             assertThat(runs.get("{\"event\":\"e3\"}")).as("runs of the event").hasSize(1);
             assertThat(warnings)
@@ -254,7 +255,9 @@ class KafkaShareInboxLoopTest {
         await(
                 "the record delivered again",
                 () -> attempts.get("{\"event\":\"e4\"}").size() > 1);
-        await("the event recorded", () -> inbox.claim(DedupKeys.eventId("e4")).status() == ClaimStatus.DUPLICATE);
+        await(
+                "the event recorded",
+                () -> inbox.claims().claim(DedupKeys.eventId("e4")).status() == ClaimStatus.DUPLICATE);
         assertThat(attempts.get("{\"event\":\"e4\"}"))
                 .as("delivery counts: the second delivery came because nothing had accepted the first")
                 .contains((short) 2);

@@ -148,7 +148,7 @@ public final class SpringInbox {
      */
     public InboxClaim claim(String id) {
         if (!joinsTransaction()) {
-            return InboxClaim.lease(inbox.claim(id));
+            return InboxClaim.lease(inbox.claims().claim(id));
         }
         InboxKey key = InboxKey.of(inbox.consumer(), id);
         DataSource source = requireNonNull(dataSource, "dataSource");
@@ -159,7 +159,7 @@ public final class SpringInbox {
         try (InboxObserver.Step step = inbox.observer().start("claim", inbox.consumer(), id, storeKind)) {
             try {
                 ClaimResult result = transactional.claimInTransaction(connection, key, inbox.retention(), null);
-                inbox.observeClaim(result, Duration.ofNanos(System.nanoTime() - start));
+                inbox.claims().observeClaim(result, Duration.ofNanos(System.nanoTime() - start));
                 step.outcome(InboxObserver.claimOutcome(result));
                 return InboxClaim.transactional(id, result);
             } catch (InboxStoreException e) {
@@ -174,7 +174,7 @@ public final class SpringInbox {
 
     /**
      * Claims a batch of events: in lease mode in as few round trips as the store allows ({@link
-     * Inbox#claimAll}); inside the current transaction in one call ({@link
+     * dev.inbox.InboxClaims#claimAll}); inside the current transaction in one call ({@link
      * TransactionalInboxStore#claimAllInTransaction}: one statement per chunk on PostgreSQL), a key
      * repeated in {@code ids} answered {@code DUPLICATE} after its first occurrence. Each {@code
      * ACQUIRED} claim must end as {@link #claim(String)} says.
@@ -188,7 +188,7 @@ public final class SpringInbox {
         requireNonNull(ids, "ids");
         if (!joinsTransaction()) {
             List<InboxClaim> claims = new ArrayList<>(ids.size());
-            for (Claim claim : inbox.claimAll(ids)) {
+            for (Claim claim : inbox.claims().claimAll(ids)) {
                 claims.add(InboxClaim.lease(claim));
             }
             return claims;
@@ -216,7 +216,7 @@ public final class SpringInbox {
             Duration each = Duration.ofNanos((System.nanoTime() - start) / keys.size());
             List<InboxClaim> claims = new ArrayList<>(ids.size());
             for (int i = 0; i < ids.size(); i++) {
-                inbox.observeClaim(results.get(i), each);
+                inbox.claims().observeClaim(results.get(i), each);
                 claims.add(InboxClaim.transactional(ids.get(i), results.get(i)));
             }
             return claims;

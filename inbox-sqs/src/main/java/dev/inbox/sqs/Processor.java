@@ -131,14 +131,14 @@ interface Processor {
         void renew(int index);
 
         /**
-         * Records the work that ran as done (lease mode: one {@link Inbox#completeAll}).
+         * Records the work that ran as done (lease mode: one {@link dev.inbox.InboxClaims#completeAll}).
          *
          * @throws InboxStoreException if the store could not record it; the work ran
          */
         void complete();
     }
 
-    /** Lease mode: one {@link Inbox#claimAll} per receive, one {@link Inbox#completeAll}. */
+    /** Lease mode: one {@link dev.inbox.InboxClaims#claimAll} per receive, one {@link dev.inbox.InboxClaims#completeAll}. */
     final class LeaseProcessor implements Processor {
         private static final System.Logger LOG = System.getLogger(SqsInboxLoop.class.getName());
         private final Inbox inbox;
@@ -184,7 +184,8 @@ interface Processor {
 
         @Override
         public Batch claim(List<String> ids, List<SqsMessage> messages) {
-            List<Claim> claims = new java.util.concurrent.CopyOnWriteArrayList<>(inbox.claimAll(ids));
+            List<Claim> claims = new java.util.concurrent.CopyOnWriteArrayList<>(
+                    inbox.claims().claimAll(ids));
             boolean[] open = new boolean[claims.size()];
             for (int i = 0; i < open.length; i++) {
                 open[i] = claims.get(i).isAcquired();
@@ -198,7 +199,8 @@ interface Processor {
                 public HandleOutcome run(int index, SqsMessage message) throws Exception {
                     if (reclaim[index]) {
                         reclaim[index] = false;
-                        Claim again = inbox.claimAll(List.of(ids.get(index))).get(0);
+                        Claim again =
+                                inbox.claims().claimAll(List.of(ids.get(index))).get(0);
                         claims.set(index, again);
                         open[index] = again.isAcquired();
                     }
@@ -231,7 +233,7 @@ interface Processor {
                 public void beforeWaiting(int index) {
                     if (!done.isEmpty()) {
                         try {
-                            inbox.completeAll(done);
+                            inbox.claims().completeAll(done);
                             doneAt.forEach(i -> recorded[i] = true);
                             done.clear();
                             doneAt.clear();
@@ -252,7 +254,8 @@ interface Processor {
 
                 @Override
                 public HandleOutcome retry(int index, SqsMessage message) throws Exception {
-                    Claim again = inbox.claimAll(List.of(ids.get(index))).get(0);
+                    Claim again =
+                            inbox.claims().claimAll(List.of(ids.get(index))).get(0);
                     claims.set(index, again);
                     open[index] = again.isAcquired();
                     return run(index, message);
@@ -291,7 +294,7 @@ interface Processor {
                 @Override
                 public void complete() {
                     if (!done.isEmpty()) {
-                        inbox.completeAll(done);
+                        inbox.claims().completeAll(done);
                     }
                 }
             };

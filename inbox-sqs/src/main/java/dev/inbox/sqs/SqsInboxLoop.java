@@ -20,7 +20,7 @@ import software.amazon.awssdk.services.sqs.model.ReceiveMessageRequest;
 
 /**
  * A consumer loop on an SQS queue (AWS SDK v2, no framework): each {@link #pollOnce()} receives up
- * to ten messages with long polling, claims them in one {@link Inbox#claimAll}, runs your handler
+ * to ten messages with long polling, claims them in one {@link dev.inbox.InboxClaims#claimAll}, runs your handler
  * for the new events in the order received, and deletes what is done in one {@code
  * DeleteMessageBatch}.
  *
@@ -69,7 +69,7 @@ import software.amazon.awssdk.services.sqs.model.ReceiveMessageRequest;
  * dev.inbox.Claim#renew()}) and the messages' visibility ({@code ChangeMessageVisibilityBatch}), so
  * work longer than either is neither taken over nor handed out again. A message whose work is done
  * stays renewed too until the receive ends, when the done messages are completed in one {@link
- * Inbox#completeAll} and deleted in one batch: until then its record is still in progress, and a
+ * dev.inbox.InboxClaims#completeAll} and deleted in one batch: until then its record is still in progress, and a
  * lapsed lease would let another consumer apply it again.
  *
  * <p><b>FIFO queues.</b> Messages of one {@code MessageGroupId} stay in order: a failed message
@@ -129,7 +129,7 @@ public final class SqsInboxLoop {
     }
 
     /**
-     * A loop in lease mode: the messages of a receive are claimed in one {@link Inbox#claimAll} and
+     * A loop in lease mode: the messages of a receive are claimed in one {@link dev.inbox.InboxClaims#claimAll} and
      * {@code handler} runs for the acquired ones.
      *
      * @throws IllegalArgumentException if an argument is null or {@code queueUrl} is empty

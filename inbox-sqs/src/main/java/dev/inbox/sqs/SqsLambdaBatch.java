@@ -102,7 +102,7 @@ public final class SqsLambdaBatch {
     }
 
     /**
-     * Lease mode: the records of an invocation are claimed in one {@link Inbox#claimAll}, for the
+     * Lease mode: the records of an invocation are claimed in one {@link dev.inbox.InboxClaims#claimAll}, for the
      * invocation's remaining time (not the inbox's lease: nothing renews them, and an invocation
      * cannot outlive its time).
      *

@@ -402,8 +402,9 @@ class SqsInboxLoopTest {
         send(queueA, "a-y", Map.of("event-id", "y"), null);
         send(queueB, "b-y", Map.of("event-id", "y"), null);
         send(queueB, "b-x", Map.of("event-id", "x"), null);
-        dev.inbox.Claim elsewhere =
-                inbox.claimAll(List.of(dev.inbox.keys.DedupKeys.eventId("y"))).get(0);
+        dev.inbox.Claim elsewhere = inbox.claims()
+                .claimAll(List.of(dev.inbox.keys.DedupKeys.eventId("y")))
+                .get(0);
         java.util.concurrent.CountDownLatch aWorking = new java.util.concurrent.CountDownLatch(1);
         java.util.concurrent.CountDownLatch goOn = new java.util.concurrent.CountDownLatch(1);
         SqsInboxLoop a = SqsInboxLoop.lease(sqs, queueA, inbox, message -> {

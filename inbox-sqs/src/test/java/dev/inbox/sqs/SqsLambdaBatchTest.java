@@ -161,7 +161,7 @@ class SqsLambdaBatchTest {
         send(queue, "x", "x", null);
         send(queue, "y", "y", null);
         dev.inbox.Claim holder =
-                inbox.claimAll(List.of(DedupKeys.eventId("x"))).get(0); // another delivery of x, in hand
+                inbox.claims().claimAll(List.of(DedupKeys.eventId("x"))).get(0); // another delivery of x, in hand
         assertThat(holder.isAcquired()).isTrue();
         CompletableFuture<Void> letsGo =
                 CompletableFuture.runAsync(holder::release, CompletableFuture.delayedExecutor(1, TimeUnit.SECONDS));
@@ -183,7 +183,8 @@ class SqsLambdaBatchTest {
         String queue = queue("inbox-lambda-busy-long");
         send(queue, "x", "x", null);
         send(queue, "y", "y", null);
-        dev.inbox.Claim holder = inbox.claimAll(List.of(DedupKeys.eventId("x"))).get(0); // held past the invocation
+        dev.inbox.Claim holder =
+                inbox.claims().claimAll(List.of(DedupKeys.eventId("x"))).get(0); // held past the invocation
         SqsLambdaBatch batch = SqsLambdaBatch.lease(inbox, this::apply)
                 .keys(SqsKeys.attribute("event-id"))
                 .busyBackoff(Duration.ofMillis(50))
@@ -217,7 +218,7 @@ class SqsLambdaBatchTest {
         SqsLambdaBatch batch = SqsLambdaBatch.lease(shortLease, message -> {
                     Thread.sleep(1_000); // past the inbox's lease
                     dev.inbox.Claim other =
-                            shortLease.claim(DedupKeys.eventId("x")); // another delivery of x, meanwhile
+                            shortLease.claims().claim(DedupKeys.eventId("x")); // another delivery of x, meanwhile
                     elsewhere.add(other.status());
                     if (other.isAcquired()) {
                         other.release();

@@ -606,7 +606,7 @@ public abstract class InboxStoreContract implements InboxAdminRules {
     @DisplayName("B2 handleAll runs each new item's work once, releases failed items and completes the rest")
     void b2_handleAll() {
         Inbox inbox = Inbox.builder(store).consumer(consumer).lease(long_()).build();
-        Claim elsewhere = inbox.claim("ha-busy");
+        Claim elsewhere = inbox.claims().claim("ha-busy");
         assertThat(elsewhere.isAcquired()).isTrue();
         assertThat(inbox.handle("ha-dup", () -> {}).outcome()).isEqualTo(HandleOutcome.PROCESSED);
         List<String> ran = new ArrayList<>();
@@ -625,10 +625,16 @@ public abstract class InboxStoreContract implements InboxAdminRules {
         assertThat(results)
                 .extracting(ItemResult::shouldAcknowledge)
                 .containsExactly(true, true, true, false, false, true);
-        assertThat(inbox.claim("ha-1").status()).as("completed").isEqualTo(dev.inbox.spi.ClaimStatus.DUPLICATE);
-        assertThat(inbox.claim("ha-2").status()).as("completed").isEqualTo(dev.inbox.spi.ClaimStatus.DUPLICATE);
-        assertThat(inbox.claim("ha-fail").status()).as("released").isEqualTo(dev.inbox.spi.ClaimStatus.ACQUIRED);
-        assertThat(inbox.claim("ha-busy").status())
+        assertThat(inbox.claims().claim("ha-1").status())
+                .as("completed")
+                .isEqualTo(dev.inbox.spi.ClaimStatus.DUPLICATE);
+        assertThat(inbox.claims().claim("ha-2").status())
+                .as("completed")
+                .isEqualTo(dev.inbox.spi.ClaimStatus.DUPLICATE);
+        assertThat(inbox.claims().claim("ha-fail").status())
+                .as("released")
+                .isEqualTo(dev.inbox.spi.ClaimStatus.ACQUIRED);
+        assertThat(inbox.claims().claim("ha-busy").status())
                 .as("still the other delivery's")
                 .isEqualTo(dev.inbox.spi.ClaimStatus.BUSY);
     }

@@ -114,7 +114,7 @@ final class ReferenceHttpHarness implements HttpHarness {
         String scope = breakage == Breakage.UNSCOPED ? "" : principal;
         String id = "http:" + scope.length() + ":" + scope + "|" + key;
         URI uri = exchange.getRequestURI();
-        Claim claim = inbox.claim(id, fingerprint(uri, body));
+        Claim claim = inbox.claims().claim(id, fingerprint(uri, body));
         switch (claim.status()) {
             case BUSY -> {
                 if (breakage == Breakage.CHECK_THEN_ACT) {
@@ -135,7 +135,7 @@ final class ReferenceHttpHarness implements HttpHarness {
                 if (breakage == Breakage.CHECK_THEN_ACT) {
                     claim.release(); // looked up, not held
                     HttpKit.Answer answer = run(uri);
-                    Claim record = inbox.claim(id, fingerprint(uri, body));
+                    Claim record = inbox.claims().claim(id, fingerprint(uri, body));
                     if (record.isAcquired()) {
                         record.complete(encode(answer));
                     }

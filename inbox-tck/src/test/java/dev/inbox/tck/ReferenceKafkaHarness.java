@@ -301,7 +301,7 @@ final class ReferenceKafkaHarness implements AdapterHarness {
             private @Nullable Claim claimHeld(String id) {
                 while (!stopping && !crashed) {
                     try {
-                        Claim claim = inbox.claimAll(List.of(id)).get(0);
+                        Claim claim = inbox.claims().claimAll(List.of(id)).get(0);
                         if (claim.status() != ClaimStatus.BUSY || breakage == Breakage.COMMITS_PAST_BUSY) {
                             return claim;
                         }

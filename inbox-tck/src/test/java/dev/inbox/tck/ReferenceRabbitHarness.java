@@ -333,7 +333,7 @@ final class ReferenceRabbitHarness implements AdapterHarness {
         }
 
         private void ackBeforeComplete(String id, String payload, long delivery) throws IOException {
-            Claim claim = inbox.claim(id);
+            Claim claim = inbox.claims().claim(id);
             if (!claim.isAcquired()) {
                 if (claim.status() == dev.inbox.spi.ClaimStatus.BUSY) {
                     retryLater(delivery, payload);

@@ -253,7 +253,7 @@ final class ReferenceSqsHarness implements AdapterHarness {
                 List<String> keys = keyed.stream().map(i -> ids[i]).toList();
                 while (!stopping && !crashed) {
                     try {
-                        List<Claim> claimed = inbox.claimAll(keys);
+                        List<Claim> claimed = inbox.claims().claimAll(keys);
                         for (int k = 0; k < keyed.size(); k++) {
                             claims[keyed.get(k)] = claimed.get(k);
                         }
@@ -313,7 +313,7 @@ final class ReferenceSqsHarness implements AdapterHarness {
             private @Nullable Claim claim(int i) {
                 while (!stopping && !crashed) {
                     try {
-                        claims[i] = inbox.claimAll(List.of(ids[i])).get(0);
+                        claims[i] = inbox.claims().claimAll(List.of(ids[i])).get(0);
                         return claims[i];
                     } catch (InboxStoreException storeDown) {
                         pause(kit.backoff());
@@ -357,7 +357,7 @@ final class ReferenceSqsHarness implements AdapterHarness {
             private void settle() {
                 try {
                     if (!done.isEmpty()) {
-                        inbox.completeAll(done);
+                        inbox.claims().completeAll(done);
                     }
                 } catch (InboxStoreException notRecorded) {
                     // the work ran: deleted all the same, as the outcome table says

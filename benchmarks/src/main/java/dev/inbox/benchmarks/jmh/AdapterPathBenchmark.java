@@ -180,14 +180,14 @@ public class AdapterPathBenchmark {
     /** Per record: a claim of a new event and its completion. */
     @Benchmark
     public boolean claimComplete() {
-        Claim claim = inbox.claim(run + "-c-" + sequence++);
+        Claim claim = inbox.claims().claim(run + "-c-" + sequence++);
         return claim.complete();
     }
 
     /** Per record: the same with the lease kept renewed in between, as the loop does. */
     @Benchmark
     public boolean claimRenewComplete(Blackhole blackhole) {
-        Claim claim = inbox.claim(run + "-r-" + sequence++);
+        Claim claim = inbox.claims().claim(run + "-r-" + sequence++);
         blackhole.consume(claim.keepRenewed());
         return claim.complete();
     }
@@ -200,7 +200,7 @@ public class AdapterPathBenchmark {
             ids.add(run + "-b-" + sequence++);
         }
         int completed = 0;
-        for (Claim claim : inbox.claimAll(ids)) {
+        for (Claim claim : inbox.claims().claimAll(ids)) {
             claim.keepRenewed();
             completed += claim.complete() ? 1 : 0;
         }

@@ -286,7 +286,7 @@ class InboxRabbitAdviceTest {
         SpringInbox inbox = Database.memoryInbox();
         InboxRabbitAdvice advice = new InboxRabbitAdvice(inbox, MessageKeys.messageId(), Duration.ofMillis(50));
         List<String> applied = new CopyOnWriteArrayList<>();
-        Claim holder = inbox.inbox().claim(DedupKeys.amqp("b1"));
+        Claim holder = inbox.inbox().claims().claim(DedupKeys.amqp("b1"));
         send("b1");
         requeueRejected = false; // a failing listener's message would be dropped: a busy one must not be
         start(m -> applied.add(body(m)), advice);
@@ -362,7 +362,7 @@ class InboxRabbitAdviceTest {
         SpringInbox inbox = Database.memoryInbox();
         InboxRabbitAdvice advice = new InboxRabbitAdvice(inbox, MessageKeys.messageId(), Duration.ofMillis(50));
         List<String> applied = new CopyOnWriteArrayList<>();
-        Claim holder = inbox.inbox().claim(DedupKeys.amqp("q1"));
+        Claim holder = inbox.inbox().claims().claim(DedupKeys.amqp("q1"));
         admin.declareQueue(new Queue(queue + "-dead", false, false, false));
         admin.declareQueue(
                 new Queue(queue, true, false, false, RabbitQueues.quorumDeadLetteringTo(queue + "-dead", 3)));

@@ -72,7 +72,7 @@ class InboxBatchInterceptorTest {
         SpringInbox inbox = Database.memoryInbox();
         InboxBatchInterceptor<String, String> interceptor = interceptor(inbox);
         List<String> applied = new CopyOnWriteArrayList<>();
-        Claim holder = inbox.inbox().claim(DedupKeys.cloudEvent("/tests", "b1"));
+        Claim holder = inbox.inbox().claims().claim(DedupKeys.cloudEvent("/tests", "b1"));
         try (SpringKafka kafka = new SpringKafka()) {
             kafka.send("b1", "b2");
             KafkaMessageListenerContainer<String, String> container =

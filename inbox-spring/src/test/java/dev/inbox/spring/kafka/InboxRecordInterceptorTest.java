@@ -69,7 +69,10 @@ class InboxRecordInterceptorTest {
                 .hasSize(3)
                 .allMatch(r -> r.startsWith("memory:"));
         assertThat(reported).filteredOn(r -> r.endsWith("PROCESSED")).hasSize(4);
-        assertThat(inbox.inbox().claim(DedupKeys.cloudEvent("/tests", "e4")).status())
+        assertThat(inbox.inbox()
+                        .claims()
+                        .claim(DedupKeys.cloudEvent("/tests", "e4"))
+                        .status())
                 .as("the last event's claim was completed, not left held")
                 .hasToString("DUPLICATE");
     }
@@ -84,7 +87,7 @@ class InboxRecordInterceptorTest {
         InboxRecordInterceptor<String, String> interceptor =
                 new InboxRecordInterceptor<>(inbox, RecordKeys.cloudEvents());
         List<String> applied = new CopyOnWriteArrayList<>();
-        Claim holder = inbox.inbox().claim(DedupKeys.cloudEvent("/tests", "b1"));
+        Claim holder = inbox.inbox().claims().claim(DedupKeys.cloudEvent("/tests", "b1"));
         assertThat(holder.isAcquired()).isTrue();
         try (SpringKafka kafka = new SpringKafka()) {
             KafkaMessageListenerContainer<String, String> container = kafka.container(r -> applied.add(r.value()));

@@ -131,7 +131,8 @@ class InboxSqsListenerTest {
         context = new AnnotationConfigApplicationContext(Application.class, Orders.class);
         InboxSqsListeners listeners = context.getBean(InboxSqsListeners.class);
         Inbox scoped = context.getBean(SpringInbox.class).scoped(queueName()).inbox();
-        Claim holder = scoped.claimAll(List.of(DedupKeys.eventId("held"))).get(0);
+        Claim holder =
+                scoped.claims().claimAll(List.of(DedupKeys.eventId("held"))).get(0);
         assertThat(holder.isAcquired()).isTrue();
         send("held", "held");
 
