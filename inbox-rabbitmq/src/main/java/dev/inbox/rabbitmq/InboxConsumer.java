@@ -12,7 +12,6 @@ import dev.inbox.FailurePolicy;
 import dev.inbox.HandleOutcome;
 import dev.inbox.HandleResult;
 import dev.inbox.Inbox;
-import dev.inbox.InboxKey;
 import dev.inbox.InboxMetrics;
 import dev.inbox.InboxObserver;
 import dev.inbox.InboxStoreException;
@@ -20,11 +19,9 @@ import dev.inbox.jdbc.TransactionalInbox;
 import dev.inbox.spi.DeliveryCounts;
 import java.io.IOException;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 import org.jspecify.annotations.Nullable;
@@ -89,10 +86,7 @@ public final class InboxConsumer extends DefaultConsumer {
 
     private final String consumer;
     private final Handling handling;
-    private final MessageKeys keys;
-    private final KeylessMessages keyless;
-    /** Delivery tags of keyless messages held ({@link KeylessMessages#HOLD}), requeued by {@link #stop}. */
-    private final java.util.Set<Long> heldKeyless = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private final DeliveryKeys keys;
 
     private final Duration busyDelay;
     /** The failed attempts of each event whose work threw, by its dedup key. */
@@ -108,7 +102,7 @@ public final class InboxConsumer extends DefaultConsumer {
     });
 
     /**
-     * Where held deliveries are handled again ({@link #retryLater}): four daemon threads, never shut
+     * Where held deliveries are handled again ({@link #hold}): four daemon threads, never shut
      * down, each taking a consumer's lock in turn with its delivery thread.
      */
     private static final java.util.concurrent.ExecutorService RETRIES = Executors.newFixedThreadPool(4, r -> {
@@ -117,24 +111,8 @@ public final class InboxConsumer extends DefaultConsumer {
         return t;
     });
 
-    /**
-     * The flushes of windows that did not fill within their linger: daemon threads, never shut
-     * down, one per processor, so that one consumer's slow transaction holds back few others.
-     */
-    private static final ScheduledExecutorService LINGERS =
-            Executors.newScheduledThreadPool(Runtime.getRuntime().availableProcessors(), r -> {
-                Thread t = new Thread(r, "inbox-rabbitmq-window");
-                t.setDaemon(true);
-                return t;
-            });
-
-    private final @Nullable Windowing windowing;
-    private final int window;
-    private final Duration linger;
-    /** Deliveries of the window being gathered; guarded by {@link #inHand}. */
-    private final List<Delivery> pending = new ArrayList<>();
-    /** The flush of the window being gathered, if it does not fill first; guarded by {@link #inHand}. */
-    private @Nullable ScheduledFuture<?> lingering;
+    /** The windows of a windowed consumer ({@link Builder#window}); null for one delivery at a time. */
+    private final @Nullable Windows windows;
     /** How deliveries are settled, and which of a window's are not yet. */
     private final Acknowledgements acknowledgements;
 
@@ -149,14 +127,14 @@ public final class InboxConsumer extends DefaultConsumer {
         this.observer = b.observer;
         this.counts = new DeliveryCounts(b.consumer, b.metrics);
         this.handling = b.handling;
-        this.keys = b.keys;
-        this.keyless = b.keyless;
         this.busyDelay = b.busyDelay;
         this.attempts = b.failurePolicy().attemptsOf();
-        this.windowing = b.window > 1 ? b.windowing : null;
-        this.window = b.window;
-        this.linger = b.linger;
-        this.acknowledgements = new Acknowledgements(b.channel, windowing != null);
+        boolean windowed = b.window > 1 && b.windowing != null;
+        this.acknowledgements = new Acknowledgements(b.channel, windowed);
+        this.keys = new DeliveryKeys(b.consumer, b.keys, b.keyless, acknowledgements, counts);
+        this.windows = windowed
+                ? new Windows(this, java.util.Objects.requireNonNull(b.windowing), b.window, b.linger, acknowledgements)
+                : null;
     }
 
     /**
@@ -208,10 +186,10 @@ public final class InboxConsumer extends DefaultConsumer {
         HandleResult handle(String key, Delivery delivery) throws Exception;
     }
 
-    /** Runs a window of deliveries through the inbox in one transaction ({@link TransactionalInbox#handleAll}). */
+    /** What a thread other than the delivery thread does holding the consumer's lock. */
     @FunctionalInterface
-    private interface Windowing {
-        List<HandleOutcome> handleAll(List<String> keys, List<Delivery> deliveries) throws Exception;
+    interface Held {
+        void run() throws IOException;
     }
 
     @Override
@@ -224,159 +202,44 @@ public final class InboxConsumer extends DefaultConsumer {
                 return;
             }
             Delivery delivery = new Delivery(envelope, properties, body);
-            if (windowing == null) {
+            if (windows != null) {
+                windows.add(delivery);
+            } else {
                 handle(delivery);
-                return;
-            }
-            acknowledgements.received(envelope.getDeliveryTag());
-            pending.add(delivery);
-            if (pending.size() >= window) {
-                flush();
-            } else if (pending.size() == 1) {
-                lingering = LINGERS.schedule(this::flushLingering, linger.toNanos(), TimeUnit.NANOSECONDS);
             }
         } finally {
             inHand.unlock();
         }
     }
 
-    /** The window did not fill within the linger: applied as it is, on a thread of {@link #LINGERS}. */
-    private void flushLingering() {
+    /**
+     * Runs {@code held} on a thread of the adapter's own (a held delivery handled again, a window
+     * whose linger passed), in turn with this consumer's deliveries. What the channel could not
+     * settle is logged (the broker redelivers what it left unacknowledged); an {@code Error} closes
+     * the channel, as amqp-client does on its delivery thread, so the broker requeues what it held.
+     */
+    void underLock(String what, System.Logger.Level channelGoneLevel, Held held) {
         inHand.lock();
         try {
-            if (!pending.isEmpty()) {
-                flush();
-            }
+            held.run();
         } catch (IOException | RuntimeException channelGone) {
-            // What the channel left unacknowledged, the broker redelivers.
-            LOG.log(System.Logger.Level.WARNING, "could not settle a window of deliveries", channelGone);
+            LOG.log(channelGoneLevel, "could not settle " + what, channelGone);
         } catch (Error error) {
-            // On the delivery thread amqp-client would close the channel: so does this, and the broker
-            // requeues what it held.
-            LOG.log(System.Logger.Level.ERROR, "a window's work threw an Error; the channel is closed", error);
+            LOG.log(System.Logger.Level.ERROR, "the work of " + what + " threw an Error; the channel is closed", error);
             try {
                 getChannel().abort();
             } catch (IOException | RuntimeException closing) {
                 error.addSuppressed(closing);
             }
-            throw error;
         } finally {
             inHand.unlock();
         }
     }
 
-    /**
-     * Applies the deliveries gathered in {@link #pending} in one transaction and acknowledges each
-     * done one after the commit; called holding {@link #inHand}.
-     */
-    private void flush() throws IOException {
-        Windowing w = java.util.Objects.requireNonNull(windowing);
-        if (lingering != null) {
-            lingering.cancel(false);
-            lingering = null;
-        }
-        if (!getChannel().isOpen()) {
-            // Closed under the window (an Error, a lost connection): the broker redelivers all of it,
-            // so its work would be done for nothing.
-            pending.clear();
-            return;
-        }
-        List<Delivery> deliveries = new ArrayList<>(pending.size());
-        List<String> ids = new ArrayList<>(pending.size());
-        for (Delivery delivery : pending) {
-            String key = keyOrSetAside(delivery);
-            if (key != null) {
-                deliveries.add(delivery);
-                ids.add(key);
-            }
-        }
-        pending.clear();
-        int from = 0;
-        while (from < deliveries.size()) {
-            List<Delivery> rest = deliveries.subList(from, deliveries.size());
-            List<HandleOutcome> outcomes;
-            try {
-                outcomes = w.handleAll(ids.subList(from, ids.size()), rest);
-            } catch (InboxStoreException storeDown) {
-                // The commit may have happened or not: nothing is acknowledged; each delivery is held
-                // and handled again alone (a duplicate, if the commit happened), never requeued.
-                LOG.log(
-                        System.Logger.Level.WARNING,
-                        "the inbox store failed on a window of " + rest.size() + " deliveries; each held and tried"
-                                + " again alone in " + busyDelay,
-                        storeDown);
-                for (int i = from; i < deliveries.size(); i++) {
-                    counts.record(DeliveryOutcome.STORE_FAILED);
-                    retryLater(ids.get(i), deliveries.get(i));
-                }
-                return;
-            } catch (Exception workFailed) {
-                // Rolled back, every claim and write: one by one instead, where the failing one fails alone.
-                for (int i = from; i < deliveries.size(); i++) {
-                    handle(ids.get(i), deliveries.get(i));
-                }
-                return;
-            } catch (Error error) {
-                // Rolled back; nothing of the window is acknowledged, and the Error closes the channel.
-                counts.record(DeliveryOutcome.FAILED);
-                for (Delivery delivery : rest) {
-                    nack(delivery.getEnvelope().getDeliveryTag(), true);
-                }
-                throw error;
-            }
-            List<Long> acks = new ArrayList<>(outcomes.size());
-            for (HandleOutcome outcome : outcomes) {
-                int i = from++;
-                if (outcome == HandleOutcome.BUSY) {
-                    counts.record(DeliveryOutcome.BUSY);
-                    retryLater(ids.get(i), deliveries.get(i)); // alone, held: its tag stays unsettled
-                } else {
-                    settle(outcome, deliveries.get(i).getEnvelope().getDeliveryTag(), acks);
-                }
-            }
-            acknowledgements.ackAll(acks);
-        }
-    }
-
-    /**
-     * The message's dedup key, or null once a message without a usable one was set aside: held, or
-     * rejected to the dead-letter exchange ({@link KeylessMessages}).
-     */
-    private @Nullable String keyOrSetAside(Delivery delivery) throws IOException {
-        String key;
-        RuntimeException keyProblem = null;
-        try {
-            key = keys.keyOf(delivery);
-            if (key != null) {
-                InboxKey.of(consumer, key); // an invalid key (over 512 bytes…) is no key
-            }
-        } catch (RuntimeException invalid) {
-            key = null;
-            keyProblem = invalid;
-        }
-        if (key == null) {
-            boolean hold = keyless == KeylessMessages.HOLD;
-            LOG.log(
-                    hold ? System.Logger.Level.ERROR : System.Logger.Level.WARNING,
-                    "message without a usable dedup key "
-                            + (hold
-                                    ? "held unacknowledged, never applied (requeued when the consumer stops; choose"
-                                            + " keylessMessages(DEAD_LETTER) for a queue with a dead-letter exchange)"
-                                    : "rejected to the queue's dead-letter exchange")
-                            + ": " + delivery.getEnvelope()
-                            + (keyProblem == null ? "" : ": " + keyProblem)
-                            + "; give every message the producer's event id: the message-id property (Spring's"
-                            + " RabbitTemplate sets one when its MessageConverter has setCreateMessageIds(true)),"
-                            + " or a header your MessageKeys read",
-                    keyProblem);
-            if (hold) {
-                heldKeyless.add(delivery.getEnvelope().getDeliveryTag()); // in windows, its tag stays unsettled
-            } else {
-                counts.record(DeliveryOutcome.DEAD_LETTERED);
-                reject(delivery.getEnvelope().getDeliveryTag(), false);
-            }
-        }
-        return key;
+    /** The delivery's dedup key, or null once a delivery without a usable one was set aside ({@link DeliveryKeys}). */
+    @Nullable
+    String keyOrSetAside(Delivery delivery) throws IOException {
+        return keys.keyOrSetAside(delivery);
     }
 
     private void handle(Delivery delivery) throws IOException {
@@ -386,7 +249,7 @@ public final class InboxConsumer extends DefaultConsumer {
         }
     }
 
-    private void handle(String key, Delivery delivery) throws IOException {
+    void handle(String key, Delivery delivery) throws IOException {
         // The producer's trace context, from the message's headers, is the parent of the event's steps.
         try (InboxObserver.Step receipt = observer.receive(consumer, "rabbitmq", name -> header(delivery, name))) {
             handleObserved(key, delivery, receipt);
@@ -412,14 +275,13 @@ public final class InboxConsumer extends DefaultConsumer {
             ack(deliveryTag);
             return;
         } catch (InboxStoreException storeDown) {
-            counts.record(DeliveryOutcome.STORE_FAILED);
             receipt.error(storeDown);
             LOG.log(
                     System.Logger.Level.WARNING,
                     "the inbox store could not answer for " + delivery.getEnvelope() + "; held and tried again in "
                             + busyDelay,
                     storeDown);
-            retryLater(key, delivery);
+            hold(key, delivery, DeliveryOutcome.STORE_FAILED);
             return;
         } catch (Exception workFailed) {
             receipt.error(workFailed);
@@ -446,10 +308,10 @@ public final class InboxConsumer extends DefaultConsumer {
             attempts.forget(key); // failed before, done now
         }
         if (result.outcome() == HandleOutcome.BUSY) {
-            counts.record(DeliveryOutcome.BUSY);
-            retryLater(key, delivery);
+            hold(key, delivery, DeliveryOutcome.BUSY);
         } else {
-            settle(result.outcome(), deliveryTag);
+            settled(result.outcome());
+            ack(deliveryTag);
         }
     }
 
@@ -459,69 +321,40 @@ public final class InboxConsumer extends DefaultConsumer {
      * #RETRIES}, in turn with this consumer's other deliveries (under {@link #inHand}) — while the
      * consumer goes on with the messages after it. Never requeued for those: a quorum queue counts
      * each requeue towards its {@code x-delivery-limit} and dead-letters the message past it, so a
-     * long-held event or a store outage would lose it. Requeued when the consumer stops.
+     * long-held event or a store outage would lose it. Requeued when the consumer stops. Counted as
+     * {@code counted} ({@code BUSY} or {@code STORE_FAILED}).
      */
-    private void retryLater(String key, Delivery delivery) {
+    void hold(String key, Delivery delivery, DeliveryOutcome counted) {
+        counts.record(counted);
         REQUEUES.schedule(
-                () -> RETRIES.execute(() -> retry(key, delivery)), busyDelay.toMillis(), TimeUnit.MILLISECONDS);
+                () -> RETRIES.execute(
+                        () -> underLock("a held delivery", System.Logger.Level.DEBUG, () -> retry(key, delivery))),
+                busyDelay.toMillis(),
+                TimeUnit.MILLISECONDS);
     }
 
-    private void retry(String key, Delivery delivery) {
-        inHand.lock();
-        try {
-            if (stopping || !getChannel().isOpen()) {
-                nack(delivery.getEnvelope().getDeliveryTag(), true); // to the next consumer
-                return;
-            }
-            handle(key, delivery);
-        } catch (IOException | RuntimeException channelGone) {
-            // What the channel left unacknowledged, the broker redelivers.
-            LOG.log(System.Logger.Level.DEBUG, "a held delivery could not be settled", channelGone);
-        } catch (Error error) {
-            // On the delivery thread amqp-client would close the channel: so does this, and the broker
-            // requeues what it held.
-            LOG.log(
-                    System.Logger.Level.ERROR,
-                    "the work of a held delivery threw an Error; the channel is closed",
-                    error);
-            try {
-                getChannel().abort();
-            } catch (IOException | RuntimeException closing) {
-                error.addSuppressed(closing);
-            }
-        } finally {
-            inHand.unlock();
+    private void retry(String key, Delivery delivery) throws IOException {
+        if (stopping || !getChannel().isOpen()) {
+            nack(delivery.getEnvelope().getDeliveryTag(), true); // to the next consumer
+            return;
         }
+        handle(key, delivery);
     }
 
-    /** Acknowledges a processed or duplicate delivery. */
-    private void settle(HandleOutcome outcome, long deliveryTag) throws IOException {
-        settle(outcome, deliveryTag, null);
-    }
-
-    /**
-     * As {@link #settle(HandleOutcome, long)}; with {@code acks}, a delivery to acknowledge is added
-     * to it instead, for {@link Acknowledgements#ackAll}.
-     */
-    private void settle(HandleOutcome outcome, long deliveryTag, @Nullable List<Long> acks) throws IOException {
+    /** Counts a processed or duplicate delivery, which is then acknowledged. */
+    void settled(HandleOutcome outcome) {
         switch (outcome) {
-            case PROCESSED -> {
-                ackNowOrLater(deliveryTag, acks);
-                counts.record(DeliveryOutcome.PROCESSED);
-            }
-            case DUPLICATE -> {
-                ackNowOrLater(deliveryTag, acks);
-                counts.record(DeliveryOutcome.DUPLICATE);
-            }
-            case BUSY -> throw new IllegalStateException("a BUSY delivery is held (retryLater), never settled");
+            case PROCESSED -> counts.record(DeliveryOutcome.PROCESSED);
+            case DUPLICATE -> counts.record(DeliveryOutcome.DUPLICATE);
+            case BUSY -> throw new IllegalStateException("a BUSY delivery is held, never settled");
         }
     }
 
-    private void ackNowOrLater(long deliveryTag, @Nullable List<Long> acks) throws IOException {
-        if (acks == null) {
-            ack(deliveryTag);
-        } else {
-            acks.add(deliveryTag);
+    /** A window's work threw an {@code Error}: rolled back, nothing of it acknowledged, every delivery requeued. */
+    void failed(List<Delivery> window) throws IOException {
+        counts.record(DeliveryOutcome.FAILED);
+        for (Delivery delivery : window) {
+            nack(delivery.getEnvelope().getDeliveryTag(), true);
         }
     }
 
@@ -560,23 +393,10 @@ public final class InboxConsumer extends DefaultConsumer {
             return false;
         }
         try {
-            // A window still gathering has not begun: handed back to the next consumer, untouched.
-            if (lingering != null) {
-                lingering.cancel(false);
-                lingering = null;
+            if (windows != null) {
+                windows.handBack(); // a window still gathering has not begun: to the next consumer, untouched
             }
-            for (Delivery delivery : pending) {
-                if (getChannel().isOpen()) {
-                    reject(delivery.getEnvelope().getDeliveryTag(), true);
-                }
-            }
-            pending.clear();
-            for (long tag : heldKeyless) {
-                if (getChannel().isOpen()) {
-                    nack(tag, true); // to a consumer that may read its key
-                }
-            }
-            heldKeyless.clear();
+            keys.handBack(getChannel().isOpen());
         } finally {
             inHand.unlock();
         }
@@ -618,7 +438,7 @@ public final class InboxConsumer extends DefaultConsumer {
         private Duration busyDelay = Duration.ofSeconds(1);
         private @Nullable Boolean requeueFailedWork;
         private @Nullable FailurePolicy failurePolicy;
-        private @Nullable Windowing windowing;
+        private Windows.@Nullable Handling windowing;
         private int window = 1;
         private Duration linger = Duration.ofMillis(10);
 
