@@ -51,7 +51,7 @@ import org.jspecify.annotations.Nullable;
  *       the rest of its poll: {@link Builder#completePerPoll()}). If the handler throws, the
  *       claim is released and the record retried: the loop seeks back to it and pauses its
  *       partition for the {@linkplain Builder#failurePolicy failure policy}'s back-off; once the
- *       policy gives up on it (by default with a recoverer, after {@value #DEFAULT_ATTEMPTS} failed
+ *       policy gives up on it (by default with a recoverer, after {@value RecordFailures#DEFAULT_ATTEMPTS} failed
  *       attempts) it is handed to the {@linkplain Builder#recoverer(RecordRecoverer) recoverer} and
  *       its offset committed. Without a recoverer it is retried for ever.
  *   <li>{@code BUSY} — another consumer is applying the event right now (and may still fail):
@@ -113,9 +113,6 @@ public final class KafkaInboxLoop<K, V> {
         this.failures = builder.failures(LOG, "retried after", counts);
         this.retryAfter = failureBackoff;
     }
-
-    /** The failed attempts after which a record goes to the recoverer, unless a failure policy says otherwise. */
-    static final int DEFAULT_ATTEMPTS = RecordFailures.DEFAULT_ATTEMPTS;
 
     /**
      * A loop in lease mode: the records of a poll are claimed in one {@link dev.inbox.InboxClaims#claimAll} and

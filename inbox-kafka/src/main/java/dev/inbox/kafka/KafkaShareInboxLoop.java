@@ -100,9 +100,6 @@ public final class KafkaShareInboxLoop<K, V> implements AutoCloseable {
     /** How long a poll waits while records are in hand: renewed records come back on a later poll. */
     private static final Duration HELD_POLL = Duration.ofMillis(100);
 
-    /** The failed attempts after which a record goes to the recoverer, unless a failure policy says otherwise. */
-    static final int DEFAULT_ATTEMPTS = RecordFailures.DEFAULT_ATTEMPTS;
-
     private final ShareConsumer<K, V> consumer;
     private final RecordKeys keys;
     private final ShareAttempt<K, V> attempt;
