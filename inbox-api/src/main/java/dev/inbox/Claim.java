@@ -148,6 +148,22 @@ public final class Claim {
         return lease;
     }
 
+    /**
+     * Puts this claim under {@code lease}, renewed with others by {@link InboxClaims#keepRenewed(java.util.List)}:
+     * false (nothing changed) when it is not {@code ACQUIRED}, already ended, or already renewed.
+     */
+    synchronized boolean renewedIn(Lease lease) {
+        if (!result.isAcquired() || ended || renewed != null) {
+            return false;
+        }
+        renewed = lease;
+        return true;
+    }
+
+    long claimedAtNanos() {
+        return claimedAtNanos;
+    }
+
     /** Ends the renewals {@link #keepRenewed()} started; {@link InboxClaims#completeAll} calls it too. */
     synchronized void stopRenewing() {
         ended = true;

@@ -17,7 +17,10 @@ import java.util.concurrent.ScheduledExecutorService;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Runs a consumer's handler at most once per event, however often the broker redelivers it.
+ * Deduplicates a consumer's deliveries: the first delivery of an event runs the handler, and every
+ * later one — a broker's redelivery, a producer's re-send — is answered as a duplicate without
+ * running it. In the lease mode of this class that holds while no crash falls between the work and
+ * its record (see below); the transactional mode of {@code TransactionalInbox} has no such window.
  *
  * <pre>{@code
  * Inbox inbox = Inbox.builder(store)
@@ -43,7 +46,8 @@ import org.jspecify.annotations.Nullable;
  * </ol>
  *
  * <p>In this <em>lease mode</em> the store and the business data may live apart, and the guarantee
- * is that work runs once per key across concurrent deliveries while it finishes within its lease.
+ * is that concurrent deliveries of one key never run its work side by side while it finishes within
+ * its lease, and that a recorded key is not run again for the retention.
  * If a consumer dies after the work and before completing, the lease expires and a redelivery
  * applies the event again: at-least-once for that window. Where the business data shares a
  * database with the store, the transactional mode of {@code TransactionalInbox} (module {@code inbox-jdbc})

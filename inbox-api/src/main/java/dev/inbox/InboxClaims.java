@@ -181,6 +181,96 @@ public final class InboxClaims {
     }
 
     /**
+     * Keeps every acquired claim of {@code claims} renewed, as {@link Claim#keepRenewed()} does for
+     * one, with one renewal task for all of them instead of one each: for a consumer that claims a
+     * whole poll at once and runs its work one record after another. Every {@link
+     * Inbox.Builder#renewEvery renewEvery} (from the earliest claim) each claim not yet completed or
+     * released is renewed; the task ends when the last of them is, or after the inbox's {@link
+     * Inbox.Builder#maxInHand maxInHand}. A renewal the store refuses ends that claim's renewals only
+     * (counted, as for one claim). {@link Claim#keepRenewed()} then returns each claim's lease.
+     * Claims not {@code ACQUIRED}, already ended or already renewed are left as they are.
+     *
+     * @throws IllegalArgumentException if {@code claims} is null, or holds a null or a claim of
+     *     another inbox
+     */
+    public void keepRenewed(List<Claim> claims) {
+        List<Claim> batch = InboxArguments.requireNoNulls(claims, "claims");
+        for (Claim claim : batch) {
+            requireArgument(claim.claims() == this, "claim " + claim + " belongs to another inbox");
+        }
+        List<Held> group = new ArrayList<>(batch.size());
+        long since = Long.MAX_VALUE;
+        for (Claim claim : batch) {
+            Lease held = new Lease(claim.id(), lease, claim.claimedAtNanos());
+            if (claim.renewedIn(held)) {
+                group.add(new Held(claim.key(), claim.owner(), held));
+                since = Math.min(since, claim.claimedAtNanos());
+            }
+        }
+        if (!group.isEmpty()) {
+            new RenewedTogether(group).start(since);
+        }
+    }
+
+    /** One claim of a group {@link #keepRenewed(List)} renews. */
+    private record Held(InboxKey key, OwnerToken owner, Lease lease) {}
+
+    /** The one renewal task of a group of claims, ended with the last of them. */
+    private final class RenewedTogether {
+
+        private final List<Held> group;
+        private final java.util.concurrent.atomic.AtomicInteger open;
+        private volatile java.util.concurrent.@Nullable Future<?> task;
+
+        RenewedTogether(List<Held> group) {
+            this.group = group;
+            this.open = new java.util.concurrent.atomic.AtomicInteger(group.size());
+        }
+
+        void start(long since) {
+            for (Held held : group) {
+                held.lease().whenFinished(this::oneFinished);
+            }
+            long first = Math.max(0, since + renewEvery.toNanos() - System.nanoTime());
+            Renewals.InHand inHand = new Renewals.InHand(since, maxInHand, () -> {
+                if (open.get() > 0) {
+                    LOG.log(
+                            System.Logger.Level.WARNING,
+                            "the work of {0} claims of {1} has held them for more than {2} (maxInHand): they are no"
+                                    + " longer renewed, and after their lease another delivery may take them over",
+                            open.get(),
+                            consumer,
+                            maxInHand);
+                    metrics.renewalsAbandoned(consumer);
+                }
+            });
+            task = renewals.every(renewEvery, Duration.ofNanos(first), inHand, this::tick);
+            if (open.get() == 0) {
+                task.cancel(false); // every claim ended before the task was scheduled
+            }
+        }
+
+        private void oneFinished() {
+            java.util.concurrent.Future<?> scheduled = task;
+            if (open.decrementAndGet() == 0 && scheduled != null) {
+                scheduled.cancel(false);
+            }
+        }
+
+        private void tick() {
+            boolean any = false;
+            for (Held held : group) {
+                if (!held.lease().isFinished() && !held.lease().isLost()) {
+                    any |= renewOnce(held.key(), held.owner(), held.lease());
+                }
+            }
+            if (!any) {
+                throw new CancellationException("every claim of the group ended");
+            }
+        }
+    }
+
+    /**
      * Reports a claim of this inbox's consumer that its store answered outside the inbox — inside a
      * transaction of the caller's, as {@code SpringInbox} makes one — the way the inbox reports its
      * own: the claim meter, and for a duplicate its redelivery lag, which feeds {@link
@@ -435,8 +525,20 @@ public final class InboxClaims {
 
     /** One renewal tick; a refusal ends the renewals (by throwing out of the scheduled task). */
     private void renew(InboxKey key, OwnerToken owner, Lease held) {
+        if (!renewOnce(key, owner, held)) {
+            throw new CancellationException(
+                    held.isFinished() ? "the work ended" : "the lease of " + key + " was taken over");
+        }
+    }
+
+    /**
+     * Renews {@code held} once: false when its work ended or the store refused (then it is lost,
+     * counted once); true while it is still to be renewed — a store that could not answer is tried
+     * again at the next tick, the lease ending by itself meanwhile.
+     */
+    private boolean renewOnce(InboxKey key, OwnerToken owner, Lease held) {
         if (held.isFinished()) {
-            throw new CancellationException("the work ended");
+            return false;
         }
         long askedAt = System.nanoTime();
         boolean renewed;
@@ -444,20 +546,20 @@ public final class InboxClaims {
             renewed = store.renew(key, owner, lease);
         } catch (InboxStoreException e) {
             metrics.storeError(consumer, "renew", e);
-            return; // tried again at the next tick; the lease ends by itself meanwhile
+            return true;
         } catch (RuntimeException e) {
             // A store's bug, not an answer: thrown out of the task, it would end the renewals unseen.
             metrics.storeError(consumer, "renew", new InboxStoreException("renewing " + key + " failed", e, true));
-            return;
+            return true;
         }
         if (renewed) {
             held.renewed(askedAt);
-        } else {
-            if (held.refused()) {
-                metrics.leaseRenewalFailed(consumer);
-            }
-            throw new CancellationException("the lease of " + key + " was taken over");
+            return true;
         }
+        if (held.refused()) {
+            metrics.leaseRenewalFailed(consumer);
+        }
+        return false;
     }
 
     /** Reports a claim's answer, and measures a duplicate's redelivery lag. */

@@ -17,6 +17,8 @@ public final class Lease {
     private volatile boolean lost;
     private volatile boolean finished;
     private volatile @Nullable Future<?> renewals;
+    /** Told once when the work ends: a group's renewals end with their last lease. */
+    private volatile @Nullable Runnable whenFinished;
 
     Lease(String id, Duration length, long claimedAtNanos) {
         this.id = id;
@@ -67,12 +69,26 @@ public final class Lease {
         }
     }
 
+    /** Runs {@code whenFinished} once when {@link #finish()} is first called. */
+    void whenFinished(Runnable whenFinished) {
+        this.whenFinished = whenFinished;
+    }
+
     /** The work ended: no more renewals, and one that answers from now on changes nothing here. */
     void finish() {
-        finished = true;
+        synchronized (this) {
+            if (finished) {
+                return;
+            }
+            finished = true;
+        }
         Future<?> scheduled = renewals;
         if (scheduled != null) {
             scheduled.cancel(false);
+        }
+        Runnable told = whenFinished;
+        if (told != null) {
+            told.run();
         }
     }
 

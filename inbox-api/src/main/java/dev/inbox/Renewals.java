@@ -59,7 +59,7 @@ public final class Renewals {
     /**
      * How long a task may keep its work alive: since {@code sinceNanos} (a {@link System#nanoTime()}
      * reading, when the work was taken in hand) for at most {@code max}; past it, {@code abandoned}
-     * runs once (to log and count it) and the task ends.
+     * is called once (to log and count it) and the task ends.
      */
     public record InHand(long sinceNanos, Duration max, Runnable abandoned) {
 

@@ -273,6 +273,50 @@ class InboxRenewalTest {
     }
 
     @Test
+    void keepRenewedTogether_holdsEveryClaimOfAPoll_withOneTask_untilTheLastEnds() throws Exception {
+        Inbox inbox =
+                inbox().renewals(scheduler).renewEvery(Duration.ofMillis(100)).build();
+        Claim elsewhere = inbox.claims().claim("g-busy"); // another delivery holds this one
+        List<Claim> poll = inbox.claims().claimAll(List.of("g1", "g2", "g-busy", "g3"));
+        inbox.claims().keepRenewed(poll);
+
+        assertThat(scheduler.getQueue()).as("one task for the poll").hasSize(1);
+        List<Lease> leases = new ArrayList<>();
+        for (Claim claim : List.of(poll.get(0), poll.get(1), poll.get(3))) {
+            leases.add(claim.keepRenewed()); // each claim's lease, from the group
+        }
+        assertThat(scheduler.getQueue())
+                .as("asking for a lease schedules nothing more")
+                .hasSize(1);
+        Thread.sleep(900); // three leases: the last records of a poll whose work starts late
+        for (String id : List.of("g1", "g2", "g3")) {
+            assertThat(inbox.claims().claim(id).status())
+                    .as("another delivery of %s", id)
+                    .isEqualTo(ClaimStatus.BUSY);
+        }
+        assertThat(leases).allMatch(Lease::isHeld);
+
+        assertThat(poll.get(0).complete()).isTrue();
+        assertThat(poll.get(1).release()).isTrue();
+        Thread.sleep(600); // two leases after the others ended: the last one still held
+        assertThat(inbox.claims().claim("g3").status()).isEqualTo(ClaimStatus.BUSY);
+        assertThat(inbox.claims().claim("g2").status()).as("released").isEqualTo(ClaimStatus.ACQUIRED);
+        assertThat(scheduler.getQueue())
+                .as("the task goes on for the last claim")
+                .hasSize(1);
+
+        assertThat(inbox.claims().completeAll(List.of(poll.get(3)))).containsExactly(true);
+        Thread.sleep(200);
+        assertThat(scheduler.getQueue()).as("no renewal left scheduled").isEmpty();
+        assertThat(elsewhere.complete()).isTrue();
+        assertThat(registry.get("inbox.lease.renewal.failed").counter().count()).isZero();
+        assertThatThrownBy(() -> inbox.claims()
+                        .keepRenewed(List.of(inbox.withLease(LEASE).claims().claim("x"))))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("another inbox");
+    }
+
+    @Test
     void keepRenewed_endsWhenTheClaimsAreCompletedTogether_withCompleteAll() throws Exception {
         Inbox inbox =
                 inbox().renewals(scheduler).renewEvery(Duration.ofMillis(100)).build();
