@@ -215,17 +215,7 @@ public final class KafkaInboxLoop<K, V> {
             }
             spans.add(new Span(partition, first, items.size()));
         }
-        if (!failures.recoversMissingKeys()) {
-            for (Item<K, V> item : items) {
-                if (item.id() == null) {
-                    giveBack(spans, items, null, 0, failureBackoff);
-                    throw new IllegalStateException(item.keyProblem().getMessage()
-                            + "; nothing of this poll was applied, and its partitions wait " + failureBackoff
-                            + ". Choose where keys come from with keys(...), or handle such records with"
-                            + " onMissingKey(...)");
-                }
-            }
-        }
+        refuseMissingKeys(spans, items);
         Batch<K, V> batch;
         try {
             batch = processor.claim(items);
@@ -246,53 +236,49 @@ public final class KafkaInboxLoop<K, V> {
     }
 
     /**
+     * Without a recoverer for them ({@code onMissingKey}), a record without a key stops the poll
+     * before anything of it is claimed: every partition is sought back, nothing is skipped.
+     *
+     * @throws IllegalStateException naming the record's key problem
+     */
+    private void refuseMissingKeys(List<Span> spans, List<Item<K, V>> items) {
+        if (failures.recoversMissingKeys()) {
+            return;
+        }
+        for (Item<K, V> item : items) {
+            if (item.id() == null) {
+                giveBack(spans, items, null, 0, failureBackoff);
+                throw new IllegalStateException(item.keyProblem().getMessage()
+                        + "; nothing of this poll was applied, and its partitions wait " + failureBackoff
+                        + ". Choose where keys come from with keys(...), or handle such records with"
+                        + " onMissingKey(...)");
+            }
+        }
+    }
+
+    /**
      * Applies a claimed poll partition by partition and commits what is done. Whatever is thrown
      * out of it first gives back the record in hand and everything after it, so the caller may go
      * on polling without losing a record.
      */
     private int apply(List<Span> spans, List<Item<K, V>> items, Batch<K, V> batch) {
         int done = 0;
-        int inHand = 0;
+        int[] inHand = {0}; // the record being applied, for what is thrown
         Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
         try {
             for (Span span : spans) {
-                inHand = span.first;
+                inHand[0] = span.first;
                 int applied = stopping ? -1 : applyAll(span, items, offsets);
-                if (applied >= 0) {
-                    done += applied;
-                    continue;
-                }
-                for (int i = span.first; i < span.end; i++) {
-                    inHand = i;
-                    if (stopping) {
-                        giveBack(span, items, batch, i, null);
-                        break;
-                    }
-                    Item<K, V> item = items.get(i);
-                    Outcome outcome = item.id() == null ? recoverMissing(item) : run(batch, i, item);
-                    if (outcome == Outcome.DONE) {
-                        done++;
-                        offsets.put(
-                                span.partition,
-                                new OffsetAndMetadata(item.record().offset() + 1));
-                        continue;
-                    }
-                    for (int rest = i + 1; rest < span.end; rest++) {
-                        batch.abandon(rest);
-                    }
-                    positions.giveBack(
-                            span.partition, item.record().offset(), outcome == Outcome.BUSY ? busyBackoff : retryAfter);
-                    break;
-                }
-                inHand = span.end;
+                done += applied >= 0 ? applied : applyEach(span, items, batch, offsets, inHand);
+                inHand[0] = span.end;
             }
         } catch (RuntimeException | Error unexpected) {
             LOG.log(
                     Level.WARNING,
-                    "applying " + where(items.get(inHand)) + " threw; it and the records after it are sought back,"
+                    "applying " + where(items.get(inHand[0])) + " threw; it and the records after it are sought back,"
                             + " retried after " + failureBackoff + ", and what was done before it is committed",
                     unexpected);
-            giveBack(spans, items, batch, inHand, failureBackoff);
+            giveBack(spans, items, batch, inHand[0], failureBackoff);
             try {
                 batch.finish();
                 positions.commitDone(offsets);
@@ -304,6 +290,42 @@ public final class KafkaInboxLoop<K, V> {
         batch.finish();
         positions.commitDone(
                 offsets); // outside the try: a wakeup here leaves the offsets uncommitted, nothing given back
+        return done;
+    }
+
+    /**
+     * Applies a partition's records one by one, in order, up to the first that is not done: it is
+     * sought back (its partition paused for the busy or failure back-off) and the claims of the
+     * records after it are given back. Returns how many are done; {@code inHand} follows the record
+     * being applied.
+     */
+    private int applyEach(
+            Span span,
+            List<Item<K, V>> items,
+            Batch<K, V> batch,
+            Map<TopicPartition, OffsetAndMetadata> offsets,
+            int[] inHand) {
+        int done = 0;
+        for (int i = span.first; i < span.end; i++) {
+            inHand[0] = i;
+            if (stopping) {
+                giveBack(span, items, batch, i, null);
+                break;
+            }
+            Item<K, V> item = items.get(i);
+            Outcome outcome = item.id() == null ? recoverMissing(item) : run(batch, i, item);
+            if (outcome == Outcome.DONE) {
+                done++;
+                offsets.put(span.partition, new OffsetAndMetadata(item.record().offset() + 1));
+                continue;
+            }
+            for (int rest = i + 1; rest < span.end; rest++) {
+                batch.abandon(rest);
+            }
+            positions.giveBack(
+                    span.partition, item.record().offset(), outcome == Outcome.BUSY ? busyBackoff : retryAfter);
+            break;
+        }
         return done;
     }
 

@@ -43,6 +43,18 @@ final class LeaseProcessor<K, V> implements Processor<K, V> {
 
     @Override
     public Batch<K, V> claim(List<Item<K, V>> items) {
+        return new LeasedPoll(items, claimKeyed(items));
+    }
+
+    /**
+     * Claims the poll's keyed records in one round trip; each acquired claim is kept renewed until
+     * its work ends, however long the records before it take: the last record of a big poll begins
+     * its work late, and a lease that ended meanwhile would let another delivery apply it too. One
+     * renewal task serves the whole poll, and costs nothing until a third of the lease has passed.
+     *
+     * @return the claim of each record, null for a record without a key
+     */
+    private @Nullable Claim[] claimKeyed(List<Item<K, V>> items) {
         List<String> ids = new ArrayList<>(items.size());
         List<Integer> positions = new ArrayList<>(items.size());
         for (int i = 0; i < items.size(); i++) {
@@ -52,85 +64,92 @@ final class LeaseProcessor<K, V> implements Processor<K, V> {
             }
         }
         List<Claim> claimed = inbox.claims().claimAll(ids);
-        Claim[] claims = new Claim[items.size()];
+        inbox.claims().keepRenewed(claimed);
+        @Nullable Claim[] claims = new Claim[items.size()];
         for (int j = 0; j < claimed.size(); j++) {
-            Claim claim = claimed.get(j);
-            if (claim.isAcquired()) {
-                // Held until its work ends, however long the records before it take: the last
-                // record of a big poll begins its work late, and a lease that ended meanwhile would
-                // let another delivery apply it too. Renewing costs nothing until a third of the
-                // lease has passed.
-                claim.keepRenewed();
-            }
-            claims[positions.get(j)] = claim;
+            claims[positions.get(j)] = claimed.get(j);
         }
-        boolean[] ran = new boolean[items.size()];
-        List<Claim> done = new ArrayList<>();
-        return new Batch<>() {
-            @Override
-            public Outcome run(int index) throws WorkFailed {
-                Claim claim = claims[index];
-                ConsumerRecord<K, V> record = items.get(index).record();
-                // The record's own span, in the producer's trace (its headers): the poll's claimAll
-                // is a span of its own, the work and a per-record completion are children of this.
-                try (InboxObserver.Step receipt = inbox.observer()
-                        .receive(inbox.consumer(), "kafka", name -> KafkaInboxLoop.header(record, name))) {
-                    Outcome outcome = run(index, claim, record, items.get(index).id());
-                    receipt.outcome(outcome.name().toLowerCase(java.util.Locale.ROOT));
-                    return outcome;
-                }
-            }
+        return claims;
+    }
 
-            private Outcome run(int index, Claim claim, ConsumerRecord<K, V> record, @Nullable String id)
-                    throws WorkFailed {
-                switch (claim.status()) {
-                    case DUPLICATE:
-                        return Outcome.DUPLICATE;
-                    case BUSY:
-                        return Outcome.BUSY;
-                    default:
-                        break;
-                }
-                try (InboxObserver.Step work = inbox.observer().start("work", inbox.consumer(), id, storeKind)) {
-                    try {
-                        handler.handle(record);
-                        work.outcome("done");
-                    } catch (Exception e) {
-                        work.outcome("failed");
-                        work.error(e);
-                        releaseQuietly(claim);
-                        throw new WorkFailed(e);
-                    } catch (Error e) {
-                        work.error(e);
-                        releaseQuietly(claim);
-                        throw e;
-                    }
-                }
-                ran[index] = true;
-                if (perPoll) {
-                    done.add(claim); // kept renewed until finish()
-                } else {
-                    complete(List.of(claim));
-                }
-                return Outcome.DONE;
-            }
+    /** One poll's claims: each record's work run under its claim, then completed alone or with the poll's. */
+    private final class LeasedPoll implements Batch<K, V> {
 
-            @Override
-            public void abandon(int index) {
-                Claim claim = claims[index];
-                if (claim != null && claim.isAcquired() && !ran[index]) {
+        private final List<Item<K, V>> items;
+        private final @Nullable Claim[] claims;
+        private final boolean[] ran;
+        /** Per-poll completion: the claims whose work ran, completed together by {@link #finish()}. */
+        private final List<Claim> done = new ArrayList<>();
+
+        LeasedPoll(List<Item<K, V>> items, @Nullable Claim[] claims) {
+            this.items = items;
+            this.claims = claims;
+            this.ran = new boolean[items.size()];
+        }
+
+        @Override
+        public Outcome run(int index) throws WorkFailed {
+            Claim claim = java.util.Objects.requireNonNull(claims[index], "a record without a key is never run");
+            ConsumerRecord<K, V> record = items.get(index).record();
+            // The record's own span, in the producer's trace (its headers): the poll's claimAll
+            // is a span of its own, the work and a per-record completion are children of this.
+            try (InboxObserver.Step receipt =
+                    inbox.observer().receive(inbox.consumer(), "kafka", name -> KafkaInboxLoop.header(record, name))) {
+                Outcome outcome = run(index, claim, record, items.get(index).id());
+                receipt.outcome(outcome.name().toLowerCase(java.util.Locale.ROOT));
+                return outcome;
+            }
+        }
+
+        private Outcome run(int index, Claim claim, ConsumerRecord<K, V> record, @Nullable String id)
+                throws WorkFailed {
+            switch (claim.status()) {
+                case DUPLICATE:
+                    return Outcome.DUPLICATE;
+                case BUSY:
+                    return Outcome.BUSY;
+                default:
+                    break;
+            }
+            try (InboxObserver.Step work = inbox.observer().start("work", inbox.consumer(), id, storeKind)) {
+                try {
+                    handler.handle(record);
+                    work.outcome("done");
+                } catch (Exception e) {
+                    work.outcome("failed");
+                    work.error(e);
                     releaseQuietly(claim);
+                    throw new WorkFailed(e);
+                } catch (Error e) {
+                    work.error(e);
+                    releaseQuietly(claim);
+                    throw e;
                 }
             }
+            ran[index] = true;
+            if (perPoll) {
+                done.add(claim); // kept renewed until finish()
+            } else {
+                complete(List.of(claim));
+            }
+            return Outcome.DONE;
+        }
 
-            @Override
-            public void finish() {
-                if (!done.isEmpty()) {
-                    complete(List.copyOf(done));
-                    done.clear();
-                }
+        @Override
+        public void abandon(int index) {
+            Claim claim = claims[index];
+            if (claim != null && claim.isAcquired() && !ran[index]) {
+                releaseQuietly(claim);
             }
-        };
+        }
+
+        @Override
+        public void finish() {
+            if (!done.isEmpty()) {
+                complete(List.copyOf(done));
+                done.clear();
+            }
+        }
     }
 
     /**

@@ -27,8 +27,10 @@ import java.util.concurrent.locks.ReentrantLock;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A manual-ack consumer that runs each delivery through an {@link Inbox}: the event's work runs
- * at most once however often the broker or the producer delivers it.
+ * A manual-ack consumer that runs each delivery through an {@link Inbox}: the first delivery of an
+ * event runs its work, and a redelivery or a producer's re-send of it is acknowledged as a
+ * duplicate — in lease mode unless a crash fell between the work and its record (the event is then
+ * applied again); in {@linkplain #transactional transactional mode} with no such window.
  *
  * <pre>{@code
  * channel.basicQos(50);
@@ -285,15 +287,7 @@ public final class InboxConsumer extends DefaultConsumer {
             return;
         } catch (Exception workFailed) {
             receipt.error(workFailed);
-            int failed = attempts.failed(key);
-            if (!attempts.policy().givesUpAfter(failed)) {
-                counts.record(DeliveryOutcome.FAILED);
-                requeueLater(deliveryTag, attempts.policy().backoffAfter(failed));
-            } else {
-                attempts.forget(key);
-                counts.record(DeliveryOutcome.DEAD_LETTERED);
-                nack(deliveryTag, false);
-            }
+            failed(key, deliveryTag);
             return;
         } catch (Error error) {
             receipt.error(error);
@@ -312,6 +306,22 @@ public final class InboxConsumer extends DefaultConsumer {
         } else {
             settled(result.outcome());
             ack(deliveryTag);
+        }
+    }
+
+    /**
+     * Work that threw (its claim released): requeued after the failure policy's back-off, or, once
+     * the policy gives up on the event, nacked without requeue — to the queue's dead-letter exchange.
+     */
+    private void failed(String key, long deliveryTag) throws IOException {
+        int failed = attempts.failed(key);
+        if (!attempts.policy().givesUpAfter(failed)) {
+            counts.record(DeliveryOutcome.FAILED);
+            requeueLater(deliveryTag, attempts.policy().backoffAfter(failed));
+        } else {
+            attempts.forget(key);
+            counts.record(DeliveryOutcome.DEAD_LETTERED);
+            nack(deliveryTag, false);
         }
     }
 
