@@ -304,8 +304,8 @@ public final class InboxConsumer extends DefaultConsumer {
         if (result.outcome() == HandleOutcome.BUSY) {
             hold(key, delivery, DeliveryOutcome.BUSY);
         } else {
-            settled(result.outcome());
             ack(deliveryTag);
+            settled(result.outcome()); // counted once sent: an acknowledgement that failed comes back
         }
     }
 
@@ -351,7 +351,7 @@ public final class InboxConsumer extends DefaultConsumer {
         handle(key, delivery);
     }
 
-    /** Counts a processed or duplicate delivery, which is then acknowledged. */
+    /** Counts a processed or duplicate delivery once its acknowledgement was sent. */
     void settled(HandleOutcome outcome) {
         switch (outcome) {
             case PROCESSED -> counts.record(DeliveryOutcome.PROCESSED);

@@ -154,18 +154,20 @@ final class Windows {
             throw error;
         }
         List<Long> acks = new ArrayList<>(outcomes.size());
+        List<HandleOutcome> settled = new ArrayList<>(outcomes.size());
         int i = from;
         for (HandleOutcome outcome : outcomes) {
             Delivery delivery = deliveries.get(i);
             if (outcome == HandleOutcome.BUSY) {
                 consumer.hold(ids.get(i), delivery, DeliveryOutcome.BUSY); // alone: its tag stays unsettled
             } else {
-                consumer.settled(outcome);
+                settled.add(outcome);
                 acks.add(delivery.getEnvelope().getDeliveryTag());
             }
             i++;
         }
         acknowledgements.ackAll(acks);
+        settled.forEach(consumer::settled); // counted once sent: acknowledgements that failed come back
         return i;
     }
 

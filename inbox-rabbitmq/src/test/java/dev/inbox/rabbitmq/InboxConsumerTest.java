@@ -160,6 +160,44 @@ class InboxConsumerTest {
     }
 
     @Test
+    void aDeliveryWhoseAcknowledgementCouldNotBeSent_isNotCountedAsAcknowledged() throws Exception {
+        // A channel of its own, on a connection that says when a delivery's handling threw.
+        java.util.concurrent.CountDownLatch threw = new java.util.concurrent.CountDownLatch(1);
+        ConnectionFactory factory = new ConnectionFactory();
+        factory.setUri(TestServers.rabbitmq());
+        factory.setExceptionHandler(new com.rabbitmq.client.impl.DefaultExceptionHandler() {
+            @Override
+            public void handleConsumerException(
+                    Channel c, Throwable exception, com.rabbitmq.client.Consumer consumer, String tag, String method) {
+                threw.countDown();
+            }
+        });
+        try (com.rabbitmq.client.Connection own = factory.newConnection("inbox-rabbitmq-test-ack-lost")) {
+            Channel closing = own.createChannel();
+            // The channel closes under the work (a connection lost at that moment): its ack cannot be sent.
+            InboxConsumer inboxConsumer = InboxConsumer.builder(closing, inbox, delivery -> closing.abort())
+                    .build();
+            closing.basicConsume(queue, false, inboxConsumer);
+            publish("order-1", "order-1 shipped");
+
+            assertThat(threw.await(20, java.util.concurrent.TimeUnit.SECONDS))
+                    .as("the acknowledgement failed")
+                    .isTrue();
+            assertThat(inboxConsumer.counts().acknowledged())
+                    .as("nothing was acknowledged: the message comes back")
+                    .isZero();
+            assertThat(reported).doesNotContain(dev.inbox.DeliveryOutcome.PROCESSED);
+            await("the message back on its queue", () -> {
+                try {
+                    return pending(queue) == 1;
+                } catch (Exception e) {
+                    return false;
+                }
+            });
+        }
+    }
+
+    @Test
     void failedWork_isReleasedAndRequeued_thenAppliedOnce() throws Exception {
         AtomicInteger attempts = new AtomicInteger();
         channel.basicConsume(
