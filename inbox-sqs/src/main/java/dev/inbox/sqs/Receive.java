@@ -1,8 +1,8 @@
 package dev.inbox.sqs;
 
 import dev.inbox.DeliveryOutcome;
+import dev.inbox.FailurePolicy;
 import dev.inbox.InboxStoreException;
-import dev.inbox.Renewals;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -13,10 +13,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledFuture;
 import org.jspecify.annotations.Nullable;
 import software.amazon.awssdk.core.exception.SdkException;
-import software.amazon.awssdk.services.sqs.model.ChangeMessageVisibilityBatchRequestEntry;
-import software.amazon.awssdk.services.sqs.model.DeleteMessageBatchRequestEntry;
 import software.amazon.awssdk.services.sqs.model.Message;
-import software.amazon.awssdk.services.sqs.model.SendMessageRequest;
 
 /**
  * One receive of an {@link SqsInboxLoop}: its messages, their claims, and what becomes of each —
@@ -49,11 +46,10 @@ final class Receive {
      */
     private final Map<Integer, Boolean> held = new ConcurrentHashMap<>();
 
-    /**
-     * The messages whose receipt handle SQS no longer takes (it handed them out again, or they
-     * were deleted): their visibility is not changed again; their claims are still renewed.
-     */
-    private final java.util.Set<Integer> staleHandles = ConcurrentHashMap.newKeySet();
+    /** The receive's batch calls to SQS: visibility extended, messages deleted or put back. */
+    private final Settlement settlement;
+    /** Where a message without a usable key goes. */
+    private final DeadLetters deadLetters;
 
     Receive(SqsInboxLoop loop, List<Message> received, QueueSettings settings) {
         this.loop = loop;
@@ -61,6 +57,8 @@ final class Receive {
             messages.add(SqsMessage.of(message));
         }
         this.settings = settings;
+        this.settlement = new Settlement(loop.sqs, loop.queueUrl, messages, loop::quietWhenStopping);
+        this.deadLetters = new DeadLetters(loop.sqs, loop.deadLetterQueue, settings);
         this.fates = new Fate[received.size()];
         this.delays = new Duration[received.size()];
         java.util.Arrays.fill(fates, Fate.PENDING);
@@ -71,19 +69,7 @@ final class Receive {
         List<String> ids = new ArrayList<>();
         // FIFO: where a message without a key stays on the queue, the later ones of its group wait
         Map<String, Integer> keylessLeft = new HashMap<>();
-        for (int i = 0; i < messages.size(); i++) {
-            String id = loop.processor.idOf(loop.keys, messages.get(i));
-            if (id == null) {
-                deadLetter(i);
-                String group = messages.get(i).groupId();
-                if (fates[i] == Fate.LEFT && group != null) {
-                    keylessLeft.putIfAbsent(group, i);
-                }
-            } else {
-                keyed.add(i);
-                ids.add(id);
-            }
-        }
+        sortByKey(keyed, ids, keylessLeft);
         if (keyed.isEmpty()) {
             settle();
             return;
@@ -104,6 +90,44 @@ final class Receive {
             return;
         }
         claimed.set(batch);
+        try {
+            runInOrder(batch, keyed, ids, keylessLeft);
+        } finally {
+            renewing.cancel(false);
+            complete(batch);
+            settle();
+        }
+    }
+
+    /**
+     * Sorts the receive's messages into those with a key ({@code keyed}, their {@code ids}) and those
+     * without, which are dead-lettered at once — or left on the queue, noted by FIFO group in {@code
+     * keylessLeft}.
+     */
+    private void sortByKey(List<Integer> keyed, List<String> ids, Map<String, Integer> keylessLeft) {
+        for (int i = 0; i < messages.size(); i++) {
+            String id = loop.processor.idOf(loop.keys, messages.get(i));
+            if (id == null) {
+                deadLetter(i);
+                String group = messages.get(i).groupId();
+                if (fates[i] == Fate.LEFT && group != null) {
+                    keylessLeft.putIfAbsent(group, i);
+                }
+            } else {
+                keyed.add(i);
+                ids.add(id);
+            }
+        }
+    }
+
+    /**
+     * Runs the claimed messages in order; a FIFO group stops at its first message that is put back
+     * (or left without a key): its later messages are given back and put back with it. When the
+     * loop stops, what is not begun is given back and made visible at once; so is everything not yet
+     * decided when something unexpected is thrown.
+     */
+    private void runInOrder(
+            Processor.Batch batch, List<Integer> keyed, List<String> ids, Map<String, Integer> keylessLeft) {
         Map<String, Duration> stoppedGroups = new HashMap<>();
         int next = 0;
         try {
@@ -119,7 +143,7 @@ final class Receive {
                     later(i, loop.stopping ? Duration.ZERO : stoppedFor);
                     continue;
                 }
-                Duration putBackFor = run(batch, next, i);
+                Duration putBackFor = run(batch, next, i, ids.get(next));
                 if (putBackFor != null && group != null) {
                     stoppedGroups.put(group, putBackFor);
                 }
@@ -132,10 +156,6 @@ final class Receive {
                 }
             }
             throw unexpected;
-        } finally {
-            renewing.cancel(false);
-            complete(batch);
-            settle();
         }
     }
 
@@ -162,26 +182,27 @@ final class Receive {
     }
 
     /** Runs one message; returns how long it is put back for, or null when it is done. */
-    private @Nullable Duration run(Processor.Batch batch, int index, int i) {
+    private @Nullable Duration run(Processor.Batch batch, int index, int i, String id) {
         // The message's own span, in the publisher's trace (its attributes); the receive's
         // claimAll and completeAll are spans of their own.
         try (dev.inbox.InboxObserver.Step receipt = loop.processor.receive(messages.get(i))) {
-            Duration putBack = runObserved(batch, index, i);
+            Duration putBack = runObserved(batch, index, i, id);
             receipt.outcome(putBack == null ? "done" : "put_back");
             return putBack;
         }
     }
 
-    private @Nullable Duration runObserved(Processor.Batch batch, int index, int i) {
+    private @Nullable Duration runObserved(Processor.Batch batch, int index, int i, String id) {
         dev.inbox.HandleOutcome outcome;
         try {
             outcome = outcomeHeldInPlace(batch, index, i);
         } catch (InboxStoreException stopped) {
             return later(i, loop.failureBackoff); // the loop stops with the store down: put back
         } catch (Exception workFailed) {
-            LOG.log(Level.WARNING, "the work of " + messages.get(i) + " failed; it is put back", workFailed);
-            loop.counts.record(DeliveryOutcome.FAILED);
-            return later(i, loop.failureBackoff);
+            return failed(i, id, workFailed);
+        }
+        if (outcome != dev.inbox.HandleOutcome.BUSY && loop.attempts != null && loop.attempts.any()) {
+            loop.attempts.forget(id); // failed before, done now
         }
         switch (outcome) {
             case PROCESSED -> {
@@ -202,15 +223,48 @@ final class Receive {
     }
 
     /**
+     * Work that threw (its claim released): put back after the failure back-off — the failure
+     * policy's, when one was set, and once that policy gives up on the event, sent to the
+     * dead-letter queue and deleted. Without a dead-letter queue (or when SQS does not take the
+     * copy) it is put back all the same: never dropped.
+     */
+    private @Nullable Duration failed(int i, String id, Exception workFailed) {
+        FailurePolicy.Attempts attempts = loop.attempts;
+        if (attempts == null) {
+            LOG.log(Level.WARNING, "the work of " + messages.get(i) + " failed; it is put back", workFailed);
+            loop.counts.record(DeliveryOutcome.FAILED);
+            return later(i, loop.failureBackoff);
+        }
+        int failed = attempts.failed(id);
+        if (attempts.policy().givesUpAfter(failed)) {
+            LOG.log(
+                    Level.WARNING,
+                    "the work of " + messages.get(i) + " failed " + failed + " times; the failure policy gives up"
+                            + " on it",
+                    workFailed);
+            if (sentToDeadLetters(i)) {
+                attempts.forget(id);
+                loop.counts.record(DeliveryOutcome.DEAD_LETTERED);
+                decide(i, Fate.DELETE, null);
+                return null;
+            }
+        } else {
+            LOG.log(Level.WARNING, "the work of " + messages.get(i) + " failed; it is put back", workFailed);
+        }
+        loop.counts.record(DeliveryOutcome.FAILED);
+        return later(i, attempts.policy().backoffAfter(failed));
+    }
+
+    /**
      * Runs one message, holding it in place (its visibility renewed) while another delivery holds
      * its event (claimed again every busy back-off) or the store cannot answer (tried again every
      * failure back-off), until the loop stops. Before the first wait the receive records what it
      * has done and lets go of the claims it has not begun ({@link Processor.Batch#beforeWaiting}),
-     * so that two consumers never wait on each other. Never put back for those: each receive loop.counts
+     * so that two consumers never wait on each other. Never put back for those: each receive counts
      * towards the redrive policy's {@code maxReceiveCount}, and a long-held event or a store
      * outage would get the message dead-lettered unapplied.
      *
-     * @throws InboxStoreException if the store could not answer and the loop is loop.stopping
+     * @throws InboxStoreException if the store could not answer and the loop is stopping
      * @throws Exception what the work threw, its claim released
      */
     private dev.inbox.HandleOutcome outcomeHeldInPlace(Processor.Batch batch, int index, int i) throws Exception {
@@ -257,35 +311,29 @@ final class Receive {
         return true;
     }
 
+    /** A message without a usable key: to the dead-letter queue, else left on its queue. */
     private void deadLetter(int i) {
         loop.counts.record(DeliveryOutcome.DEAD_LETTERED);
-        String target = loop.deadLetterQueue != null ? loop.deadLetterQueue : settings.deadLetterQueueUrl();
-        Message message = messages.get(i).message();
-        if (target == null) {
+        decide(i, sentToDeadLetters(i) ? Fate.DELETE : Fate.LEFT, null);
+    }
+
+    /** Sends a copy of the message to the dead-letter queue; false (logged) when there is none or SQS refused it. */
+    private boolean sentToDeadLetters(int i) {
+        if (deadLetters.target() == null) {
             LOG.log(
                     Level.WARNING,
-                    "{0} without a usable key is left on {1} (no dead-letter queue is named or in its"
-                            + " redrive policy): it comes back after the visibility timeout",
+                    "{0} is left on {1} (no dead-letter queue is named or in its redrive policy): it comes back"
+                            + " after the visibility timeout",
                     messages.get(i),
                     loop.queueUrl);
-            decide(i, Fate.LEFT, null);
-            return;
+            return false;
         }
         try {
-            SendMessageRequest.Builder send = SendMessageRequest.builder()
-                    .queueUrl(target)
-                    .messageBody(message.body())
-                    .messageAttributes(message.messageAttributes());
-            if (target.endsWith(".fifo")) {
-                String group = messages.get(i).groupId();
-                send.messageGroupId(group != null ? group : "inbox-dead-letters")
-                        .messageDeduplicationId(message.messageId());
-            }
-            loop.sqs.sendMessage(send.build());
-            decide(i, Fate.DELETE, null);
+            deadLetters.send(messages.get(i));
+            return true;
         } catch (SdkException unsent) {
             LOG.log(Level.WARNING, "could not dead-letter " + messages.get(i) + "; it stays on the queue", unsent);
-            decide(i, Fate.LEFT, null);
+            return false;
         }
     }
 
@@ -313,9 +361,8 @@ final class Receive {
                 loop.processor.lease().isZero() || loop.processor.lease().compareTo(visibility) > 0
                         ? visibility
                         : loop.processor.lease();
-        Duration every = Duration.ofMillis(Math.max(1, shorter.toMillis() / 3));
         Duration maxInHand = loop.processor.maxInHand();
-        Renewals.InHand inHand = new Renewals.InHand(System.nanoTime(), maxInHand, () -> {
+        Runnable abandoned = () -> {
             // A handler that never returns must not keep its messages from everyone for ever.
             LOG.log(
                     Level.WARNING,
@@ -324,24 +371,22 @@ final class Receive {
                     loop.queueUrl,
                     maxInHand);
             loop.processor.renewalsAbandoned();
-        });
-        return Renewals.shared().every(every, every, inHand, () -> renew(claimed.get(), keyed, visibility));
+        };
+        return Invisibility.keep(shorter, maxInHand, abandoned, () -> renew(claimed.get(), keyed, visibility));
     }
 
     private void renew(Processor.@Nullable Batch batch, List<Integer> keyed, Duration visibility) {
-        List<ChangeMessageVisibilityBatchRequestEntry> extend = new ArrayList<>();
+        List<Integer> extend = new ArrayList<>();
         for (int k = 0; k < keyed.size(); k++) {
             int i = keyed.get(k);
             if (held.containsKey(i)) {
                 if (batch != null) {
-                    batch.renew(k);
+                    batch.renew(k); // a message SQS no longer lets this receive extend keeps its claim renewed
                 }
-                if (!staleHandles.contains(i)) {
-                    extend.add(visibility(i, visibility));
-                }
+                extend.add(i);
             }
         }
-        changeVisibility(extend);
+        settlement.extend(extend, visibility);
     }
 
     private void complete(Processor.Batch batch) {
@@ -358,109 +403,15 @@ final class Receive {
 
     /** Deletes what is done and puts back the rest, in one batch call each. */
     private void settle() {
-        List<DeleteMessageBatchRequestEntry> delete = new ArrayList<>();
-        List<ChangeMessageVisibilityBatchRequestEntry> putBack = new ArrayList<>();
+        List<Integer> done = new ArrayList<>();
+        Map<Integer, Duration> putBack = new java.util.LinkedHashMap<>();
         for (int i = 0; i < messages.size(); i++) {
             switch (fates[i]) {
-                case DELETE ->
-                    delete.add(DeleteMessageBatchRequestEntry.builder()
-                            .id(Integer.toString(i))
-                            .receiptHandle(messages.get(i).message().receiptHandle())
-                            .build());
-                case LATER, NOW -> putBack.add(visibility(i, delays[i]));
+                case DELETE -> done.add(i);
+                case LATER, NOW -> putBack.put(i, delays[i]);
                 default -> {}
             }
         }
-        if (!delete.isEmpty()) {
-            try {
-                var response = loop.sqs.deleteMessageBatch(
-                        r -> r.queueUrl(loop.queueUrl).entries(delete));
-                if (response.hasFailed() && !response.failed().isEmpty()) {
-                    LOG.log(
-                            Level.WARNING,
-                            "SQS did not delete {0} done messages; when handed out again they are answered"
-                                    + " as duplicates: {1}",
-                            response.failed().size(),
-                            response.failed());
-                }
-            } catch (SdkException notDeleted) {
-                LOG.log(
-                        loop.quietWhenStopping(),
-                        "deleting done messages failed; when handed out again they are answered as duplicates",
-                        notDeleted);
-            }
-        }
-        changeVisibility(putBack);
-    }
-
-    private ChangeMessageVisibilityBatchRequestEntry visibility(int i, Duration delay) {
-        return ChangeMessageVisibilityBatchRequestEntry.builder()
-                .id(Integer.toString(i))
-                .receiptHandle(messages.get(i).message().receiptHandle())
-                .visibilityTimeout(SqsInboxLoop.seconds(delay))
-                .build();
-    }
-
-    private void changeVisibility(List<ChangeMessageVisibilityBatchRequestEntry> entries) {
-        if (entries.isEmpty()) {
-            return;
-        }
-        changeVisibility(entries, true);
-    }
-
-    /**
-     * One {@code ChangeMessageVisibilityBatch}; entries SQS failed on its side ({@code senderFault}
-     * false) are sent once more when {@code again}, and what still failed is logged with SQS's
-     * codes: such a message may be handed out again before its work is done (its claim is still
-     * renewed, so that delivery finds it BUSY), and a receipt handle that is no longer valid means
-     * it already was.
-     */
-    private void changeVisibility(List<ChangeMessageVisibilityBatchRequestEntry> entries, boolean again) {
-        software.amazon.awssdk.services.sqs.model.ChangeMessageVisibilityBatchResponse response;
-        try {
-            response = loop.sqs.changeMessageVisibilityBatch(
-                    r -> r.queueUrl(loop.queueUrl).entries(entries));
-        } catch (SdkException failed) {
-            LOG.log(
-                    loop.quietWhenStopping(),
-                    "changing the visibility of " + entries.size() + " messages failed; they come back after"
-                            + " the visibility timeout",
-                    failed);
-            return;
-        }
-        if (!response.hasFailed() || response.failed().isEmpty()) {
-            return;
-        }
-        List<ChangeMessageVisibilityBatchRequestEntry> retry = new ArrayList<>();
-        List<String> refused = new ArrayList<>();
-        for (var failed : response.failed()) {
-            ChangeMessageVisibilityBatchRequestEntry entry = entries.stream()
-                    .filter(e -> e.id().equals(failed.id()))
-                    .findFirst()
-                    .orElse(null);
-            if (again && entry != null && !Boolean.TRUE.equals(failed.senderFault())) {
-                retry.add(entry);
-            } else {
-                String which = entry == null
-                        ? failed.id()
-                        : messages.get(Integer.parseInt(entry.id())).toString();
-                refused.add(which + ": " + failed.code() + " " + failed.message());
-                if (entry != null && "ReceiptHandleIsInvalid".equals(failed.code())) {
-                    staleHandles.add(Integer.parseInt(entry.id())); // no later change can succeed
-                }
-            }
-        }
-        if (!refused.isEmpty()) {
-            LOG.log(
-                    loop.quietWhenStopping(),
-                    "SQS did not change the visibility of {0} messages of {1}; each may be handed out again"
-                            + " (another delivery then finds its event held, or done): {2}",
-                    refused.size(),
-                    loop.queueUrl,
-                    refused);
-        }
-        if (!retry.isEmpty()) {
-            changeVisibility(retry, false);
-        }
+        settlement.settle(done, putBack);
     }
 }

@@ -4,6 +4,7 @@ import static dev.inbox.spi.InboxArguments.requireArgument;
 import static dev.inbox.spi.InboxArguments.requireNonNull;
 
 import dev.inbox.Deliveries;
+import dev.inbox.FailurePolicy;
 import dev.inbox.Inbox;
 import dev.inbox.jdbc.TransactionalInbox;
 import dev.inbox.spi.DeliveryCounts;
@@ -43,7 +44,8 @@ import software.amazon.awssdk.services.sqs.model.ReceiveMessageRequest;
  *   <tr><td>the work threw an {@code Exception} (its claim released)</td><td>visible again after the
  *       {@linkplain Builder#failureBackoff failure back-off}; each receive counts towards the
  *       queue's redrive policy, which moves a message that keeps failing to its dead-letter queue
- *       after {@code maxReceiveCount}</td></tr>
+ *       after {@code maxReceiveCount}. With a {@linkplain Builder#failurePolicy failure policy}: after
+ *       its back-off, and once it gives up, sent to the dead-letter queue and deleted</td></tr>
  *   <tr><td>the work threw an {@code Error} (its claim released)</td><td>what was done before it is
  *       completed and deleted, it and the rest are made visible at once, and the {@code Error}
  *       propagates</td></tr>
@@ -92,7 +94,6 @@ import software.amazon.awssdk.services.sqs.model.ReceiveMessageRequest;
 public final class SqsInboxLoop {
 
     private static final System.Logger LOG = System.getLogger(SqsInboxLoop.class.getName());
-    private static final int MAX_VISIBILITY_SECONDS = 43_200;
 
     /** The queues whose short retention was logged already: once per queue and JVM, not per loop. */
     private static final java.util.Set<String> WARNED = ConcurrentHashMap.newKeySet();
@@ -109,6 +110,9 @@ public final class SqsInboxLoop {
 
     final Duration busyBackoff;
     final Duration failureBackoff;
+    /** The failed attempts of each event whose work threw; null without a failure policy (put back for ever). */
+    final FailurePolicy.@Nullable Attempts attempts;
+
     final @Nullable String deadLetterQueue;
     private volatile @Nullable QueueSettings queue;
     volatile boolean stopping;
@@ -125,6 +129,7 @@ public final class SqsInboxLoop {
         this.visibilityOverride = builder.visibility;
         this.busyBackoff = builder.busyBackoff;
         this.failureBackoff = builder.failureBackoff;
+        this.attempts = builder.failurePolicy == null ? null : builder.failurePolicy.attemptsOf();
         this.deadLetterQueue = builder.deadLetterQueue;
     }
 
@@ -140,7 +145,7 @@ public final class SqsInboxLoop {
         return new Builder(
                 sqs,
                 queueUrl,
-                new Processor.LeaseProcessor(inbox, handler),
+                new LeaseProcessor(inbox, handler),
                 new DeliveryCounts(inbox.consumer(), inbox.metrics()));
     }
 
@@ -157,7 +162,7 @@ public final class SqsInboxLoop {
         return new Builder(
                 sqs,
                 queueUrl,
-                new Processor.TransactionalProcessor(inbox, handler),
+                new TransactionalProcessor(inbox, handler),
                 new DeliveryCounts(inbox.consumer(), inbox.metrics()));
     }
 
@@ -178,7 +183,7 @@ public final class SqsInboxLoop {
         return new Builder(
                 sqs,
                 queueUrl,
-                new Processor.TransactionalBatchProcessor(inbox, handler),
+                new TransactionalBatchProcessor(inbox, handler),
                 new DeliveryCounts(inbox.consumer(), inbox.metrics()));
     }
 
@@ -196,7 +201,7 @@ public final class SqsInboxLoop {
         read = QueueSettings.read(sqs, queueUrl);
         Duration visibility = visibilityOverride;
         if (visibility == null) {
-            Duration lease = Duration.ofSeconds(seconds(processor.lease()));
+            Duration lease = Duration.ofSeconds(Invisibility.seconds(processor.lease()));
             visibility = lease.compareTo(read.visibilityTimeout()) > 0 ? lease : read.visibilityTimeout();
         }
         receiveVisibility = visibility;
@@ -255,7 +260,7 @@ public final class SqsInboxLoop {
                         MessageSystemAttributeName.APPROXIMATE_RECEIVE_COUNT,
                         MessageSystemAttributeName.SENT_TIMESTAMP);
         if (!receiveVisibility.equals(settings.visibilityTimeout())) {
-            request.visibilityTimeout(seconds(receiveVisibility));
+            request.visibilityTimeout(Invisibility.seconds(receiveVisibility));
         }
         List<Message> received = sqs.receiveMessage(request.build()).messages();
         if (!received.isEmpty()) {
@@ -307,13 +312,6 @@ public final class SqsInboxLoop {
         return stopping ? Level.DEBUG : Level.WARNING;
     }
 
-    /** Whole seconds, rounded up (SQS counts visibility in seconds), within what SQS accepts. */
-    static int seconds(Duration duration) {
-        long millis = duration.toMillis();
-        long seconds = millis / 1000 + (millis % 1000 > 0 ? 1 : 0);
-        return (int) Math.min(MAX_VISIBILITY_SECONDS, Math.max(0, seconds));
-    }
-
     /** Sleeps for {@code duration}; false (the interrupt flag kept) when interrupted. */
     static boolean pause(Duration duration) {
         try {
@@ -346,6 +344,7 @@ public final class SqsInboxLoop {
         private @Nullable Duration visibility;
         private Duration busyBackoff = Duration.ofSeconds(1);
         private Duration failureBackoff = Duration.ofSeconds(5);
+        private @Nullable FailurePolicy failurePolicy;
         private @Nullable String deadLetterQueue;
 
         private Builder(SqsClient sqs, String queueUrl, Processor processor, DeliveryCounts counts) {
@@ -405,7 +404,7 @@ public final class SqsInboxLoop {
             requireNonNull(visibilityTimeout, "visibilityTimeout");
             requireArgument(
                     visibilityTimeout.compareTo(Duration.ofSeconds(1)) >= 0
-                            && visibilityTimeout.toSeconds() <= MAX_VISIBILITY_SECONDS,
+                            && visibilityTimeout.toSeconds() <= Invisibility.MAX_VISIBILITY_SECONDS,
                     "visibilityTimeout must be from 1 s to 12 hours but was " + visibilityTimeout);
             requireArgument(
                     processor.lease().compareTo(visibilityTimeout) <= 0,
@@ -440,8 +439,25 @@ public final class SqsInboxLoop {
         }
 
         /**
-         * The queue a message without a usable key is moved to; default the dead-letter queue of
-         * the queue's redrive policy.
+         * How a message whose work threw is tried again: put back for the policy's back-off (rounded
+         * up to whole seconds), and, once the policy gives up on its event (counted by dedup key, in
+         * memory, in this loop), sent to the dead-letter queue ({@link #deadLetterQueue}, else the
+         * redrive policy's) and deleted — or, with neither, put back all the same, never dropped.
+         * Default: put back after {@link #failureBackoff} for as long as it fails, leaving the
+         * give-up to the queue's redrive policy ({@code maxReceiveCount}), which also counts every
+         * receive under a policy and comes first if lower.
+         *
+         * @throws IllegalArgumentException if null
+         */
+        public Builder failurePolicy(FailurePolicy policy) {
+            this.failurePolicy = requireNonNull(policy, "failurePolicy");
+            return this;
+        }
+
+        /**
+         * The queue a message without a usable key is moved to (and one the {@linkplain
+         * #failurePolicy failure policy} gave up on); default the dead-letter queue of the queue's
+         * redrive policy.
          *
          * @throws IllegalArgumentException if null or empty
          */

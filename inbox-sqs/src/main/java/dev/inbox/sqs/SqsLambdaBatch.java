@@ -111,7 +111,7 @@ public final class SqsLambdaBatch {
     public static Builder lease(Inbox inbox, SqsMessageHandler handler) {
         requireNonNull(inbox, "inbox");
         requireNonNull(handler, "handler");
-        return new Builder(remaining -> new Processor.LeaseProcessor(inbox.withLease(remaining), handler));
+        return new Builder(remaining -> new LeaseProcessor(inbox.withLease(remaining), handler));
     }
 
     /**
@@ -123,7 +123,7 @@ public final class SqsLambdaBatch {
     public static Builder transactional(TransactionalInbox inbox, TransactionalSqsMessageHandler handler) {
         requireNonNull(inbox, "inbox");
         requireNonNull(handler, "handler");
-        Processor processor = new Processor.TransactionalProcessor(inbox, handler);
+        Processor processor = new TransactionalProcessor(inbox, handler);
         return new Builder(remaining -> processor);
     }
 
@@ -141,7 +141,6 @@ public final class SqsLambdaBatch {
         requireNonNull(event, "event");
         requireNonNull(context, "context");
         List<SQSEvent.SQSMessage> records = event.getRecords() == null ? List.of() : event.getRecords();
-        List<SQSBatchResponse.BatchItemFailure> failures = new ArrayList<>();
         long remainingMillis = context.getRemainingTimeInMillis();
         if (remainingMillis <= 0) {
             LOG.log(Level.WARNING, "no time left for the {0} records of this invocation", records.size());
@@ -176,6 +175,22 @@ public final class SqsLambdaBatch {
             long waitUntil = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(remainingMillis - reserve);
             new Invocation(processor, messages, groups, waitUntil).run(keyed, ids, failed);
         }
+        List<SQSBatchResponse.BatchItemFailure> failures = failures(records, failed, groups);
+        if (!records.isEmpty() && failures.size() == records.size()) {
+            throw new SqsBatchFailedException(failures.stream()
+                    .map(SQSBatchResponse.BatchItemFailure::getItemIdentifier)
+                    .toList());
+        }
+        return new SQSBatchResponse(failures);
+    }
+
+    /**
+     * The records to report: each that failed (or had no key), and on FIFO every later record of
+     * its group.
+     */
+    private static List<SQSBatchResponse.BatchItemFailure> failures(
+            List<SQSEvent.SQSMessage> records, boolean[] failed, Groups groups) {
+        List<SQSBatchResponse.BatchItemFailure> failures = new ArrayList<>();
         Set<String> stopped = new HashSet<>();
         for (int i = 0; i < records.size(); i++) {
             if (failed[i] || groups.stopped(stopped, i)) {
@@ -184,12 +199,7 @@ public final class SqsLambdaBatch {
                         new SQSBatchResponse.BatchItemFailure(records.get(i).getMessageId()));
             }
         }
-        if (!records.isEmpty() && failures.size() == records.size()) {
-            throw new SqsBatchFailedException(failures.stream()
-                    .map(SQSBatchResponse.BatchItemFailure::getItemIdentifier)
-                    .toList());
-        }
-        return new SQSBatchResponse(failures);
+        return failures;
     }
 
     /** One invocation's keyed records, run in order, waiting in place until {@code waitUntil}. */

@@ -3,6 +3,7 @@ package dev.inbox.sqs;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.inbox.FailurePolicy;
 import dev.inbox.Inbox;
 import dev.inbox.caffeine.CaffeineInboxStore;
 import dev.inbox.testing.SqsQueues;
@@ -478,6 +479,56 @@ class SqsInboxLoopTest {
                         .messageSystemAttributeNames(MessageSystemAttributeName.APPROXIMATE_RECEIVE_COUNT))
                 .messages();
         assertThat(moved).extracting(Message::body).containsExactly("poison");
+    }
+
+    @Test
+    void aFailurePolicyThatGivesUp_movesTheMessageToTheDeadLetterQueue_afterItsAttempts() {
+        String dead = queue("inbox-give-up-dead", Map.of());
+        String queue =
+                queue("inbox-give-up", Map.of(QueueAttributeName.REDRIVE_POLICY, SqsQueues.redrive(sqs, dead, 100)));
+        send(queue, "poison", Map.of("event-id", "poison"), null);
+        send(queue, "fine", Map.of("event-id", "fine"), null);
+        AtomicInteger tries = new AtomicInteger();
+        SqsInboxLoop loop = SqsInboxLoop.lease(sqs, queue, inbox, message -> {
+                    if (message.body().equals("poison")) {
+                        tries.incrementAndGet();
+                        throw new IllegalStateException("always fails");
+                    }
+                    apply(message);
+                })
+                .keys(SqsKeys.attribute("event-id"))
+                .failurePolicy(FailurePolicy.attempts(3, Duration.ofMillis(1)))
+                .waitTime(Duration.ofSeconds(1))
+                .build();
+
+        pollUntil(loop, () -> loop.counts().deadLettered() == 1 && applied("fine") == 1);
+
+        assertThat(tries).as("attempts before the policy gave up").hasValue(3);
+        assertThat(loop.counts().failed()).isEqualTo(2);
+        assertThat(visibleAndHidden(queue)).as("deleted from its queue").isZero();
+        assertThat(sqs.receiveMessage(r -> r.queueUrl(dead)).messages())
+                .extracting(Message::body)
+                .containsExactly("poison");
+    }
+
+    @Test
+    void aFailurePolicyThatGivesUp_withoutADeadLetterQueue_putsTheMessageBack_neverDropsIt() {
+        String queue = queue("inbox-give-up-alone", Map.of());
+        send(queue, "poison", Map.of("event-id", "poison"), null);
+        AtomicInteger tries = new AtomicInteger();
+        SqsInboxLoop loop = SqsInboxLoop.lease(sqs, queue, inbox, message -> {
+                    tries.incrementAndGet();
+                    throw new IllegalStateException("always fails");
+                })
+                .keys(SqsKeys.attribute("event-id"))
+                .failurePolicy(FailurePolicy.attempts(1, Duration.ofMillis(1)))
+                .waitTime(Duration.ofSeconds(1))
+                .build();
+
+        pollUntil(loop, () -> tries.get() >= 3);
+
+        assertThat(loop.counts().deadLettered()).isZero();
+        assertThat(visibleAndHidden(queue)).as("still on its queue").isEqualTo(1);
     }
 
     @Test

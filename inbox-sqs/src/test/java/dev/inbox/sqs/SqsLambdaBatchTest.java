@@ -9,6 +9,7 @@ import com.amazonaws.services.lambda.runtime.events.SQSEvent;
 import dev.inbox.Inbox;
 import dev.inbox.caffeine.CaffeineInboxStore;
 import dev.inbox.keys.DedupKeys;
+import dev.inbox.testing.LambdaEvents;
 import dev.inbox.testing.SqsQueues;
 import java.time.Duration;
 import java.util.ArrayList;

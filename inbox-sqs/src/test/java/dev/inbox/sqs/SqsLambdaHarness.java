@@ -4,6 +4,7 @@ import com.amazonaws.services.lambda.runtime.events.SQSBatchResponse;
 import com.amazonaws.services.lambda.runtime.events.SQSEvent;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.inbox.tck.adapter.AdapterKit;
+import dev.inbox.testing.LambdaEvents;
 import java.io.IOException;
 import java.util.List;
 import java.util.Set;

@@ -2,10 +2,10 @@ package dev.inbox.spring.sqs;
 
 import dev.inbox.DeliveryOutcome;
 import dev.inbox.InboxKey;
-import dev.inbox.Renewals;
 import dev.inbox.spring.InboxClaim;
 import dev.inbox.spring.ListenerCounts;
 import dev.inbox.spring.SpringInbox;
+import dev.inbox.sqs.Invisibility;
 import dev.inbox.sqs.SqsKeys;
 import dev.inbox.sqs.SqsMessage;
 import io.awspring.cloud.sqs.listener.AsyncMessageListener;
@@ -207,14 +207,13 @@ public final class InboxSqsListener<T> implements AsyncMessageListener<T> {
         if (!(message.getHeaders().get(SqsHeaders.SQS_VISIBILITY_TIMEOUT_HEADER) instanceof Visibility visibility)) {
             return null;
         }
-        int timeout = seconds(lease);
-        Duration every = Duration.ofMillis(Math.max(1, lease.toMillis() / 3));
-        Renewals.InHand inHand = new Renewals.InHand(
-                System.nanoTime(),
+        int timeout = Invisibility.seconds(lease);
+        return Invisibility.keep(
+                lease,
                 maxInHand,
                 () -> log.warn("the message of " + id + " has been in hand for more than " + maxInHand
-                        + " (the inbox's maxInHand): its visibility is no longer extended"));
-        return Renewals.shared().every(every, every, inHand, () -> extend(visibility, timeout, id));
+                        + " (the inbox's maxInHand): its visibility is no longer extended"),
+                () -> extend(visibility, timeout, id));
     }
 
     private void extend(Visibility visibility, int timeout, String id) {
@@ -260,11 +259,6 @@ public final class InboxSqsListener<T> implements AsyncMessageListener<T> {
             pool.allowCoreThreadTimeOut(true);
             return pool;
         }
-    }
-
-    private static int seconds(Duration duration) {
-        long millis = duration.toMillis();
-        return (int) Math.min(Visibility.MAX_VISIBILITY_TIMEOUT_SECONDS, (millis + 999) / 1000);
     }
 
     /** What this listener did with the messages it saw. */
