@@ -67,6 +67,11 @@ class ReadmeSnippetsTest {
 
     /** The repository's Markdown files, build output and installed packages left out. */
     static List<Path> markdownFiles() throws IOException {
+        return files(file -> file.getFileName().toString().endsWith(".md"));
+    }
+
+    /** The repository's files that {@code wanted} takes, build output and installed packages left out. */
+    static List<Path> files(java.util.function.Predicate<Path> wanted) throws IOException {
         List<Path> pages = new ArrayList<>();
         Files.walkFileTree(ROOT, new SimpleFileVisitor<>() {
             @Override
@@ -78,7 +83,7 @@ class ReadmeSnippetsTest {
 
             @Override
             public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) {
-                if (file.getFileName().toString().endsWith(".md")) {
+                if (wanted.test(file)) {
                     pages.add(file);
                 }
                 return FileVisitResult.CONTINUE;

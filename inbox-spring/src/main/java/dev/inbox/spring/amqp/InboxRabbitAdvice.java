@@ -34,8 +34,10 @@ import org.springframework.amqp.rabbit.support.DefaultMessagePropertiesConverter
 import org.springframework.amqp.rabbit.support.MessagePropertiesConverter;
 
 /**
- * Deduplicates the messages of a Spring AMQP listener container: the listener runs once per event,
- * however often RabbitMQ redelivers it or the producer re-sends it.
+ * Deduplicates the messages of a Spring AMQP listener container: a redelivery by RabbitMQ or a
+ * re-send by the producer of an event already applied does not run the listener again — in lease
+ * mode unless a crash fell between the listener and its record; inside the listener's transaction
+ * with no such window.
  *
  * <pre>{@code
  * factory.setAdviceChain(new InboxRabbitAdvice(inbox, MessageKeys.standard()), retryInterceptor);

@@ -14,8 +14,10 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.kafka.listener.RecordInterceptor;
 
 /**
- * Deduplicates the records of a Spring Kafka listener container: the listener runs once per
- * event, however often Kafka redelivers it or the producer re-sends it. Install it with {@link
+ * Deduplicates the records of a Spring Kafka listener container: a redelivery by Kafka or a re-send
+ * by the producer of an event already applied does not run the listener again — in lease mode
+ * unless a crash fell between the listener and its record; inside the container's transaction with
+ * no such window. Install it with {@link
  * InboxKafka#configure}, which also sets the error handling it needs.
  *
  * <p>For each record, before the listener:
