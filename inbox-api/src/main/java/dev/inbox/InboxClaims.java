@@ -349,69 +349,70 @@ public final class InboxClaims {
     ClaimResult claim(ClaimRequest request) {
         try (InboxObserver.Step step =
                 observer.start("claim", consumer, request.key().id(), storeKind)) {
-            for (int attempt = 1; ; attempt++) {
+            ClaimResult result = retried("claim", step, e -> e, () -> {
                 long start = System.nanoTime();
-                try {
-                    ClaimResult result = store.claim(request);
-                    observe(result, System.nanoTime() - start);
-                    step.outcome(InboxObserver.claimOutcome(result));
-                    return result;
-                } catch (InboxStoreException e) {
-                    metrics.storeError(consumer, "claim", e);
-                    // Retrying with the same owner is safe: a claim that was applied but whose reply
-                    // was lost is answered ACQUIRED again, never DUPLICATE.
-                    if (attempt >= claimAttempts || !e.isRetryable()) {
-                        step.error(e);
-                        throw e;
-                    }
-                }
-            }
+                ClaimResult answer = store.claim(request);
+                observe(answer, System.nanoTime() - start);
+                return answer;
+            });
+            step.outcome(InboxObserver.claimOutcome(result));
+            return result;
         }
     }
 
     private List<Claim> claimAll(List<ClaimRequest> requests, InboxObserver.Step step) {
-        for (int attempt = 1; ; attempt++) {
+        return retried("claimAll", step, e -> e, () -> {
             long start = System.nanoTime();
-            try {
-                List<ClaimResult> results = store.claimAll(requests);
-                long each = (System.nanoTime() - start) / requests.size();
-                List<Claim> claims = new ArrayList<>(requests.size());
-                for (int i = 0; i < requests.size(); i++) {
-                    ClaimRequest request = requests.get(i);
-                    observe(results.get(i), each);
-                    claims.add(new Claim(this, request.key(), request.owner(), results.get(i), start));
-                }
-                return claims;
-            } catch (InboxStoreException e) {
-                metrics.storeError(consumer, "claimAll", e);
-                if (attempt >= claimAttempts || !e.isRetryable()) {
-                    step.error(e);
-                    throw e;
-                }
+            List<ClaimResult> results = store.claimAll(requests);
+            long each = (System.nanoTime() - start) / requests.size();
+            List<Claim> claims = new ArrayList<>(requests.size());
+            for (int i = 0; i < requests.size(); i++) {
+                ClaimRequest request = requests.get(i);
+                observe(results.get(i), each);
+                claims.add(new Claim(this, request.key(), request.owner(), results.get(i), start));
             }
-        }
+            return claims;
+        });
     }
 
     private List<Boolean> completeAll(List<HeldKey> held, InboxObserver.Step step) {
+        List<Boolean> answers = retried(
+                "completeAll",
+                step,
+                e -> new InboxStoreException(
+                        "the work of " + held.size() + " events ran, but their completion could not be"
+                                + " recorded; the claims stay held until their lease ends",
+                        e,
+                        e.isRetryable()),
+                () -> store.completeAll(held, retention));
+        for (Boolean answer : answers) {
+            if (!answer) {
+                metrics.leaseLost(consumer);
+            }
+        }
+        return answers;
+    }
+
+    /**
+     * {@code call}, tried again with the same arguments (the same owners: safe, since a claim whose
+     * reply was lost is answered ACQUIRED again and a completion repeated is idempotent) while the
+     * store fails with a retryable {@link InboxStoreException}, up to the inbox's claim attempts.
+     * Each failure is counted under {@code operation}; the last is given to {@code step} and thrown
+     * as {@code givenUp} makes it.
+     */
+    private <T> T retried(
+            String operation,
+            InboxObserver.Step step,
+            java.util.function.Function<InboxStoreException, RuntimeException> givenUp,
+            java.util.function.Supplier<T> call) {
         for (int attempt = 1; ; attempt++) {
             try {
-                List<Boolean> answers = store.completeAll(held, retention);
-                for (Boolean answer : answers) {
-                    if (!answer) {
-                        metrics.leaseLost(consumer);
-                    }
-                }
-                return answers;
+                return call.get();
             } catch (InboxStoreException e) {
-                metrics.storeError(consumer, "completeAll", e);
-                // Completing again with the same owners is idempotent, so a retry is safe.
+                metrics.storeError(consumer, operation, e);
                 if (attempt >= claimAttempts || !e.isRetryable()) {
                     step.error(e);
-                    throw new InboxStoreException(
-                            "the work of " + held.size() + " events ran, but their completion could not be"
-                                    + " recorded; the claims stay held until their lease ends",
-                            e,
-                            e.isRetryable());
+                    throw givenUp.apply(e);
                 }
             }
         }
@@ -422,7 +423,13 @@ public final class InboxClaims {
         try (InboxObserver.Step step = observer.start("complete", consumer, key.id(), storeKind)) {
             boolean completed;
             try {
-                completed = complete(key, owner, result);
+                completed = retried(
+                        "complete",
+                        InboxObserver.Step.NONE, // the step sees what is thrown, below
+                        e -> new CompletionFailedException(key, e),
+                        () -> result == null
+                                ? store.complete(key, owner, retention)
+                                : store.complete(key, owner, retention, result));
             } catch (RuntimeException e) {
                 step.error(e);
                 throw e;
@@ -432,22 +439,6 @@ public final class InboxClaims {
                 metrics.leaseLost(consumer);
             }
             return completed;
-        }
-    }
-
-    private boolean complete(InboxKey key, OwnerToken owner, byte @Nullable [] result) {
-        for (int attempt = 1; ; attempt++) {
-            try {
-                return result == null
-                        ? store.complete(key, owner, retention)
-                        : store.complete(key, owner, retention, result);
-            } catch (InboxStoreException e) {
-                metrics.storeError(consumer, "complete", e);
-                // Completing again with the same owner is idempotent, so a retry is safe.
-                if (attempt >= claimAttempts || !e.isRetryable()) {
-                    throw new CompletionFailedException(key, e);
-                }
-            }
         }
     }
 
