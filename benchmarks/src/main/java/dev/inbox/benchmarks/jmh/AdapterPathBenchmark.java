@@ -24,6 +24,7 @@ import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
@@ -192,16 +193,33 @@ public class AdapterPathBenchmark {
         return claim.complete();
     }
 
-    /** A batch of 500 claims in one {@code claimAll}, each kept renewed and completed: the loop's store calls for a poll. */
+    /**
+     * How a poll's claims are kept renewed: {@code each} with a renewal task of its own ({@code
+     * claim.keepRenewed()} per claim, the Kafka loop before {@code keepRenewed(claims)}), {@code
+     * together} with one task for the poll ({@code claims.keepRenewed(claimed)}, the loop now).
+     */
+    @Param({"each", "together"})
+    public String renewal;
+
+    /**
+     * A batch of 500 claims in one {@code claimAll}, kept renewed as {@link #renewal} says, each
+     * completed: the loop's store calls for a poll.
+     */
     @Benchmark
     public int claimAllRenewComplete() {
         List<String> ids = new ArrayList<>(POLL);
         for (int i = 0; i < POLL; i++) {
             ids.add(run + "-b-" + sequence++);
         }
+        List<Claim> claimed = inbox.claims().claimAll(ids);
+        if (renewal.equals("together")) {
+            inbox.claims().keepRenewed(claimed);
+        }
         int completed = 0;
-        for (Claim claim : inbox.claims().claimAll(ids)) {
-            claim.keepRenewed();
+        for (Claim claim : claimed) {
+            if (renewal.equals("each")) {
+                claim.keepRenewed();
+            }
             completed += claim.complete() ? 1 : 0;
         }
         return completed;

@@ -18,14 +18,24 @@ import java.util.TreeMap;
  * <pre>{@code
  * java -cp benchmarks.jar dev.inbox.benchmarks.report.AbTable <directory of a-N.json, b-N.json> <rounds>
  * }</pre>
+ *
+ * <p>With {@code --param <directory> <rounds> name=A name=B} it compares two values of one JMH
+ * parameter instead, both measured in each round ({@code a-N.json}) of one build: A is the first
+ * value, B the second ({@code benchmarks/param-jmh.sh}).
  */
 public final class AbTable {
 
     private AbTable() {}
 
     public static void main(String[] args) throws IOException {
+        if (args.length == 5 && args[0].equals("--param")) {
+            Map<String, List<Double>> all = scores(Path.of(args[1]), "a", Integer.parseInt(args[2]));
+            System.out.println(table(withParam(all, args[3]), withParam(all, args[4])));
+            return;
+        }
         if (args.length != 2) {
-            throw new IllegalArgumentException("usage: AbTable <directory> <rounds>");
+            throw new IllegalArgumentException(
+                    "usage: AbTable <directory> <rounds>, or AbTable --param <directory> <rounds> <name>=<A> <name>=<B>");
         }
         Path dir = Path.of(args[0]);
         int rounds = Integer.parseInt(args[1]);
@@ -54,6 +64,26 @@ public final class AbTable {
             }
         }
         return scores;
+    }
+
+    /**
+     * The scores of the benchmarks run with {@code param} ({@code name=value}), keyed by their name
+     * with that value left out: one side of a comparison of two values of one parameter, measured in
+     * the same rounds of one build.
+     */
+    static Map<String, List<Double>> withParam(Map<String, List<Double>> all, String param) {
+        String[] nameValue = param.split("=", 2);
+        if (nameValue.length != 2) {
+            throw new IllegalArgumentException("a parameter is name=value, not " + param);
+        }
+        String given = "\"" + nameValue[0] + "\":\"" + nameValue[1] + "\"";
+        Map<String, List<Double>> side = new TreeMap<>();
+        all.forEach((name, scores) -> {
+            if (name.contains(given)) {
+                side.put(name.replace(given, "\"" + nameValue[0] + "\":…"), scores);
+            }
+        });
+        return side;
     }
 
     static String table(Map<String, List<Double>> a, Map<String, List<Double>> b) {
