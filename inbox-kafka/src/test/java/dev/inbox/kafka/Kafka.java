@@ -57,14 +57,7 @@ final class Kafka {
      * requires), at most 50 records a poll.
      */
     static KafkaShareConsumer<String, String> shareConsumer(String group) {
-        Map<String, Object> config = KafkaBroker.consumerConfig(group);
-        // The classic consumer's settings a share consumer refuses.
-        config.remove("group.protocol");
-        config.remove("enable.auto.commit");
-        config.remove("auto.offset.reset");
-        config.put("share.acknowledgement.mode", "explicit");
-        config.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "50");
-        return new KafkaShareConsumer<>(config);
+        return new KafkaShareConsumer<>(KafkaBroker.shareConsumerConfig(group));
     }
 
     /**
@@ -82,18 +75,14 @@ final class Kafka {
      */
     static void shareGroup(String group, Duration lock, int deliveryLimit, boolean renewals) throws Exception {
         ConfigResource resource = new ConfigResource(ConfigResource.Type.GROUP, group);
-        List<AlterConfigOp> settings = List.of(
-                set("share.auto.offset.reset", "earliest"),
-                set("share.record.lock.duration.ms", Long.toString(lock.toMillis())),
-                set("share.delivery.count.limit", Integer.toString(deliveryLimit)),
-                set("share.renew.acknowledge.enable", Boolean.toString(renewals)));
+        List<AlterConfigOp> settings =
+                KafkaBroker.shareGroupSettings(lock.toMillis(), deliveryLimit, renewals).entrySet().stream()
+                        .map(setting -> new AlterConfigOp(
+                                new ConfigEntry(setting.getKey(), setting.getValue()), AlterConfigOp.OpType.SET))
+                        .toList();
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, KafkaBroker.bootstrap()))) {
             admin.incrementalAlterConfigs(Map.of(resource, settings)).all().get(60, TimeUnit.SECONDS);
         }
-    }
-
-    private static AlterConfigOp set(String name, String value) {
-        return new AlterConfigOp(new ConfigEntry(name, value), AlterConfigOp.OpType.SET);
     }
 
     /**

@@ -173,6 +173,13 @@ class AdapterKitSelfTest {
         }
     }
 
+    static class AcksThenCompletes extends ReferenceKit {
+        @Override
+        Breakage breakage() {
+            return Breakage.ACK_THEN_COMPLETE;
+        }
+    }
+
     static class AcksBusy extends ReferenceKit {
         @Override
         Breakage breakage() {
@@ -412,6 +419,23 @@ class AdapterKitSelfTest {
     @DisplayName("A7 catches an adapter that acknowledges before it completes the claim")
     void a7() {
         assertThat(KitRun.failedRules(AcksBeforeCompleting.class, "A7")).contains("A7");
+    }
+
+    @Test
+    @Tag("extended")
+    @Execution(ExecutionMode.CONCURRENT)
+    @DisplayName("A14 catches an adapter that acknowledges before it completes the claim, and completes it whatever"
+            + " the acknowledgement did")
+    void a14() {
+        assertThat(KitRun.failedRules(AcksThenCompletes.class, "A14", "A7")).containsExactly("A14");
+    }
+
+    @Test
+    @Tag("extended")
+    @Execution(ExecutionMode.CONCURRENT)
+    @DisplayName("A14 catches a transactional adapter that acknowledges inside its transaction, before the commit")
+    void a14_acksBeforeCommit() {
+        assertThat(KitRun.failedRules(AcksBeforeCommit.class, "A14")).contains("A14");
     }
 
     @Test

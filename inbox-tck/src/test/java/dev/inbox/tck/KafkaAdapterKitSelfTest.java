@@ -15,9 +15,10 @@ import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.platform.testkit.engine.Events;
 
 /**
- * The adapter kit's self-tests on its Kafka reference adapter ({@link ReferenceKafkaHarness}) on the
- * real broker: it passes every rule, and each broken variant fails the rule that names its
- * breakage. A class of its own, so that its kits (and the broker they share) do not run beside the
+ * The adapter kit's self-tests on its Kafka reference adapters on the real broker — a consumer
+ * group's poll loop ({@link ReferenceKafkaHarness}) and a share group's consumer ({@link
+ * ReferenceShareHarness}): each passes every rule, and each broken variant fails the rule that
+ * names its breakage. A class of its own, so that its kits (and the broker they share) do not run beside the
  * RabbitMQ and SQS ones of {@link AdapterKitSelfTest}, whose meta-test counts these too. All
  * {@code extended}: CI runs them.
  */
@@ -87,6 +88,101 @@ class KafkaAdapterKitSelfTest {
         ReferenceKafkaHarness.Breakage breakage() {
             return ReferenceKafkaHarness.Breakage.NO_COMPLETION_RETRY;
         }
+    }
+
+    /** A kit on the share-group reference adapter (lease mode), broken as {@link #breakage()} says. */
+    abstract static class ShareReferenceKit extends AdapterContract {
+        abstract ReferenceShareHarness.Breakage breakage();
+
+        @Override
+        protected AdapterHarness createHarness(AdapterKit kit) throws Exception {
+            return new ReferenceShareHarness(kit, breakage());
+        }
+
+        @Override
+        protected Duration lease() {
+            return Duration.ofSeconds(1);
+        }
+
+        @Override
+        protected Duration backoff() {
+            return Duration.ofMillis(50);
+        }
+
+        @Override
+        protected Duration patience() {
+            return breakage() == ReferenceShareHarness.Breakage.NONE ? Duration.ofSeconds(40) : Duration.ofSeconds(10);
+        }
+
+        @Override
+        protected Duration persistence() {
+            return Duration.ofMillis(500);
+        }
+    }
+
+    static class CorrectShare extends ShareReferenceKit {
+        @Override
+        ReferenceShareHarness.Breakage breakage() {
+            return ReferenceShareHarness.Breakage.NONE;
+        }
+    }
+
+    static class ShareAcceptsBeforeCompleting extends ShareReferenceKit {
+        @Override
+        ReferenceShareHarness.Breakage breakage() {
+            return ReferenceShareHarness.Breakage.ACCEPT_BEFORE_COMPLETE;
+        }
+    }
+
+    static class ShareNoLockRenewal extends ShareReferenceKit {
+        @Override
+        ReferenceShareHarness.Breakage breakage() {
+            return ReferenceShareHarness.Breakage.NO_LOCK_RENEWAL;
+        }
+    }
+
+    static class ShareReleasesBusy extends ShareReferenceKit {
+        @Override
+        ReferenceShareHarness.Breakage breakage() {
+            return ReferenceShareHarness.Breakage.RELEASE_ON_BUSY;
+        }
+    }
+
+    /** The share-group reference on the real broker: CI runs it. */
+    @Test
+    @Tag("extended")
+    void theShareReferenceAdapterPassesEveryRule() {
+        Events events = KitRun.all(CorrectShare.class);
+        assertThat(events.started().count()).isEqualTo(AdapterRule.values().length);
+        assertThat(KitRun.failures(events))
+                .as("rules failed by the share-group reference adapter")
+                .isEmpty();
+    }
+
+    @Test
+    @Tag("extended")
+    @Execution(ExecutionMode.CONCURRENT)
+    @DisplayName("A14 catches a share-group adapter that ACCEPTs a record before its claim is completed")
+    void a14_shareAcceptsBeforeCompleting() {
+        assertThat(KitRun.failedRules(ShareAcceptsBeforeCompleting.class, "A14", "A7"))
+                .containsExactly("A14");
+    }
+
+    @Test
+    @Tag("extended")
+    @Execution(ExecutionMode.CONCURRENT)
+    @DisplayName("A11 catches a share-group adapter that lets a record's acquisition lock lapse while it works")
+    void a11_shareNoLockRenewal() {
+        assertThat(KitRun.failedRules(ShareNoLockRenewal.class, "A11")).contains("A11");
+    }
+
+    @Test
+    @Tag("extended")
+    @Execution(ExecutionMode.CONCURRENT)
+    @DisplayName("A8 catches a share-group adapter that RELEASEs a BUSY record until the group's delivery limit"
+            + " archives it")
+    void a8_shareReleasesBusy() {
+        assertThat(KitRun.failedRules(ShareReleasesBusy.class, "A8")).contains("A8");
     }
 
     /** The Kafka reference on the real broker (started once for this JVM): CI runs it. */

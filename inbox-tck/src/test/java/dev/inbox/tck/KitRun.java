@@ -37,27 +37,32 @@ final class KitRun {
     }
 
     /**
-     * Runs only the tests of {@code kit} whose display name starts with {@code rule} and returns
-     * the rules whose tests failed; at least one test must have run.
+     * Runs only the tests of {@code kit} whose display name starts with one of {@code rules} and
+     * returns the rules whose tests failed; at least one test of each rule must have run.
      */
-    static Set<String> failedRules(Class<?> kit, String rule) {
-        return failed(rule(kit, rule));
+    static Set<String> failedRules(Class<?> kit, String... rules) {
+        return failed(rule(kit, rules));
     }
 
     /**
-     * Runs only the tests of {@code kit} whose display name starts with {@code rule}; at least one
-     * test must have run.
+     * Runs only the tests of {@code kit} whose display name starts with one of {@code rules}; at
+     * least one test of each must have run.
      */
-    static Events rule(Class<?> kit, String rule) {
-        PostDiscoveryFilter only = descriptor ->
-                descriptor.isTest() && !descriptor.getDisplayName().startsWith(rule + " ")
-                        ? FilterResult.excluded("not rule " + rule)
-                        : FilterResult.included("rule " + rule);
+    static Events rule(Class<?> kit, String... rules) {
+        Set<String> wanted = Set.of(rules);
+        PostDiscoveryFilter only = descriptor -> descriptor.isTest()
+                        && !wanted.contains(descriptor.getDisplayName().split(" ")[0])
+                ? FilterResult.excluded("not one of rules " + wanted)
+                : FilterResult.included("one of rules " + wanted);
         Events events =
                 engine().selectors(selectClass(kit)).filters(only).execute().testEvents();
-        assertThat(events.started().count())
-                .as("tests of rule %s in %s", rule, kit.getSimpleName())
-                .isPositive();
+        for (String rule : rules) {
+            assertThat(events.started().stream()
+                            .filter(e -> e.getTestDescriptor().getDisplayName().startsWith(rule + " "))
+                            .count())
+                    .as("tests of rule %s in %s", rule, kit.getSimpleName())
+                    .isPositive();
+        }
         return events;
     }
 

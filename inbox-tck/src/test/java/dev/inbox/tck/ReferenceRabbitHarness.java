@@ -54,6 +54,13 @@ final class ReferenceRabbitHarness implements AdapterHarness {
         REQUEUE_FAILED_COMPLETION,
         /** Acknowledges before completing the claim. */
         ACK_BEFORE_COMPLETE,
+        /**
+         * Acknowledges, then completes the claim even when the acknowledgement failed: a crash
+         * after the work leaves a duplicate to redeliver, but the acknowledgement goes before the
+         * outcome is recorded, so a process that dies between the two leaves an event applied and
+         * never recorded.
+         */
+        ACK_THEN_COMPLETE,
         /** Acknowledges a BUSY message. */
         ACK_BUSY,
         /** Stops by cutting the connection, the message in hand unacknowledged. */
@@ -264,7 +271,7 @@ final class ReferenceRabbitHarness implements AdapterHarness {
                 applyAndAck(payload, delivery);
                 return;
             }
-            if (breakage == Breakage.ACK_BEFORE_COMPLETE) {
+            if (breakage == Breakage.ACK_BEFORE_COMPLETE || breakage == Breakage.ACK_THEN_COMPLETE) {
                 ackBeforeComplete(id, payload, delivery);
                 return;
             }
@@ -349,7 +356,15 @@ final class ReferenceRabbitHarness implements AdapterHarness {
                 retryLater(delivery, payload);
                 return;
             }
-            getChannel().basicAck(delivery, false); // throws when the channel is gone: never completed
+            if (breakage == Breakage.ACK_THEN_COMPLETE) {
+                try {
+                    getChannel().basicAck(delivery, false);
+                } catch (IOException | RuntimeException gone) {
+                    // completed all the same, below
+                }
+            } else {
+                getChannel().basicAck(delivery, false); // throws when the channel is gone: never completed
+            }
             claim.complete();
         }
 

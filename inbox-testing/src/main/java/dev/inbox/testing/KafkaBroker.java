@@ -68,6 +68,36 @@ public final class KafkaBroker implements AutoCloseable {
         return config;
     }
 
+    /**
+     * The settings of a String share consumer in share group {@code group} on {@link #bootstrap()},
+     * acknowledging each record explicitly ({@code share.acknowledgement.mode=explicit}), at most 50
+     * records a poll.
+     */
+    public static Map<String, Object> shareConsumerConfig(String group) {
+        Map<String, Object> config = consumerConfig(group);
+        // The classic consumer's settings a share consumer refuses.
+        config.remove("group.protocol");
+        config.remove("enable.auto.commit");
+        config.remove("auto.offset.reset");
+        config.put("share.acknowledgement.mode", "explicit");
+        config.put("max.poll.records", "50");
+        return config;
+    }
+
+    /**
+     * The group settings of a test's share group, to set ({@code incrementalAlterConfigs} on the
+     * group) before its first member joins: from the earliest offset, acquisition locks of {@code
+     * lockMillis}, a record archived at its {@code deliveryLimit}th delivery, lock renewals
+     * ({@code RENEW}) enabled or not.
+     */
+    public static Map<String, String> shareGroupSettings(long lockMillis, int deliveryLimit, boolean renewals) {
+        return Map.of(
+                "share.auto.offset.reset", "earliest",
+                "share.record.lock.duration.ms", Long.toString(lockMillis),
+                "share.delivery.count.limit", Integer.toString(deliveryLimit),
+                "share.renew.acknowledge.enable", Boolean.toString(renewals));
+    }
+
     /** The settings of a String producer on {@link #bootstrap()} that sends each record at once. */
     public static Map<String, Object> producerConfig() {
         Map<String, Object> config = new HashMap<>();

@@ -346,6 +346,28 @@ public abstract class AdapterContract {
 
     @Test
     @Execution(ExecutionMode.CONCURRENT)
+    @DisplayName("A14 the consumer's broker connection dies while the outcome is recorded: nothing acknowledged"
+            + " before, delivered again, applied once")
+    void a14_crashWhileTheOutcomeIsRecorded() throws Exception {
+        kit.crashingWhereRecorded(payload("b"), "b");
+        publish("a", "b", "c", "d");
+        kit.crashTarget(start());
+        await(
+                "the consumer crashed at " + payload("b") + "'s completion (lease) or commit (transactional)",
+                kit::crashedWhereRecorded);
+        start();
+        awaitApplied("a", "b", "c", "d");
+        await(
+                payload("b") + " delivered again after its consumer died while its outcome was being recorded: not"
+                        + " delivered again means it was acknowledged (committed, deleted, accepted) before its"
+                        + " outcome was recorded, which a process that dies there turns into a lost or doubled event",
+                () -> kit.deliveries(payload("b")) > 1);
+        quiet();
+        assertAppliedOnce("a", "b", "c", "d");
+    }
+
+    @Test
+    @Execution(ExecutionMode.CONCURRENT)
     @DisplayName("A8 BUSY while another delivery holds the event: retried, never acknowledged past, then applied once")
     void a8_busyIsRetriedUntilTheHolderFails() throws Exception {
         publish("a");

@@ -62,7 +62,8 @@ public interface AdapterHarness extends AutoCloseable {
         /**
          * Dies now, as a killed process would: the broker connection is cut without acknowledging
          * or committing anything more. May be called from the consumer's own thread (from inside
-         * the handler) and must then return without waiting for the handler to end.
+         * the handler, or from the store call or the commit that records its outcome) and must
+         * then return without waiting for the handler to end.
          */
         void crash() throws Exception;
 

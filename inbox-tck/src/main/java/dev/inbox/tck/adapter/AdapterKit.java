@@ -56,7 +56,12 @@ public final class AdapterKit implements AutoCloseable {
     private final FaultyDataSource.Doomed doomed = new FaultyDataSource.Doomed();
     private final AtomicInteger unwiredCommitFaults = new AtomicInteger();
     private volatile @Nullable InboxStore store;
+    private volatile boolean crashedWhereRecorded;
     private final CompletableFuture<AdapterHarness.Running> crashTarget = new CompletableFuture<>();
+
+    private static final String UNWIRED = "adapter kit: a commit was to fail or crash its consumer, but the"
+            + " transaction's connection is not one of kit.dataSource(...)'s: build the transactional inbox (and the"
+            + " transaction manager, if any) on kit.dataSource(yourDataSource)";
 
     AdapterKit(Duration lease, Duration backoff, @Nullable DataSource ledger) throws SQLException {
         this.lease = lease;
@@ -156,8 +161,11 @@ public final class AdapterKit implements AutoCloseable {
         if (plan != null) {
             plan.before(payload);
         }
-        if (plan != null && plan.failCommit && transaction != null && plan.commitFaults.getAndIncrement() == 0) {
-            if (!doomed.doom(transaction)) {
+        if (plan != null && transaction != null && plan.atCommit() && plan.commitFaults.getAndIncrement() == 0) {
+            boolean wired = plan.then == Then.FAIL_COMMIT
+                    ? doomed.doom(transaction)
+                    : doomed.beforeCommit(transaction, this::crashWhereRecorded);
+            if (!wired) {
                 unwiredCommitFaults.incrementAndGet();
             }
         }
@@ -171,7 +179,7 @@ public final class AdapterKit implements AutoCloseable {
                 s.executeUpdate();
             }
         }
-        if (plan != null && plan.crashAfter && plan.crashes.getAndIncrement() == 0) {
+        if (plan != null && plan.then == Then.CRASH_AFTER && plan.crashes.getAndIncrement() == 0) {
             // The consumer may reach this before start() returned it to the test: wait for it.
             crashTarget.get(60, TimeUnit.SECONDS).crash();
             plan.crashed = true;
@@ -245,8 +253,41 @@ public final class AdapterKit implements AutoCloseable {
         if (ledger == null) {
             faults.completionOnce.add(id);
         } else {
-            plans.put(payload, new Plan(0, null, false, null, true));
+            plans.put(payload, new Plan(0, null, Then.FAIL_COMMIT, null));
         }
+    }
+
+    /**
+     * Plans {@code id}'s consumer to die where its outcome is recorded, once: at {@code id}'s next
+     * completion (lease mode), or at the commit of the first transaction that applies {@code payload}
+     * (transactional mode), before the completion or commit itself, which then goes on (the process
+     * lives on, as in {@link #crashingAfter}).
+     */
+    void crashingWhereRecorded(String payload, String id) {
+        if (ledger == null) {
+            faults.atCompletion = this::crashWhereRecorded;
+            faults.crashAtCompletionOf.add(id);
+        } else {
+            plans.put(payload, new Plan(0, null, Then.CRASH_AT_COMMIT, null));
+        }
+    }
+
+    /** True once a consumer died where an outcome was recorded, as {@link #crashingWhereRecorded} planned. */
+    boolean crashedWhereRecorded() {
+        if (unwiredCommitFaults.get() > 0) {
+            throw new IllegalStateException(UNWIRED);
+        }
+        return crashedWhereRecorded;
+    }
+
+    private void crashWhereRecorded() {
+        try {
+            crashTarget.get(60, TimeUnit.SECONDS).crash();
+        } catch (Exception e) {
+            throw new IllegalStateException(
+                    "adapter kit: could not crash the consumer where its outcome is recorded", e);
+        }
+        crashedWhereRecorded = true;
     }
 
     /**
@@ -257,9 +298,7 @@ public final class AdapterKit implements AutoCloseable {
      */
     int recordFaults() {
         if (unwiredCommitFaults.get() > 0) {
-            throw new IllegalStateException("adapter kit: a commit was to fail, but the transaction's connection"
-                    + " is not one of kit.dataSource(...)'s: build the transactional inbox (and the transaction"
-                    + " manager, if any) on kit.dataSource(yourDataSource)");
+            throw new IllegalStateException(UNWIRED);
         }
         return faults.completionsFailedOnce.get() + doomed.failedCommits.get();
     }
@@ -270,7 +309,7 @@ public final class AdapterKit implements AutoCloseable {
 
     /** Plans {@code payload}'s work to throw {@code failure} the first {@code times} times. */
     void failing(String payload, int times, Throwable failure) {
-        plans.put(payload, new Plan(times, failure, false, null, false));
+        plans.put(payload, new Plan(times, failure, Then.NOTHING, null));
     }
 
     /** Ends what was planned for {@code payload}: its work applies it from now on. */
@@ -280,7 +319,7 @@ public final class AdapterKit implements AutoCloseable {
 
     /** Plans {@code payload}'s work to crash its consumer once, after applying it. */
     void crashingAfter(String payload) {
-        plans.put(payload, new Plan(0, null, true, null, false));
+        plans.put(payload, new Plan(0, null, Then.CRASH_AFTER, null));
     }
 
     /** True once {@code payload}'s work ran and crashed its consumer, as {@link #crashingAfter} planned. */
@@ -291,7 +330,7 @@ public final class AdapterKit implements AutoCloseable {
 
     /** Plans {@code payload}'s work to wait for {@code hold} before applying it. */
     void holding(String payload, Hold hold) {
-        plans.put(payload, new Plan(0, null, false, hold, false));
+        plans.put(payload, new Plan(0, null, Then.NOTHING, hold));
     }
 
     /**
@@ -370,23 +409,36 @@ public final class AdapterKit implements AutoCloseable {
         final CountDownLatch released = new CountDownLatch(1);
     }
 
+    /** What happens once the kit's work applied a payload. */
+    private enum Then {
+        NOTHING,
+        /** The consumer dies at once, in the work. */
+        CRASH_AFTER,
+        /** The commit of the work's transaction fails, once. */
+        FAIL_COMMIT,
+        /** The consumer dies at the commit of the work's transaction, which then goes on. */
+        CRASH_AT_COMMIT
+    }
+
     /** What the kit's work does for one payload besides applying it. */
     private static final class Plan {
         final AtomicInteger failuresLeft;
         final @Nullable Throwable failure;
-        final boolean crashAfter;
+        final Then then;
         final AtomicInteger crashes = new AtomicInteger();
         volatile boolean crashed;
         final @Nullable Hold hold;
-        final boolean failCommit;
         final AtomicInteger commitFaults = new AtomicInteger();
 
-        Plan(int failures, @Nullable Throwable failure, boolean crashAfter, @Nullable Hold hold, boolean failCommit) {
+        Plan(int failures, @Nullable Throwable failure, Then then, @Nullable Hold hold) {
             this.failuresLeft = new AtomicInteger(failures);
             this.failure = failure;
-            this.crashAfter = crashAfter;
+            this.then = then;
             this.hold = hold;
-            this.failCommit = failCommit;
+        }
+
+        boolean atCommit() {
+            return then == Then.FAIL_COMMIT || then == Then.CRASH_AT_COMMIT;
         }
 
         void before(String payload) throws Exception {

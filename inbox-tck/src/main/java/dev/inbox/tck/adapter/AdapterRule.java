@@ -47,7 +47,10 @@ public enum AdapterRule {
             + " nothing left to redeliver."),
     A13("The store failing once where the outcome is recorded — the commit of the work's transaction (transactional"
             + " mode), the claim's completion (lease mode): the event is applied once and ends recorded, so a re-send of"
-            + " it later is a duplicate, not applied again.");
+            + " it later is a duplicate, not applied again."),
+    A14("A consumer whose broker connection dies while the outcome is being recorded — at the claim's completion"
+            + " (lease mode), at the commit of the work's transaction (transactional mode) — had acknowledged nothing"
+            + " of that message: it is delivered again and found a duplicate, and every event is applied once.");
 
     private final String sentence;
 

@@ -4,6 +4,7 @@ import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -12,13 +13,15 @@ import javax.sql.DataSource;
 /**
  * The database a transactional adapter under test talks to: the real one, except that the commit
  * of a transaction the kit doomed fails — the transaction is rolled back and {@code commit()}
- * throws as it does when the database goes away at the commit (SQL state {@code 08006}).
+ * throws as it does when the database goes away at the commit (SQL state {@code 08006}) — and the
+ * commit of a transaction the kit marked first runs what the kit planned there (the consumer dies).
  */
 final class FaultyDataSource {
 
-    /** Transactions (by their connection) whose next commit fails; one set per kit. */
+    /** Transactions (by their connection) whose next commit fails, or runs something first; one per kit. */
     static final class Doomed {
         private final Set<Connection> connections = ConcurrentHashMap.newKeySet();
+        private final Map<Connection, Runnable> beforeCommit = new ConcurrentHashMap<>();
         final AtomicInteger failedCommits = new AtomicInteger();
 
         /**
@@ -26,12 +29,29 @@ final class FaultyDataSource {
          * source's; false otherwise (the harness gave the adapter connections the kit cannot fail).
          */
         boolean doom(Connection connection) {
-            if (!Proxy.isProxyClass(connection.getClass())
-                    || !(Proxy.getInvocationHandler(connection) instanceof Commits)) {
+            if (!ours(connection)) {
                 return false;
             }
             connections.add(connection);
             return true;
+        }
+
+        /**
+         * Runs {@code atCommit} when the transaction on {@code connection} commits, before the real
+         * commit (which then goes on); false when {@code connection} is not a {@link #wrap}ped data
+         * source's.
+         */
+        boolean beforeCommit(Connection connection, Runnable atCommit) {
+            if (!ours(connection)) {
+                return false;
+            }
+            beforeCommit.put(connection, atCommit);
+            return true;
+        }
+
+        private static boolean ours(Connection connection) {
+            return Proxy.isProxyClass(connection.getClass())
+                    && Proxy.getInvocationHandler(connection) instanceof Commits;
         }
     }
 
@@ -65,6 +85,12 @@ final class FaultyDataSource {
     private record Commits(Connection connection, Doomed doomed) implements java.lang.reflect.InvocationHandler {
         @Override
         public Object invoke(Object proxy, java.lang.reflect.Method method, Object[] args) throws Throwable {
+            if (method.getName().equals("commit")) {
+                Runnable atCommit = doomed.beforeCommit.remove((Connection) proxy);
+                if (atCommit != null) {
+                    atCommit.run();
+                }
+            }
             if (method.getName().equals("commit") && doomed.connections.remove((Connection) proxy)) {
                 connection.rollback();
                 doomed.failedCommits.incrementAndGet();

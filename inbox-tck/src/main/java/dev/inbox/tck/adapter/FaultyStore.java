@@ -37,6 +37,11 @@ final class FaultyStore implements TransactionalInboxStore {
         final AtomicInteger completionsFailedOnce = new AtomicInteger();
         /** How often each id was claimed, in any form: an adapter that retries a BUSY claim claims again. */
         final Map<String, AtomicInteger> claims = new ConcurrentHashMap<>();
+        /** Ids whose next completion first runs {@link #atCompletion} (the consumer dies there), once. */
+        final Set<String> crashAtCompletionOf = ConcurrentHashMap.newKeySet();
+        /** What runs at a completion {@link #crashAtCompletionOf} names, before the real one. */
+        volatile Runnable atCompletion = () -> {};
+
         /** The consumer the adapter claims under: the kit's, or one an adapter derives from it. */
         volatile @Nullable String consumer;
 
@@ -97,6 +102,9 @@ final class FaultyStore implements TransactionalInboxStore {
     }
 
     private void completionFault(InboxKey key) {
+        if (faults.crashAtCompletionOf.remove(key.id())) {
+            faults.atCompletion.run();
+        }
         if (faults.completionsOf.contains(key.id())) {
             throw new InboxStoreException("adapter kit: the completion of " + key + " failed", null, true);
         }
