@@ -30,6 +30,7 @@ import org.apache.kafka.clients.consumer.ShareConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -172,6 +173,7 @@ class KafkaShareInboxLoopTest {
                 .containsOnly((short) 1);
     }
 
+    @Tag("extended") // CI and -Pextended; A11 of the share kits
     @Test
     void workLongerThanSeveralLocks_withASecondMember_keepsTheRecord() throws Exception {
         Kafka.sendEvent(producer, topic, 0, "e2");

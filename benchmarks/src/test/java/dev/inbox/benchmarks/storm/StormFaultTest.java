@@ -138,6 +138,7 @@ class StormFaultTest {
         assertThat(json).contains("\"appliedTwice\":0").contains("EXACTLY-ONCE");
     }
 
+    @Tag("extended") // CI and -Pextended; the PostgreSQL one runs in every build
     @Test
     void redis_underNetworkFaults_losesNothing_andExplainsEveryExtraApplication() throws Exception {
         FaultProxy proxy = proxyTo(TestServers.redis());

@@ -12,6 +12,7 @@ import dev.inbox.spi.OwnerToken;
 import dev.inbox.testing.Dynalite;
 import dev.inbox.testing.TestServers;
 import java.time.Duration;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 class StormRunnerTest {
@@ -167,6 +168,7 @@ class StormRunnerTest {
                 .containsPattern("\"storedRecords\":\\[[^\\]]*[1-9]");
     }
 
+    @Tag("extended") // CI and -Pextended; the other stores' storms run in every build
     @Test
     void storm_onDynalite_appliesEveryEventExactlyOnce() throws Exception {
         try (Dynalite dynalite = Dynalite.forTests()) {

@@ -184,6 +184,7 @@ class InboxKafkaStarterEdgesTest {
      * — Spring Kafka's own defaults try ten times, then log and commit past it, an event skipped
      * without being applied or dead-lettered. Once its work succeeds, both records are applied once.
      */
+    @Tag("extended") // CI and -Pextended; A10 of BootKafkaStarterKitTest
     @Test
     void aPoisonRecord_isRetriedAtTheBackoff_neverCommittedPast() throws Exception {
         poisonRecord(runner.withPropertyValues("inbox.kafka.key-header=event-id"));

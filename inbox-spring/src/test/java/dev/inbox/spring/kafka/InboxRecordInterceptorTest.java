@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.kafka.listener.KafkaMessageListenerContainer;
@@ -81,6 +82,7 @@ class InboxRecordInterceptorTest {
      * A record whose event another delivery holds is sent back until the holder lets go — longer than
      * the ten attempts after which Spring Kafka's default error handling would commit past it.
      */
+    @Tag("extended") // CI and -Pextended; A8 of InboxRecordInterceptorKitTest
     @Test
     void aBusyRecord_isRedeliveredUntilTheHolderLetsGo_neverSkipped() throws Exception {
         SpringInbox inbox = Database.memoryInbox();
@@ -235,6 +237,7 @@ class InboxRecordInterceptorTest {
      * attempt is retried every busy back-off — not ten times at once and then committed past, as
      * Spring Kafka's default would, which would skip the event without applying or dead-lettering it.
      */
+    @Tag("extended") // CI and -Pextended; A10 of InboxRecordInterceptorKitTest
     @Test
     void aPoisonRecord_underTheDefaultErrorHandler_isRetriedAtTheBackoff_andNeverCommittedPast() throws Exception {
         SpringInbox inbox = Database.memoryInbox();

@@ -126,6 +126,7 @@ class InboxSqsListenerTest {
         assertThat(listeners.counts("orders").processed()).isEqualTo(3);
     }
 
+    @Tag("extended") // CI and -Pextended; A8 of InboxSqsListenersKitTest
     @Test
     void aBusyMessage_waitsForTheHolder_andIsAppliedOnceItLetsGo() throws Exception {
         context = new AnnotationConfigApplicationContext(Application.class, Orders.class);
@@ -143,6 +144,7 @@ class InboxSqsListenerTest {
         await("and deleted", () -> onTheQueue() == 0);
     }
 
+    @Tag("extended") // CI and -Pextended; A11 of InboxSqsListenersKitTest
     @Test
     void workLongerThanTheVisibilityTimeoutAndTheLease_keepsTheMessageInvisible_andIsAppliedOnce() throws Exception {
         context = new AnnotationConfigApplicationContext(Application.class, Orders.class);
