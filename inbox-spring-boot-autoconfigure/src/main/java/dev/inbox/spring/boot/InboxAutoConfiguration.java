@@ -9,6 +9,7 @@ import dev.inbox.micrometer.ObservationInboxObserver;
 import dev.inbox.spi.InboxStore;
 import dev.inbox.spring.SpringInbox;
 import dev.inbox.spring.amqp.InboxRabbitAdvice;
+import dev.inbox.spring.kafka.CommitsAfterTransaction;
 import dev.inbox.spring.kafka.InboxRecordInterceptor;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.observation.ObservationRegistry;
@@ -21,6 +22,7 @@ import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.boot.actuate.info.InfoContributor;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -39,6 +41,7 @@ import org.springframework.core.io.ResourceLoader;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.kafka.config.KafkaListenerConfigUtils;
 import org.springframework.kafka.config.KafkaListenerEndpointRegistry;
+import org.springframework.kafka.core.ConsumerFactory;
 import org.springframework.kafka.listener.AfterRollbackProcessor;
 import org.springframework.transaction.PlatformTransactionManager;
 
@@ -291,6 +294,29 @@ public class InboxAutoConfiguration {
     })
     @ConditionalOnProperty(prefix = "inbox.kafka", name = "enabled", matchIfMissing = true)
     static class Kafka {
+
+        /**
+         * With {@code inbox.kafka.transactional=true}, every consumer factory of the application
+         * commits offsets only after the listener's database transaction commits ({@link
+         * CommitsAfterTransaction}): Spring Kafka commits a batch listener's offsets inside it.
+         */
+        @Bean
+        @ConditionalOnProperty(prefix = "inbox.kafka", name = "transactional", havingValue = "true")
+        static BeanPostProcessor inboxKafkaCommitsAfterTransaction() {
+            return new BeanPostProcessor() {
+                @Override
+                public Object postProcessAfterInitialization(Object bean, String name) {
+                    if (bean instanceof ConsumerFactory<?, ?> factory) {
+                        commitAfterTransactions(factory);
+                    }
+                    return bean;
+                }
+            };
+        }
+
+        private static <K, V> void commitAfterTransactions(ConsumerFactory<K, V> factory) {
+            factory.addPostProcessor(new CommitsAfterTransaction<>());
+        }
 
         @Bean
         @ConditionalOnBean(name = KafkaListenerConfigUtils.KAFKA_LISTENER_ENDPOINT_REGISTRY_BEAN_NAME)

@@ -215,6 +215,9 @@ final class BootKafkaHarness implements AdapterHarness {
             end();
             Consumer<?, ?> polling = consumer;
             if (Thread.currentThread() == consumerThread && polling != null) {
+                // A killed process commits nothing more: not even the pending offsets Spring's
+                // rebalance listener commits while the consumer closes.
+                outage.beginFor(Thread.currentThread());
                 polling.close();
                 new Thread(context()::close).start();
                 return;

@@ -2,6 +2,7 @@ package dev.inbox.spring.boot;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.inbox.spring.kafka.CommitsAfterTransaction;
 import dev.inbox.testing.KafkaBroker;
 import dev.inbox.testing.TestServers;
 import java.nio.charset.StandardCharsets;
@@ -34,6 +35,7 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.kafka.annotation.KafkaListener;
+import org.springframework.kafka.core.ConsumerFactory;
 import org.springframework.kafka.core.KafkaTemplate;
 
 /**
@@ -220,6 +222,9 @@ class InboxListenersAutoConfigurationTest {
                 .withPropertyValues("inbox.store=memory")
                 .run(context -> {
                     assertThat(context).hasNotFailed();
+                    assertThat(context.getBean(ConsumerFactory.class).getPostProcessors())
+                            .as("lease mode leaves the consumer factory as it is")
+                            .noneMatch(CommitsAfterTransaction.class::isInstance);
                     Listeners listeners = context.getBean(Listeners.class);
                     String topic = context.getEnvironment().getProperty("test.topic");
                     String queue = context.getEnvironment().getProperty("test.queue");
@@ -266,6 +271,9 @@ class InboxListenersAutoConfigurationTest {
                         "inbox.rabbit.transactional=true")
                 .run(context -> {
                     assertThat(context).hasNotFailed();
+                    assertThat(context.getBean(ConsumerFactory.class).getPostProcessors())
+                            .as("the consumer factory's post-processors: offsets committed after the transaction")
+                            .hasAtLeastOneElementOfType(CommitsAfterTransaction.class);
                     Writer writer = context.getBean(Writer.class);
                     String topic = context.getEnvironment().getProperty("test.topic");
                     String queue = context.getEnvironment().getProperty("test.queue");

@@ -84,6 +84,10 @@ final class SpringKafkaHarness implements AdapterHarness {
         // While the connection is "cut", a poll waits and finds nothing and a commit times out, as
         // they do while a Kafka client cannot reach its broker.
         consumers.addPostProcessor(consumer -> outage.kafkaConsumer(Consumer.class, consumer));
+        if (db != null) {
+            // Offsets committed after the listener's transaction, not inside it (A14).
+            consumers.addPostProcessor(new CommitsAfterTransaction<>());
+        }
     }
 
     @Override
@@ -238,7 +242,8 @@ final class SpringKafkaHarness implements AdapterHarness {
         }
 
         /**
-         * From the listener (the consumer's thread, between two calls into the consumer): the
+         * From the listener or the recording of its outcome (the consumer's thread, between two
+         * calls into the consumer): every commit from that thread fails from now on and the
          * consumer is closed at once, so nothing more is committed, and the container is stopped
          * from another thread. From another thread: the container is stopped.
          */
@@ -247,6 +252,9 @@ final class SpringKafkaHarness implements AdapterHarness {
             ended = true;
             Consumer<?, ?> polling = consumer;
             if (Thread.currentThread() == consumerThread && polling != null) {
+                // A killed process commits nothing more: not even the pending offsets Spring's
+                // rebalance listener commits while the consumer closes.
+                outage.beginFor(Thread.currentThread());
                 polling.close();
                 new Thread(container::stop).start();
                 return;

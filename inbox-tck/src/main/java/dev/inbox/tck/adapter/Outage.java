@@ -4,6 +4,8 @@ import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -29,6 +31,7 @@ public final class Outage {
     }
 
     private volatile boolean on;
+    private final Set<Thread> threads = ConcurrentHashMap.newKeySet();
 
     /** Starts the outage: the named calls of every wrapped client stop reaching the broker. */
     public void begin() {
@@ -46,6 +49,16 @@ public final class Outage {
     }
 
     /**
+     * Starts the outage for the calls {@code thread} makes, and for no other thread's, for good: a
+     * consumer that dies while the others go on — as a killed process, whose client commits
+     * nothing more, not even from a callback its own close runs (a rebalance listener's commit of
+     * pending offsets).
+     */
+    public void beginFor(Thread thread) {
+        threads.add(thread);
+    }
+
+    /**
      * {@code client} behind this outage, as {@code type} (an interface): while the outage lasts, a
      * call of a method named in {@code during} does what it maps to; every other call, and every
      * call outside the outage, goes to {@code client}.
@@ -59,7 +72,7 @@ public final class Outage {
         }
         Map<String, During> calls = Map.copyOf(during);
         return (T) Proxy.newProxyInstance(type.getClassLoader(), new Class<?>[] {type}, (proxy, method, args) -> {
-            During instead = on ? calls.get(method.getName()) : null;
+            During instead = on || threads.contains(Thread.currentThread()) ? calls.get(method.getName()) : null;
             if (instead != null) {
                 return instead.call(args);
             }
