@@ -1,10 +1,20 @@
 package dev.inbox.benchmarks.brokers;
 
+import dev.inbox.testing.KafkaBroker;
+import java.util.List;
+import java.util.Map;
 import java.util.Properties;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.AlterConfigOp;
+import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.KafkaShareConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 
@@ -44,5 +54,38 @@ public final class KafkaClients {
         p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
         p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
         return new KafkaConsumer<>(p);
+    }
+
+    /**
+     * A member of share group {@code group} in explicit acknowledgement mode, at most {@code
+     * maxPollRecords} per poll. Configure the group first ({@link #configureShareGroup}).
+     */
+    public static KafkaShareConsumer<String, String> shareConsumer(String bootstrap, String group, int maxPollRecords) {
+        Properties p = new Properties();
+        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        p.put(ConsumerConfig.GROUP_ID_CONFIG, group);
+        p.put("share.acknowledgement.mode", "explicit");
+        p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, Integer.toString(maxPollRecords));
+        p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+        p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+        return new KafkaShareConsumer<>(p);
+    }
+
+    /**
+     * Configures share group {@code group} before its first member joins: from the earliest
+     * offset, acquisition locks of {@code lockMillis}, the brokers' delivery limit (5), lock renewals on.
+     */
+    public static void configureShareGroup(String bootstrap, String group, long lockMillis) throws Exception {
+        List<org.apache.kafka.clients.admin.AlterConfigOp> settings =
+                KafkaBroker.shareGroupSettings(lockMillis, 5, true).entrySet().stream()
+                        .map(setting -> new AlterConfigOp(
+                                new ConfigEntry(setting.getKey(), setting.getValue()), AlterConfigOp.OpType.SET))
+                        .toList();
+        try (Admin admin =
+                Admin.create(Map.<String, Object>of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
+            admin.incrementalAlterConfigs(Map.of(new ConfigResource(ConfigResource.Type.GROUP, group), settings))
+                    .all()
+                    .get(60, TimeUnit.SECONDS);
+        }
     }
 }
