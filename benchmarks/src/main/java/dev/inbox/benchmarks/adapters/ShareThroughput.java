@@ -48,14 +48,15 @@ import org.apache.kafka.clients.producer.ProducerRecord;
  * trivial sum everywhere.
  *
  * <p>Every consumer acknowledges explicitly and commits its acknowledgements ({@code commitSync})
- * once per poll. The rate of a run is counted from the first record done to the last, so the share
- * group's join is left out: {@code (records - first poll's) / (last - first)}. Variants run in
+ * once per poll. The rate of a run is counted from the moment a tenth of its records are done to the
+ * last, so the share group's join and the warm-up are left out: {@code (records - done at the mark) /
+ * (last - mark)}. Variants run in
  * interleaved rounds ({@code --rounds}, each running every variant once, on records of its own),
  * and the report gives each one's median with the rounds' spread (lowest, highest).
  *
  * <pre>{@code
  * java -cp … dev.inbox.benchmarks.adapters.ShareThroughput \
- *     [--messages 20000] [--rounds 5] [--kafka-bootstrap HOST:PORT] [--jdbc-url URL] > adapters-share.json
+ *     [--messages 100000] [--rounds 5] [--kafka-bootstrap HOST:PORT] [--jdbc-url URL] > adapters-share.json
  * }</pre>
  *
  * <p>A broker of your own must have share groups enabled (Kafka 4.2 or later); without {@code
@@ -77,7 +78,7 @@ public final class ShareThroughput {
     private String bootstrap;
 
     private ShareThroughput(Map<String, String> args) {
-        this.messages = Integer.parseInt(args.getOrDefault("messages", "20000"));
+        this.messages = Integer.parseInt(args.getOrDefault("messages", "100000"));
         this.rounds = Integer.parseInt(args.getOrDefault("rounds", "5"));
         this.jdbcUrl = args.getOrDefault("jdbc-url", "jdbc:postgresql://127.0.0.1:5432/test?user=postgres");
         this.bootstrap = args.getOrDefault("kafka-bootstrap", "");
@@ -185,7 +186,7 @@ public final class ShareThroughput {
             }
             producer.flush();
         }
-        Run run = new Run(variant, group, pool);
+        Run run = new Run(variant, group, pool, records);
         List<Thread> threads = new ArrayList<>();
         for (int m = 0; m < members; m++) {
             Thread thread = new Thread(() -> run.member(topic), "share-throughput-member");
@@ -217,7 +218,8 @@ public final class ShareThroughput {
         final HikariDataSource pool;
         final LongAdder done = new LongAdder();
         final AtomicBoolean stop = new AtomicBoolean();
-        /** When the first records were done, and how many: left out of the rate (the group's join before them). */
+        final int records;
+        /** When a tenth of the records were done, and how many exactly: left out of the rate (the join, the warm-up). */
         final AtomicLong first = new AtomicLong();
 
         final AtomicLong firstCount = new AtomicLong();
@@ -226,7 +228,8 @@ public final class ShareThroughput {
         final PostgresInboxStore postgres;
         final String consumer = "share-throughput-" + UUID.randomUUID();
 
-        Run(String variant, String group, HikariDataSource pool) throws SQLException {
+        Run(String variant, String group, HikariDataSource pool, int records) throws SQLException {
+            this.records = records;
             this.variant = variant;
             this.group = group;
             this.pool = pool;
@@ -242,10 +245,11 @@ public final class ShareThroughput {
         }
 
         void count(int n) {
-            if (n > 0 && first.compareAndSet(0, System.nanoTime())) {
-                firstCount.set(n);
-            }
             done.add(n);
+            long total = done.sum();
+            if (total >= records / 10 && first.compareAndSet(0, System.nanoTime())) {
+                firstCount.set(total);
+            }
         }
 
         void member(String topic) {
