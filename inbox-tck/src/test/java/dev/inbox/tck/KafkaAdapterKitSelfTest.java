@@ -25,14 +25,13 @@ import org.junit.platform.testkit.engine.Events;
 @Tag("extended")
 class KafkaAdapterKitSelfTest {
 
-    /** A kit on the Kafka reference adapter (lease mode), broken as {@link #breakage()} says. */
-    abstract static class KafkaReferenceKit extends AdapterContract {
-        abstract ReferenceKafkaHarness.Breakage breakage();
-
-        @Override
-        protected AdapterHarness createHarness(AdapterKit kit) throws Exception {
-            return new ReferenceKafkaHarness(kit, breakage());
-        }
+    /**
+     * A kit on one of the Kafka reference adapters: a 1-s lease, 50-ms back-offs, 40 s of patience
+     * for the correct adapter and 10 s for a broken one, and no time floor on the kit's 20 retries.
+     */
+    abstract static class QuickKit extends AdapterContract {
+        /** Whether the adapter under test is the correct one. */
+        abstract boolean correct();
 
         @Override
         protected Duration lease() {
@@ -46,12 +45,27 @@ class KafkaAdapterKitSelfTest {
 
         @Override
         protected Duration patience() {
-            return breakage() == ReferenceKafkaHarness.Breakage.NONE ? Duration.ofSeconds(40) : Duration.ofSeconds(10);
+            return correct() ? Duration.ofSeconds(40) : Duration.ofSeconds(10);
         }
 
         @Override
         protected Duration persistence() {
             return Duration.ofMillis(500);
+        }
+    }
+
+    /** A kit on the Kafka reference adapter (lease mode), broken as {@link #breakage()} says. */
+    abstract static class KafkaReferenceKit extends QuickKit {
+        abstract ReferenceKafkaHarness.Breakage breakage();
+
+        @Override
+        boolean correct() {
+            return breakage() == ReferenceKafkaHarness.Breakage.NONE;
+        }
+
+        @Override
+        protected AdapterHarness createHarness(AdapterKit kit) throws Exception {
+            return new ReferenceKafkaHarness(kit, breakage());
         }
     }
 
@@ -91,32 +105,17 @@ class KafkaAdapterKitSelfTest {
     }
 
     /** A kit on the share-group reference adapter (lease mode), broken as {@link #breakage()} says. */
-    abstract static class ShareReferenceKit extends AdapterContract {
+    abstract static class ShareReferenceKit extends QuickKit {
         abstract ReferenceShareHarness.Breakage breakage();
+
+        @Override
+        boolean correct() {
+            return breakage() == ReferenceShareHarness.Breakage.NONE;
+        }
 
         @Override
         protected AdapterHarness createHarness(AdapterKit kit) throws Exception {
             return new ReferenceShareHarness(kit, breakage());
-        }
-
-        @Override
-        protected Duration lease() {
-            return Duration.ofSeconds(1);
-        }
-
-        @Override
-        protected Duration backoff() {
-            return Duration.ofMillis(50);
-        }
-
-        @Override
-        protected Duration patience() {
-            return breakage() == ReferenceShareHarness.Breakage.NONE ? Duration.ofSeconds(40) : Duration.ofSeconds(10);
-        }
-
-        @Override
-        protected Duration persistence() {
-            return Duration.ofMillis(500);
         }
     }
 

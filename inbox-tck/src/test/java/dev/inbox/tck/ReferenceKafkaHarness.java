@@ -1,26 +1,16 @@
 package dev.inbox.tck;
 
 import dev.inbox.Claim;
-import dev.inbox.Inbox;
-import dev.inbox.InboxKey;
 import dev.inbox.InboxStoreException;
 import dev.inbox.spi.ClaimStatus;
-import dev.inbox.tck.adapter.AdapterHarness;
 import dev.inbox.tck.adapter.AdapterKit;
-import dev.inbox.tck.adapter.Outage;
 import dev.inbox.testing.KafkaBroker;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
@@ -28,11 +18,8 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.header.Header;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -47,7 +34,7 @@ import org.jspecify.annotations.Nullable;
  * claimAttempts(1)}): retrying one that failed is this adapter's own job, so rule A13 in lease mode
  * tests the adapter, not the inbox.
  */
-final class ReferenceKafkaHarness implements AdapterHarness {
+final class ReferenceKafkaHarness extends KafkaReference {
 
     /** One thing the reference adapter gets wrong, or nothing. */
     enum Breakage {
@@ -65,42 +52,11 @@ final class ReferenceKafkaHarness implements AdapterHarness {
     /** How often the reference tries a completion before it commits past it all the same. */
     private static final int COMPLETION_ATTEMPTS = 3;
 
-    private final AdapterKit kit;
     private final Breakage breakage;
-    private final ReferenceStore store = new ReferenceStore(Duration.ofMinutes(1), new HashMap<>());
-    private final Inbox inbox;
-    private final String topic = "inbox-kit-reference-" + UUID.randomUUID();
-    private final String group = "inbox-kit-reference-" + UUID.randomUUID();
-    private final KafkaProducer<String, String> producer;
-    private final AtomicInteger sent = new AtomicInteger();
-    private final Outage outage = new Outage();
 
     ReferenceKafkaHarness(AdapterKit kit, Breakage breakage) throws Exception {
-        this.kit = kit;
+        super(kit);
         this.breakage = breakage;
-        this.inbox = Inbox.builder(kit.store(store))
-                .consumer(kit.consumer())
-                .lease(kit.lease())
-                .claimAttempts(1)
-                .build();
-        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, KafkaBroker.bootstrap()))) {
-            admin.createTopics(List.of(new NewTopic(topic, 2, (short) 1))).all().get(60, TimeUnit.SECONDS);
-        }
-        producer = new KafkaProducer<>(KafkaBroker.producerConfig());
-    }
-
-    @Override
-    public Mode mode() {
-        return Mode.LEASE;
-    }
-
-    @Override
-    public void publish(@Nullable String id, String payload) throws Exception {
-        ProducerRecord<String, String> record = new ProducerRecord<>(topic, sent.getAndIncrement() % 2, null, payload);
-        if (id != null) {
-            record.headers().add(AdapterKit.ID_HEADER, id.getBytes(StandardCharsets.UTF_8));
-        }
-        producer.send(record).get(30, TimeUnit.SECONDS);
     }
 
     @Override
@@ -108,12 +64,6 @@ final class ReferenceKafkaHarness implements AdapterHarness {
         Member member = new Member();
         member.thread.start();
         return member;
-    }
-
-    @Override
-    public void close() {
-        producer.close();
-        store.close();
     }
 
     private KafkaConsumer<String, String> newConsumer() {
@@ -280,20 +230,6 @@ final class ReferenceKafkaHarness implements AdapterHarness {
                 return true;
             }
 
-            private @Nullable String idOf(ConsumerRecord<String, String> record) {
-                Header header = record.headers().lastHeader(AdapterKit.ID_HEADER);
-                try {
-                    String id = kit.keyOf(
-                            header == null ? null : new String(header.value(), StandardCharsets.UTF_8), record.value());
-                    if (id != null) {
-                        InboxKey.of(kit.consumer(), id);
-                    }
-                    return id;
-                } catch (RuntimeException invalid) {
-                    return null;
-                }
-            }
-
             /**
              * Claims the event, waiting in place (at the back-off) while another delivery holds it or the
              * store cannot answer; null when the loop is ending meanwhile.
@@ -342,14 +278,6 @@ final class ReferenceKafkaHarness implements AdapterHarness {
                     // kept, and committed again after the next poll
                 }
             }
-        }
-    }
-
-    private static void pause(Duration duration) {
-        try {
-            Thread.sleep(Math.max(1, duration.toMillis()));
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
         }
     }
 }

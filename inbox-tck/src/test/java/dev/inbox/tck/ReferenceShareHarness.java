@@ -1,42 +1,30 @@
 package dev.inbox.tck;
 
 import dev.inbox.Claim;
-import dev.inbox.Inbox;
-import dev.inbox.InboxKey;
 import dev.inbox.InboxStoreException;
-import dev.inbox.tck.adapter.AdapterHarness;
 import dev.inbox.tck.adapter.AdapterKit;
 import dev.inbox.tck.adapter.Outage;
 import dev.inbox.testing.KafkaBroker;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.clients.admin.ConfigEntry;
-import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.AcknowledgeType;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaShareConsumer;
 import org.apache.kafka.clients.consumer.ShareConsumer;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.errors.WakeupException;
-import org.apache.kafka.common.header.Header;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -54,7 +42,7 @@ import org.jspecify.annotations.Nullable;
  * back-off, the record held meanwhile: never RELEASEd, since each delivery counts toward the
  * group's limit and a record delivered that often is archived unapplied.
  */
-final class ReferenceShareHarness implements AdapterHarness {
+final class ReferenceShareHarness extends KafkaReference {
 
     /** One thing the reference adapter gets wrong, or nothing. */
     enum Breakage {
@@ -79,50 +67,24 @@ final class ReferenceShareHarness implements AdapterHarness {
     /** How often the reference tries a completion before it accepts the record all the same. */
     private static final int COMPLETION_ATTEMPTS = 3;
 
-    private final AdapterKit kit;
     private final Breakage breakage;
-    private final ReferenceStore store = new ReferenceStore(Duration.ofMinutes(1), new HashMap<>());
-    private final Inbox inbox;
-    private final String topic = "inbox-kit-share-reference-" + UUID.randomUUID();
-    private final String group = "inbox-kit-share-reference-" + UUID.randomUUID();
-    private final KafkaProducer<String, String> producer;
-    private final AtomicInteger sent = new AtomicInteger();
-    private final Outage outage = new Outage();
 
     ReferenceShareHarness(AdapterKit kit, Breakage breakage) throws Exception {
-        this.kit = kit;
+        super(kit);
         this.breakage = breakage;
-        this.inbox = Inbox.builder(kit.store(store))
-                .consumer(kit.consumer())
-                .lease(kit.lease())
-                .claimAttempts(1)
-                .build();
-        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, KafkaBroker.bootstrap()))) {
-            admin.createTopics(List.of(new NewTopic(topic, 2, (short) 1))).all().get(60, TimeUnit.SECONDS);
-            List<AlterConfigOp> settings =
-                    KafkaBroker.shareGroupSettings(kit.lease().toMillis(), DELIVERY_LIMIT, true).entrySet().stream()
-                            .map(setting -> new AlterConfigOp(
-                                    new ConfigEntry(setting.getKey(), setting.getValue()), AlterConfigOp.OpType.SET))
-                            .toList();
-            admin.incrementalAlterConfigs(Map.of(new ConfigResource(ConfigResource.Type.GROUP, group), settings))
-                    .all()
-                    .get(60, TimeUnit.SECONDS);
-        }
-        producer = new KafkaProducer<>(KafkaBroker.producerConfig());
     }
 
+    /** A share group whose lock is the kit's lease, renewals on, the brokers' delivery limit. */
     @Override
-    public Mode mode() {
-        return Mode.LEASE;
-    }
-
-    @Override
-    public void publish(@Nullable String id, String payload) throws Exception {
-        ProducerRecord<String, String> record = new ProducerRecord<>(topic, sent.getAndIncrement() % 2, null, payload);
-        if (id != null) {
-            record.headers().add(AdapterKit.ID_HEADER, id.getBytes(StandardCharsets.UTF_8));
-        }
-        producer.send(record).get(30, TimeUnit.SECONDS);
+    void configureGroup(Admin admin) throws Exception {
+        List<AlterConfigOp> settings =
+                KafkaBroker.shareGroupSettings(kit.lease().toMillis(), DELIVERY_LIMIT, true).entrySet().stream()
+                        .map(setting -> new AlterConfigOp(
+                                new ConfigEntry(setting.getKey(), setting.getValue()), AlterConfigOp.OpType.SET))
+                        .toList();
+        admin.incrementalAlterConfigs(Map.of(new ConfigResource(ConfigResource.Type.GROUP, group), settings))
+                .all()
+                .get(60, TimeUnit.SECONDS);
     }
 
     @Override
@@ -130,12 +92,6 @@ final class ReferenceShareHarness implements AdapterHarness {
         Member member = new Member();
         member.thread.start();
         return member;
-    }
-
-    @Override
-    public void close() {
-        producer.close();
-        store.close();
     }
 
     /** Once a member crashed, its calls into its consumer fail: a killed process acknowledges nothing more. */
@@ -359,20 +315,6 @@ final class ReferenceShareHarness implements AdapterHarness {
             }
         }
 
-        private @Nullable String idOf(ConsumerRecord<String, String> record) {
-            Header header = record.headers().lastHeader(AdapterKit.ID_HEADER);
-            try {
-                String id = kit.keyOf(
-                        header == null ? null : new String(header.value(), StandardCharsets.UTF_8), record.value());
-                if (id != null) {
-                    InboxKey.of(kit.consumer(), id);
-                }
-                return id;
-            } catch (RuntimeException invalid) {
-                return null;
-            }
-        }
-
         @Override
         public void stop() throws Exception {
             stopDeadline = System.nanoTime() + kit.lease().multipliedBy(3).toNanos();
@@ -406,14 +348,6 @@ final class ReferenceShareHarness implements AdapterHarness {
         @Override
         public void restoreConnection() {
             outage.end();
-        }
-    }
-
-    private static void pause(Duration duration) {
-        try {
-            Thread.sleep(Math.max(1, duration.toMillis()));
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
         }
     }
 }
