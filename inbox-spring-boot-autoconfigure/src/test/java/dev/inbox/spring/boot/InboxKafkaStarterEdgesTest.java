@@ -88,6 +88,21 @@ class InboxKafkaStarterEdgesTest {
         });
     }
 
+    /** Lease mode: {@code spring.kafka.listener.ack-mode=record} would commit before the claim is completed. */
+    @Test
+    void anAckModeThatCommitsBeforeTheClaimIsCompleted_isRefusedAtStartup_inLeaseMode() {
+        runner.withUserConfiguration(PlainListener.class)
+                .withPropertyValues("spring.kafka.listener.ack-mode=record")
+                .run(context -> {
+                    assertThat(context).hasFailed();
+                    assertThat(context.getStartupFailure())
+                            .rootCause()
+                            .hasMessageContaining("plain-kafka")
+                            .hasMessageContaining("AckMode.RECORD")
+                            .hasMessageContaining("AckMode.BATCH (the default)");
+                });
+    }
+
     /**
      * The producer sends its own {@code event-id} header and the application did not set {@code
      * inbox.kafka.key-header}: the container stops at the first record, naming its headers and the

@@ -6,9 +6,11 @@ import static dev.inbox.spi.InboxArguments.requirePositive;
 import dev.inbox.InboxStoreException;
 import dev.inbox.spring.InboxBusyException;
 import java.time.Duration;
+import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.BiFunction;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -24,6 +26,7 @@ import org.springframework.kafka.listener.CommonErrorHandler;
 import org.springframework.kafka.listener.CompositeBatchInterceptor;
 import org.springframework.kafka.listener.CompositeRecordInterceptor;
 import org.springframework.kafka.listener.ContainerProperties;
+import org.springframework.kafka.listener.ContainerProperties.AckMode;
 import org.springframework.kafka.listener.DefaultAfterRollbackProcessor;
 import org.springframework.kafka.listener.DefaultErrorHandler;
 import org.springframework.kafka.listener.FailedRecordProcessor;
@@ -90,6 +93,11 @@ public final class InboxKafka {
      *       and commit the claim of a record the handler recovered.
      * </ul>
      *
+     * <p>Without a transaction manager, a container whose ack mode commits an offset before the
+     * claim is completed ({@code RECORD}, {@code COUNT}, {@code TIME}, {@code COUNT_TIME}, {@code
+     * MANUAL_IMMEDIATE}) is refused with an {@link IllegalStateException}: keep {@code BATCH} (the
+     * default) or {@code MANUAL}.
+     *
      * @throws IllegalArgumentException if an argument is null or {@code busyBackoff} not positive
      */
     public static <K, V> void configure(
@@ -99,6 +107,7 @@ public final class InboxKafka {
         requireNonNull(container, "container");
         requireNonNull(interceptor, "interceptor");
         requirePositive(busyBackoff, "busyBackoff");
+        refuseEarlyCommits(container, RECORD_LISTENER_EARLY_COMMITS);
         RecordInterceptor<K, V> existing = container.getRecordInterceptor();
         if (existing == null) {
             container.setRecordInterceptor(interceptor);
@@ -111,7 +120,8 @@ public final class InboxKafka {
     /**
      * Installs {@code interceptor} in the container of a batch listener, with what it needs, as
      * {@link #configure(AbstractMessageListenerContainer, InboxRecordInterceptor, Duration)} does
-     * for a record listener ({@link CompositeBatchInterceptor} after the container's own).
+     * for a record listener ({@link CompositeBatchInterceptor} after the container's own). In lease
+     * mode only {@code MANUAL_IMMEDIATE} is refused: the listener would commit while it runs.
      *
      * @throws IllegalArgumentException if an argument is null or {@code busyBackoff} not positive
      */
@@ -122,6 +132,7 @@ public final class InboxKafka {
         requireNonNull(container, "container");
         requireNonNull(interceptor, "interceptor");
         requirePositive(busyBackoff, "busyBackoff");
+        refuseEarlyCommits(container, EnumSet.of(AckMode.MANUAL_IMMEDIATE));
         BatchInterceptor<K, V> existing = container.getBatchInterceptor();
         if (existing == null) {
             container.setBatchInterceptor(interceptor);
@@ -129,6 +140,36 @@ public final class InboxKafka {
             container.setBatchInterceptor(new CompositeBatchInterceptor<>(existing, interceptor));
         }
         configureFailures(container, busyBackoff);
+    }
+
+    /**
+     * The ack modes under which Spring Kafka commits a record listener's offset before the record
+     * interceptor's {@code success} (its {@code ackCurrent} runs first), or the listener commits it
+     * itself ({@code MANUAL_IMMEDIATE}).
+     */
+    private static final Set<AckMode> RECORD_LISTENER_EARLY_COMMITS =
+            EnumSet.of(AckMode.RECORD, AckMode.COUNT, AckMode.TIME, AckMode.COUNT_TIME, AckMode.MANUAL_IMMEDIATE);
+
+    /**
+     * In lease mode, an offset committed before the claim is completed is a window in which a
+     * process that dies leaves the event applied and not recorded: it is never delivered again, and
+     * a later re-send of it is applied again (adapter kit rule A14 failed the lease-mode record kit
+     * under {@code RECORD}). {@code BATCH} (the default) and {@code MANUAL} commit after the
+     * interceptor; in a transaction the claim commits with the work and {@link
+     * CommitsAfterTransaction} holds the offsets until then, so every mode is accepted there.
+     */
+    private static void refuseEarlyCommits(AbstractMessageListenerContainer<?, ?> container, Set<AckMode> early) {
+        ContainerProperties properties = container.getContainerProperties();
+        AckMode mode = properties.getAckMode();
+        if (properties.getTransactionManager() == null
+                && properties.getKafkaAwareTransactionManager() == null
+                && early.contains(mode)) {
+            throw new IllegalStateException("listener container " + container.getListenerId() + " commits offsets with"
+                    + " AckMode." + mode + ", which commits a record's offset before the inbox records its event as"
+                    + " applied: a process that dies between the two leaves the event applied and unrecorded, and"
+                    + " a later copy of it is applied again. Use AckMode.BATCH (the default) or MANUAL, or run the"
+                    + " listener in a transaction (inbox.kafka.transactional=true with the starter)");
+        }
     }
 
     private static void configureFailures(AbstractMessageListenerContainer<?, ?> container, Duration busyBackoff) {
