@@ -1,6 +1,7 @@
 package dev.inbox.benchmarks.storm;
 
 import dev.inbox.Deliveries;
+import dev.inbox.benchmarks.brokers.KafkaClients;
 import dev.inbox.kafka.KafkaShareInboxLoop;
 import dev.inbox.kafka.RecordKeys;
 import java.time.Duration;
@@ -10,8 +11,6 @@ import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
-import org.apache.kafka.clients.admin.AlterConfigOp;
-import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.ListOffsetsResult;
 import org.apache.kafka.clients.admin.ListShareGroupOffsetsSpec;
 import org.apache.kafka.clients.admin.SharePartitionOffsetInfo;
@@ -19,7 +18,6 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaShareConsumer;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.serialization.StringDeserializer;
 
 /**
@@ -46,15 +44,8 @@ final class KafkaShareDriver extends KafkaDriver {
     KafkaShareDriver(StormConfig config, StormTarget target) throws Exception {
         super(config, target);
         this.target = target;
-        List<AlterConfigOp> settings = List.of(
-                set("share.auto.offset.reset", "earliest"),
-                set("share.renew.acknowledge.enable", "true"),
-                set("share.delivery.count.limit", "5"),
-                set("share.record.lock.duration.ms", Long.toString(LOCK_MS)));
         try {
-            admin().incrementalAlterConfigs(Map.of(new ConfigResource(ConfigResource.Type.GROUP, group), settings))
-                    .all()
-                    .get(30, TimeUnit.SECONDS);
+            KafkaClients.configureShareGroup(bootstrap(), group, LOCK_MS);
         } catch (Exception e) {
             close();
             throw new IllegalStateException(
@@ -63,10 +54,6 @@ final class KafkaShareDriver extends KafkaDriver {
                             + " started here has 1000): " + e.getMessage(),
                     e);
         }
-    }
-
-    private static AlterConfigOp set(String name, String value) {
-        return new AlterConfigOp(new ConfigEntry(name, value), AlterConfigOp.OpType.SET);
     }
 
     @Override
