@@ -78,7 +78,8 @@ import org.jspecify.annotations.Nullable;
  * the record out again, and that delivery finds the event BUSY or DUPLICATE (so it is still
  * applied once), but each such hand-over raises the record's delivery count.
  *
- * <p>Work runs on one worker thread of the loop's own, one record at a time, while the calling
+ * <p>Work runs on one worker thread of the loop's own, one record at a time (in the {@linkplain
+ * #transactionalBatch batch form}, every record ready in hand in one transaction), while the calling
  * thread keeps polling (at least every third of the lock, so {@code max.poll.interval.ms} is never
  * the limit). Records acquired meanwhile wait their turn, renewed; bound them with the consumer's
  * {@code max.poll.records} and {@code share.acquire.mode=record_limit}.
@@ -107,8 +108,10 @@ public final class KafkaShareInboxLoop<K, V> implements AutoCloseable {
     /** The records in hand, by topic, partition and offset, in the order they came. */
     private final Map<String, Held<K, V>> held = new LinkedHashMap<>();
 
-    private @Nullable Held<K, V> running;
-    private @Nullable Future<ShareAttempt.Result> work;
+    /** The records the worker is on (several at once in the batch form), empty while it is idle. */
+    private List<Held<K, V>> running = List.of();
+
+    private @Nullable Future<List<ShareAttempt.Result>> work;
     private volatile boolean stopping;
     private boolean ackFailureLogged;
 
@@ -117,6 +120,7 @@ public final class KafkaShareInboxLoop<K, V> implements AutoCloseable {
         this.keys = builder.keys;
         this.attempt = new ShareAttempt<>(
                 builder.work,
+                builder.together,
                 builder.inboxConsumer,
                 builder.counts,
                 builder.busyBackoff,
@@ -140,6 +144,7 @@ public final class KafkaShareInboxLoop<K, V> implements AutoCloseable {
         return new Builder<>(
                 requireNonNull(consumer, "consumer"),
                 ShareAttempt.lease(inbox, requireNonNull(handler, "handler")),
+                null,
                 inbox.consumer(),
                 new DeliveryCounts(inbox.consumer(), inbox.metrics()));
     }
@@ -159,6 +164,34 @@ public final class KafkaShareInboxLoop<K, V> implements AutoCloseable {
         return new Builder<>(
                 requireNonNull(consumer, "consumer"),
                 ShareAttempt.transactional(inbox, requireNonNull(handler, "handler")),
+                null,
+                inbox.consumer(),
+                new DeliveryCounts(inbox.consumer(), inbox.metrics()));
+    }
+
+    /**
+     * A loop in transactional mode that applies the records ready in hand <em>together</em>, in
+     * one database transaction ({@link TransactionalInbox#handleAll}): their claims and {@code
+     * handler}'s writes for the new events, one commit, then each record accepted — one durable
+     * write per poll instead of one per record, exactly once all the same. A share group keeps no
+     * order, so a BUSY record ends the transaction only for itself: what came before it commits, it
+     * is held for the busy backoff, and the records after it go into the next transaction at once.
+     * A handler that throws rolls the transaction back, and its records are then applied one
+     * transaction each, as {@link #transactional} does, so the failing record is retried or
+     * recovered alone and the others go on. A record without a valid dedup key is taken alone, as
+     * in the other forms. How many go into one transaction is bounded by the records in hand: the
+     * consumer's {@code max.poll.records} with {@code share.acquire.mode=record_limit}.
+     *
+     * @throws IllegalArgumentException if an argument is null
+     */
+    public static <K, V> Builder<K, V> transactionalBatch(
+            ShareConsumer<K, V> consumer, TransactionalInbox inbox, TransactionalRecordHandler<K, V> handler) {
+        requireNonNull(inbox, "inbox");
+        requireNonNull(handler, "handler");
+        return new Builder<>(
+                requireNonNull(consumer, "consumer"),
+                ShareAttempt.transactional(inbox, handler),
+                new TransactionalProcessor<>(inbox, handler, true),
                 inbox.consumer(),
                 new DeliveryCounts(inbox.consumer(), inbox.metrics()));
     }
@@ -261,21 +294,23 @@ public final class KafkaShareInboxLoop<K, V> implements AutoCloseable {
     private void forgetLapsed() {
         long lock = renewEvery().toNanos() * 3;
         long now = System.nanoTime();
-        held.values().removeIf(h -> !h.acknowledgeable && h != running && now - h.renewedAt > lock);
+        held.values().removeIf(h -> !h.acknowledgeable && !running.contains(h) && now - h.renewedAt > lock);
     }
 
     /**
-     * Runs the records in hand one at a time on the worker until {@code deadline} or until none is
-     * ready; returns an {@link Error} the handler threw, if any.
+     * Runs the records in hand on the worker — one at a time, or in the batch form every ready one
+     * together — until {@code deadline} or until none is ready; returns an {@link Error} the handler
+     * threw, if any.
      */
     private @Nullable Error workUntil(long deadline) {
         while (true) {
             if (work == null && !stopping) {
-                Held<K, V> next = nextReady();
-                if (next != null) {
+                List<Held<K, V>> next = ready();
+                if (!next.isEmpty()) {
                     running = next;
-                    ConsumerRecord<K, V> record = next.record;
-                    work = worker.submit(() -> attempt.attempt(record, keys));
+                    List<ConsumerRecord<K, V>> records = new ArrayList<>(next.size());
+                    next.forEach(h -> records.add(h.record));
+                    work = worker.submit(() -> attempt.attemptAll(records, keys));
                 }
             }
             long now = System.nanoTime();
@@ -295,13 +330,13 @@ public final class KafkaShareInboxLoop<K, V> implements AutoCloseable {
             } catch (TimeoutException stillWorking) {
                 return null;
             } catch (ExecutionException e) {
-                Held<K, V> failed = finishWork();
-                failed.notBefore = System.nanoTime();
+                List<Held<K, V>> failed = finishWork();
+                failed.forEach(h -> h.notBefore = System.nanoTime());
                 if (e.getCause() instanceof Error error) {
                     return error;
                 }
                 throw new IllegalStateException(
-                        "the attempt at " + ShareAttempt.where(failed.record) + " failed", e.getCause());
+                        "the attempt at " + ShareAttempt.where(failed.get(0).record) + " failed", e.getCause());
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new org.apache.kafka.common.errors.InterruptException(e);
@@ -309,30 +344,38 @@ public final class KafkaShareInboxLoop<K, V> implements AutoCloseable {
         }
     }
 
-    private void settle(ShareAttempt.Result result) {
-        Held<K, V> done = finishWork();
-        if (result.type() != null) {
-            done.settled = result.type();
-        } else {
-            done.notBefore = System.nanoTime() + result.retryAfter().toNanos();
+    private void settle(List<ShareAttempt.Result> results) {
+        List<Held<K, V>> done = finishWork();
+        for (int i = 0; i < done.size(); i++) {
+            ShareAttempt.Result result = results.get(i);
+            if (result.type() != null) {
+                done.get(i).settled = result.type();
+            } else {
+                done.get(i).notBefore = System.nanoTime() + result.retryAfter().toNanos();
+            }
         }
     }
 
-    private Held<K, V> finishWork() {
-        Held<K, V> done = running;
-        running = null;
+    private List<Held<K, V>> finishWork() {
+        List<Held<K, V>> done = running;
+        running = List.of();
         work = null;
         return done;
     }
 
-    private @Nullable Held<K, V> nextReady() {
+    /** The records to work on next: the first ready one, or in the batch form every ready one. */
+    private List<Held<K, V>> ready() {
         long now = System.nanoTime();
+        List<Held<K, V>> ready = new ArrayList<>();
         for (Held<K, V> h : held.values()) {
             if (h.settled == null && now - h.notBefore >= 0) {
-                return h;
+                ready.add(h);
+                if (!attempt.batches()) {
+                    break;
+                }
             }
         }
-        return null;
+        return ready;
     }
 
     private long earliestRetry() {
@@ -364,7 +407,7 @@ public final class KafkaShareInboxLoop<K, V> implements AutoCloseable {
                 consumer.acknowledge(h.record, h.settled);
                 gone.add(entry.getKey());
                 done++;
-            } else if (stopping && h != running) {
+            } else if (stopping && !running.contains(h)) {
                 consumer.acknowledge(h.record, AcknowledgeType.RELEASE);
                 gone.add(entry.getKey());
             } else {
@@ -450,16 +493,19 @@ public final class KafkaShareInboxLoop<K, V> implements AutoCloseable {
 
         private final ShareConsumer<K, V> consumer;
         private final ShareAttempt.Work<K, V> work;
+        private final @Nullable Processor<K, V> together;
         private final String inboxConsumer;
         private final DeliveryCounts counts;
 
         private Builder(
                 ShareConsumer<K, V> consumer,
                 ShareAttempt.Work<K, V> work,
+                @Nullable Processor<K, V> together,
                 String inboxConsumer,
                 DeliveryCounts counts) {
             this.consumer = consumer;
             this.work = work;
+            this.together = together;
             this.inboxConsumer = inboxConsumer;
             this.counts = counts;
         }

@@ -10,6 +10,9 @@ import dev.inbox.spi.ClaimStatus;
 import dev.inbox.spi.DeliveryCounts;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
 import org.apache.kafka.clients.consumer.AcknowledgeType;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.jspecify.annotations.Nullable;
@@ -49,6 +52,9 @@ final class ShareAttempt<K, V> {
     }
 
     private final Work<K, V> work;
+    /** Applies several records in one transaction ({@link Processor#applyAll}); null: one at a time. */
+    private final @Nullable Processor<K, V> together;
+
     private final String consumer;
     private final DeliveryCounts counts;
     private final Duration busyBackoff;
@@ -57,12 +63,14 @@ final class ShareAttempt<K, V> {
 
     ShareAttempt(
             Work<K, V> work,
+            @Nullable Processor<K, V> together,
             String consumer,
             DeliveryCounts counts,
             Duration busyBackoff,
             Duration failureBackoff,
             RecordFailures<K, V> failures) {
         this.work = work;
+        this.together = together;
         this.consumer = consumer;
         this.counts = counts;
         this.busyBackoff = busyBackoff;
@@ -81,17 +89,33 @@ final class ShareAttempt<K, V> {
      * @throws Error what the handler threw as an {@link Error}, its claim released first
      */
     Result attempt(ConsumerRecord<K, V> record, RecordKeys keys) {
-        String id;
+        return attempt(item(record, keys));
+    }
+
+    /** {@code record} with its dedup id read by {@code keys}, or with why it has no valid one. */
+    private Processor.Item<K, V> item(ConsumerRecord<K, V> record, RecordKeys keys) {
         try {
-            id = keys.keyOf(record);
+            String id = keys.keyOf(record);
             if (id == null) {
-                return recoverMissing(record, new IllegalArgumentException(where(record) + " has no dedup key"));
+                return new Processor.Item<>(
+                        record, null, new IllegalArgumentException(where(record) + " has no dedup key"));
             }
             InboxKey.of(consumer, id);
+            return new Processor.Item<>(record, id, null);
         } catch (RuntimeException e) {
-            return recoverMissing(
+            return new Processor.Item<>(
                     record,
+                    null,
                     new IllegalArgumentException(where(record) + " has no valid dedup key: " + e.getMessage(), e));
+        }
+    }
+
+    /** Tries a record whose key was read once for this attempt. */
+    private Result attempt(Processor.Item<K, V> item) {
+        ConsumerRecord<K, V> record = item.record();
+        String id = item.id();
+        if (id == null) {
+            return recoverMissing(record, java.util.Objects.requireNonNull(item.keyProblem()));
         }
         ClaimStatus status;
         try {
@@ -120,6 +144,80 @@ final class ShareAttempt<K, V> {
                 failures.succeeded(record);
                 counts.record(DeliveryOutcome.PROCESSED);
                 return Result.settle(AcknowledgeType.ACCEPT);
+        }
+    }
+
+    /** Whether {@link #attemptAll} applies several records at once. */
+    boolean batches() {
+        return together != null;
+    }
+
+    /**
+     * Tries {@code records} once: those with a valid dedup id in one transaction when this attempt
+     * {@linkplain #batches batches} and there are two or more of them, every other one alone, as
+     * {@link #attempt} does. A transaction that stopped at a BUSY record leaves the records after it
+     * untried: they are to be tried again at once ({@code retryAfter} zero). A transaction whose
+     * work failed was rolled back, and its records are then tried one at a time, so that the
+     * failing one fails alone.
+     *
+     * @return one result per record, in their order
+     * @throws Error what the handler threw as an {@link Error}
+     */
+    List<Result> attemptAll(List<ConsumerRecord<K, V>> records, RecordKeys keys) {
+        Result[] results = new Result[records.size()];
+        List<Processor.Item<K, V>> keyed = new ArrayList<>(records.size());
+        List<Integer> at = new ArrayList<>(records.size());
+        for (int i = 0; i < records.size(); i++) {
+            Processor.Item<K, V> item = item(records.get(i), keys); // read once per attempt, as a delivery
+            if (item.id() == null || together == null) {
+                results[i] = attempt(item);
+            } else {
+                keyed.add(item);
+                at.add(i);
+            }
+        }
+        if (keyed.size() == 1) {
+            results[at.get(0)] = attempt(keyed.get(0));
+        } else if (!keyed.isEmpty()) {
+            applyTogether(keyed, at, results);
+        }
+        return Arrays.asList(results);
+    }
+
+    private void applyTogether(List<Processor.Item<K, V>> items, List<Integer> at, Result[] results) {
+        Processor<K, V> transaction = java.util.Objects.requireNonNull(together);
+        Processor.SpanOutcome outcome;
+        try {
+            outcome = transaction.applyAll(items);
+        } catch (InboxStoreException e) {
+            counts.record(DeliveryOutcome.STORE_FAILED, items.size());
+            LOG.log(
+                    Level.WARNING,
+                    "the inbox store failed on a transaction of " + items.size() + " records; held and tried"
+                            + " again after " + failureBackoff,
+                    e);
+            at.forEach(i -> results[i] = Result.retry(failureBackoff));
+            return;
+        }
+        if (outcome == null) { // rolled back
+            for (int i = 0; i < items.size(); i++) {
+                results[at.get(i)] = attempt(items.get(i));
+            }
+            return;
+        }
+        counts.record(DeliveryOutcome.PROCESSED, outcome.processed());
+        counts.record(DeliveryOutcome.DUPLICATE, outcome.duplicates());
+        int done = outcome.processed() + outcome.duplicates();
+        for (int i = 0; i < items.size(); i++) {
+            if (i < done) {
+                failures.succeeded(items.get(i).record());
+                results[at.get(i)] = Result.settle(AcknowledgeType.ACCEPT);
+            } else if (i == done) { // the BUSY one the transaction stopped at: held, as attempt does
+                counts.record(DeliveryOutcome.BUSY);
+                results[at.get(i)] = Result.retry(busyBackoff);
+            } else {
+                results[at.get(i)] = Result.retry(Duration.ZERO);
+            }
         }
     }
 

@@ -103,6 +103,82 @@ class KafkaTransactionalLoopTest {
         }
     }
 
+    /**
+     * The share loop's batch form: the records in hand go into one transaction (one PostgreSQL
+     * transaction id for several applied events), a duplicate among them is skipped, and a handler
+     * that fails rolls its transaction back so that the others are applied one transaction each and
+     * the failing one alone, after its backoff — each event applied once.
+     */
+    @Test
+    void shareTransactionalBatch_appliesTheRecordsInHandInOneTransaction_andAFailureAlone() throws Exception {
+        String run = UUID.randomUUID().toString();
+        String topic = Kafka.topic(1);
+        String group = "inbox-share-batch-" + run;
+        Kafka.shareGroup(group, Duration.ofSeconds(15));
+        TransactionalInbox inbox =
+                TransactionalInbox.builder(store, pool).consumer("share-" + run).build();
+        Map<String, List<Long>> transactions = new java.util.concurrent.ConcurrentHashMap<>();
+        AtomicInteger boomFailures = new AtomicInteger();
+        try (KafkaProducer<String, String> producer = Kafka.producer();
+                org.apache.kafka.clients.consumer.KafkaShareConsumer<String, String> consumer =
+                        Kafka.shareConsumer(group);
+                KafkaShareInboxLoop<String, String> loop = KafkaShareInboxLoop.transactionalBatch(
+                                consumer, inbox, (record, connection) -> {
+                                    String event = record.value();
+                                    if (event.contains("boom") && boomFailures.getAndIncrement() < 2) {
+                                        throw new IllegalStateException("boom fails twice");
+                                    }
+                                    apply(connection, run, event);
+                                    try (Statement s = connection.createStatement();
+                                            ResultSet txid = s.executeQuery("SELECT txid_current()")) {
+                                        txid.next();
+                                        transactions
+                                                .computeIfAbsent(
+                                                        event, e -> new java.util.concurrent.CopyOnWriteArrayList<>())
+                                                .add(txid.getLong(1));
+                                    }
+                                })
+                        .keys(RecordKeys.cloudEvents())
+                        .failureBackoff(Duration.ofMillis(200))
+                        .build()) {
+            for (String event : List.of("a", "b", "a", "c")) {
+                Kafka.sendEvent(producer, topic, 0, event);
+            }
+            loop.subscribe(List.of(topic));
+            pollUntil(loop, 4);
+            assertThat(loop.counts().processed()).isEqualTo(3);
+            assertThat(loop.counts().duplicates()).isEqualTo(1);
+            assertThat(transactions.values().stream()
+                            .map(t -> t.get(0))
+                            .distinct()
+                            .count())
+                    .as("the three new events in fewer than three transactions: %s", transactions)
+                    .isLessThan(3);
+
+            for (String event : List.of("d", "boom", "e")) {
+                Kafka.sendEvent(producer, topic, 0, event);
+            }
+            pollUntil(loop, 3);
+            assertThat(boomFailures)
+                    .as("in the batch's transaction, then alone")
+                    .hasValue(3);
+            assertThat(applications(run).values()).as("each event once").containsOnly(1);
+            assertThat(applications(run)).hasSize(6);
+            assertThat(loop.counts().processed()).isEqualTo(6);
+        }
+    }
+
+    private static void pollUntil(KafkaShareInboxLoop<String, String> loop, int records) {
+        int done = 0;
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (done < records) {
+            assertThat(System.nanoTime() - deadline)
+                    .as("after 60 s only %d of %d records done", done, records)
+                    .isNegative();
+            done += loop.pollOnce(Duration.ofMillis(100));
+        }
+    }
+
     @Test
     void completePerPoll_isForLeaseMode_andRefusedOnATransactionalLoop() {
         TransactionalInbox inbox = TransactionalInbox.builder(store, pool)

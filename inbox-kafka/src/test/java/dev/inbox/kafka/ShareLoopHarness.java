@@ -31,6 +31,7 @@ final class ShareLoopHarness implements AdapterHarness {
 
     private final AdapterKit kit;
     private final @Nullable HikariDataSource pool;
+    private final boolean batch;
     private final @Nullable CaffeineInboxStore caffeine;
     private final @Nullable PostgresInboxStore postgres;
     private final String topic;
@@ -41,8 +42,20 @@ final class ShareLoopHarness implements AdapterHarness {
 
     /** In lease mode on the in-memory store, or ({@code pool} given) in transactional mode on PostgreSQL. */
     ShareLoopHarness(AdapterKit kit, @Nullable HikariDataSource pool) throws Exception {
+        this(kit, pool, false);
+    }
+
+    /**
+     * As {@link #ShareLoopHarness(AdapterKit, HikariDataSource)}; with {@code batch}, transactional
+     * mode's batch form ({@link KafkaShareInboxLoop#transactionalBatch}).
+     */
+    ShareLoopHarness(AdapterKit kit, @Nullable HikariDataSource pool, boolean batch) throws Exception {
+        if (batch && pool == null) {
+            throw new IllegalArgumentException("the batch form is transactional: give a pool");
+        }
         this.kit = kit;
         this.pool = pool;
+        this.batch = batch;
         if (pool == null) {
             caffeine = CaffeineInboxStore.builder().build();
             postgres = null;
@@ -67,20 +80,25 @@ final class ShareLoopHarness implements AdapterHarness {
     }
 
     private KafkaShareInboxLoop<String, String> loop(ShareConsumer<String, String> consumer) {
-        KafkaShareInboxLoop.Builder<String, String> builder = pool == null
-                ? KafkaShareInboxLoop.lease(
-                        consumer,
-                        Inbox.builder(kit.store(caffeine))
-                                .consumer(kit.consumer())
-                                .lease(kit.lease())
-                                .build(),
-                        record -> kit.apply(record.value(), null))
-                : KafkaShareInboxLoop.transactional(
-                        consumer,
-                        TransactionalInbox.builder(kit.store(postgres), kit.dataSource(pool))
-                                .consumer(kit.consumer())
-                                .build(),
-                        (record, connection) -> kit.apply(record.value(), connection));
+        KafkaShareInboxLoop.Builder<String, String> builder;
+        if (pool == null) {
+            builder = KafkaShareInboxLoop.lease(
+                    consumer,
+                    Inbox.builder(kit.store(caffeine))
+                            .consumer(kit.consumer())
+                            .lease(kit.lease())
+                            .build(),
+                    record -> kit.apply(record.value(), null));
+        } else {
+            TransactionalInbox inbox = TransactionalInbox.builder(kit.store(postgres), kit.dataSource(pool))
+                    .consumer(kit.consumer())
+                    .build();
+            TransactionalRecordHandler<String, String> handler =
+                    (record, connection) -> kit.apply(record.value(), connection);
+            builder = batch
+                    ? KafkaShareInboxLoop.transactionalBatch(consumer, inbox, handler)
+                    : KafkaShareInboxLoop.transactional(consumer, inbox, handler);
+        }
         return builder.keys(record -> kit.keyOf(Kafka.kitId(record), (String) record.value()))
                 .busyBackoff(kit.backoff())
                 .failureBackoff(kit.backoff())
