@@ -1,7 +1,7 @@
 #!/bin/sh
 # Records per second through a Kafka share group: a bare share consumer, KafkaShareInboxLoop and a
 # hand-written share consumer with its own dedup check, on the embedded store and on the local
-# PostgreSQL, 1 and 4 members, in five interleaved rounds (medians and spreads), on a single-node
+# PostgreSQL (where the loop runs per record and in its batch form), 1 and 4 members, in five interleaved rounds (medians and spreads), on a single-node
 # broker the run starts (about 12 minutes); into benchmarks/results/adapters-share.json, with
 # results/PRODUCED-BY-share-throughput.txt naming the commit and the command. Run nothing else meanwhile.
 set -eu

@@ -9,6 +9,7 @@ import dev.inbox.caffeine.CaffeineInboxStore;
 import dev.inbox.jdbc.TransactionalInbox;
 import dev.inbox.kafka.KafkaShareInboxLoop;
 import dev.inbox.kafka.RecordKeys;
+import dev.inbox.kafka.TransactionalRecordHandler;
 import dev.inbox.postgres.PostgresInboxStore;
 import dev.inbox.testing.KafkaBroker;
 import java.nio.charset.StandardCharsets;
@@ -44,8 +45,9 @@ import org.apache.kafka.clients.producer.ProducerRecord;
  * consumer with a dedup check of its own — on the embedded store (the loop in lease mode on
  * Caffeine; the hand-written one with a concurrent set in memory) and on PostgreSQL (the loop in
  * transactional mode; the hand-written one with {@code INSERT … ON CONFLICT DO NOTHING} on its own
- * table; both insert a business row per record in the same transaction). The work is the same
- * trivial sum everywhere.
+ * table; both insert a business row per record in the same transaction), and the loop's batch form
+ * ({@code transactionalBatch}: the records in hand in one transaction, a business row each). The
+ * work is the same trivial sum everywhere.
  *
  * <p>Every consumer acknowledges explicitly and commits its acknowledgements ({@code commitSync})
  * once per poll. The rate of a run is counted from the moment a tenth of its records are done to the
@@ -65,7 +67,12 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 public final class ShareThroughput {
 
     private static final String[] VARIANTS = {
-        "bare", "handwritten-memory", "inbox-caffeine", "handwritten-postgres", "inbox-postgres-transactional"
+        "bare",
+        "handwritten-memory",
+        "inbox-caffeine",
+        "handwritten-postgres",
+        "inbox-postgres-transactional",
+        "inbox-postgres-batch"
     };
     private static final String BUSINESS = "adapters_share_business";
     private static final String HANDWRITTEN = "adapters_share_handwritten_inbox";
@@ -154,9 +161,9 @@ public final class ShareThroughput {
         return n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
     }
 
-    /** A tenth of the records for the PostgreSQL variants, which commit a transaction per record. */
+    /** A tenth of the records for the PostgreSQL variants, most of which commit a transaction per record. */
     private int records(String variant) {
-        return variant.endsWith("postgres") || variant.endsWith("transactional") ? messages / 10 : messages;
+        return variant.contains("postgres") ? messages / 10 : messages;
     }
 
     private void createTables(HikariDataSource pool) throws SQLException {
@@ -236,7 +243,7 @@ public final class ShareThroughput {
             this.caffeine = variant.equals("inbox-caffeine")
                     ? CaffeineInboxStore.builder().build()
                     : null;
-            this.postgres = variant.equals("inbox-postgres-transactional")
+            this.postgres = variant.startsWith("inbox-postgres")
                     ? PostgresInboxStore.builder(pool).table("inbox_adapters").build()
                     : null;
             if (postgres != null) {
@@ -266,15 +273,20 @@ public final class ShareThroughput {
         }
 
         private void loop(KafkaShareConsumer<String, String> share) {
-            KafkaShareInboxLoop.Builder<String, String> builder = caffeine != null
-                    ? KafkaShareInboxLoop.lease(
-                            share, Inbox.builder(caffeine).consumer(consumer).build(), record -> work(record.value()))
-                    : KafkaShareInboxLoop.transactional(
-                            share,
-                            TransactionalInbox.builder(postgres, pool)
-                                    .consumer(consumer)
-                                    .build(),
-                            (record, connection) -> business(connection, record));
+            KafkaShareInboxLoop.Builder<String, String> builder;
+            if (caffeine != null) {
+                builder = KafkaShareInboxLoop.lease(
+                        share, Inbox.builder(caffeine).consumer(consumer).build(), record -> work(record.value()));
+            } else {
+                TransactionalInbox inbox = TransactionalInbox.builder(postgres, pool)
+                        .consumer(consumer)
+                        .build();
+                TransactionalRecordHandler<String, String> handler =
+                        (record, connection) -> business(connection, record);
+                builder = variant.endsWith("batch")
+                        ? KafkaShareInboxLoop.transactionalBatch(share, inbox, handler)
+                        : KafkaShareInboxLoop.transactional(share, inbox, handler);
+            }
             try (KafkaShareInboxLoop<String, String> loop =
                     builder.keys(RecordKeys.cloudEvents()).build()) {
                 while (!stop.get()) {
