@@ -110,6 +110,7 @@ class KafkaTransactionalLoopTest {
      * the failing one alone, after its backoff — each event applied once.
      */
     @Test
+    @Tag("extended") // 13 s, most of it a share group joining: CI (-Pcontainers) and -Pextended run it
     void shareTransactionalBatch_appliesTheRecordsInHandInOneTransaction_andAFailureAlone() throws Exception {
         String run = UUID.randomUUID().toString();
         String topic = Kafka.topic(1);
