@@ -38,15 +38,35 @@ class DynamoDbInboxStoreTest {
     static DynamoDbClient client;
     static DynamoDbAsyncClient asyncClient;
 
+    /**
+     * Six attempts where the SDK's default makes three: dynalite (a single Node process) on a
+     * loaded two-core machine now and then closes a connection mid-request while the async client
+     * sends a large batch's requests at once, and the SDK retries such a request. What the kit
+     * checks is the store's answers, not the emulator's stamina; the fault kit
+     * ({@code DynamoDbFaultTest}, on {@link #client}'s default retries) checks what a store does
+     * when requests do fail.
+     */
+    private static final software.amazon.awssdk.retries.api.RetryStrategy EMULATOR_RETRIES =
+            software.amazon.awssdk.awscore.retry.AwsRetryStrategy.standardRetryStrategy().toBuilder()
+                    .maxAttempts(6)
+                    .build();
+
     @BeforeAll
     static void start() throws Exception {
         dynalite = Dynalite.forTests();
         String endpoint = dynalite.endpoint();
-        client = client(endpoint, Duration.ofSeconds(10));
+        client = DynamoDbClient.builder()
+                .endpointOverride(URI.create(endpoint))
+                .region(Region.US_EAST_1)
+                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("test", "test")))
+                .overrideConfiguration(
+                        c -> c.apiCallAttemptTimeout(Duration.ofSeconds(10)).retryStrategy(EMULATOR_RETRIES))
+                .build();
         asyncClient = DynamoDbAsyncClient.builder()
                 .endpointOverride(URI.create(endpoint))
                 .region(Region.US_EAST_1)
                 .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("test", "test")))
+                .overrideConfiguration(c -> c.retryStrategy(EMULATOR_RETRIES))
                 .build();
         DynamoDbInboxStore.builder(client).table(TABLE).build().createTableIfMissing();
     }
