@@ -125,7 +125,8 @@ public final class KafkaShareInboxLoop<K, V> implements AutoCloseable {
                 builder.counts,
                 builder.busyBackoff,
                 builder.failureBackoff,
-                builder.failures(LOG, "held and tried again after", builder.counts));
+                builder.failures(LOG, "held and tried again after", builder.counts),
+                () -> stopping);
         this.worker = Executors.newSingleThreadExecutor(task -> {
             Thread thread = new Thread(task, "inbox-share-work-" + builder.inboxConsumer);
             thread.setDaemon(true);
@@ -134,8 +135,11 @@ public final class KafkaShareInboxLoop<K, V> implements AutoCloseable {
     }
 
     /**
-     * A loop in lease mode: each record's event is claimed with {@link dev.inbox.InboxClaims#claim}, kept renewed
-     * while {@code handler} runs, and completed before the record is accepted.
+     * A loop in lease mode: each record's event is claimed, kept renewed while {@code handler} runs,
+     * and completed before the record is accepted. The records ready in hand are claimed together
+     * ({@link dev.inbox.InboxClaims#claimAll}, one renewal task for their claims) and then worked one
+     * after another, each completed as soon as its handler returns; a loop that is stopping
+     * releases the claims of those not begun.
      *
      * @throws IllegalArgumentException if an argument is null
      */
@@ -144,7 +148,7 @@ public final class KafkaShareInboxLoop<K, V> implements AutoCloseable {
         return new Builder<>(
                 requireNonNull(consumer, "consumer"),
                 ShareAttempt.lease(inbox, requireNonNull(handler, "handler")),
-                null,
+                ShareAttempt.claimedTogether(inbox, handler),
                 inbox.consumer(),
                 new DeliveryCounts(inbox.consumer(), inbox.metrics()));
     }
@@ -191,7 +195,7 @@ public final class KafkaShareInboxLoop<K, V> implements AutoCloseable {
         return new Builder<>(
                 requireNonNull(consumer, "consumer"),
                 ShareAttempt.transactional(inbox, handler),
-                new TransactionalProcessor<>(inbox, handler, true),
+                ShareAttempt.inOneTransaction(new TransactionalProcessor<>(inbox, handler, true)),
                 inbox.consumer(),
                 new DeliveryCounts(inbox.consumer(), inbox.metrics()));
     }
@@ -493,14 +497,14 @@ public final class KafkaShareInboxLoop<K, V> implements AutoCloseable {
 
         private final ShareConsumer<K, V> consumer;
         private final ShareAttempt.Work<K, V> work;
-        private final @Nullable Processor<K, V> together;
+        private final ShareAttempt.@Nullable Together<K, V> together;
         private final String inboxConsumer;
         private final DeliveryCounts counts;
 
         private Builder(
                 ShareConsumer<K, V> consumer,
                 ShareAttempt.Work<K, V> work,
-                @Nullable Processor<K, V> together,
+                ShareAttempt.@Nullable Together<K, V> together,
                 String inboxConsumer,
                 DeliveryCounts counts) {
             this.consumer = consumer;

@@ -13,6 +13,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.function.BooleanSupplier;
 import org.apache.kafka.clients.consumer.AcknowledgeType;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.jspecify.annotations.Nullable;
@@ -39,6 +40,19 @@ final class ShareAttempt<K, V> {
         }
     }
 
+    /**
+     * What an attempt at several records, each with its id, does: claim and work, as the mode does
+     * it, with {@code attempt}'s counts, failure policy and back-offs.
+     */
+    @FunctionalInterface
+    interface Together<K, V> {
+        /**
+         * @return one result per item, in their order
+         * @throws Error what a handler threw as an {@code Error}, every claim it held released
+         */
+        List<Result> attempt(ShareAttempt<K, V> attempt, List<Processor.Item<K, V>> items);
+    }
+
     /** What one attempt does once the record has its id: claim and work, as the mode does it. */
     @FunctionalInterface
     interface Work<K, V> {
@@ -52,23 +66,26 @@ final class ShareAttempt<K, V> {
     }
 
     private final Work<K, V> work;
-    /** Applies several records in one transaction ({@link Processor#applyAll}); null: one at a time. */
-    private final @Nullable Processor<K, V> together;
+    /** How several records are tried at once; null: one at a time. */
+    private final @Nullable Together<K, V> together;
 
     private final String consumer;
     private final DeliveryCounts counts;
     private final Duration busyBackoff;
     private final Duration failureBackoff;
     private final RecordFailures<K, V> failures;
+    /** True once the loop is stopping: records claimed together and not begun are given back. */
+    private final BooleanSupplier stopping;
 
     ShareAttempt(
             Work<K, V> work,
-            @Nullable Processor<K, V> together,
+            @Nullable Together<K, V> together,
             String consumer,
             DeliveryCounts counts,
             Duration busyBackoff,
             Duration failureBackoff,
-            RecordFailures<K, V> failures) {
+            RecordFailures<K, V> failures,
+            BooleanSupplier stopping) {
         this.work = work;
         this.together = together;
         this.consumer = consumer;
@@ -76,6 +93,7 @@ final class ShareAttempt<K, V> {
         this.busyBackoff = busyBackoff;
         this.failureBackoff = failureBackoff;
         this.failures = failures;
+        this.stopping = stopping;
     }
 
     DeliveryCounts counts() {
@@ -131,6 +149,11 @@ final class ShareAttempt<K, V> {
         } catch (Exception e) {
             return failed(record, e);
         }
+        return claimed(status, record);
+    }
+
+    /** The result of a claim that answered {@code status}, its work (if it was new) done. */
+    private Result claimed(ClaimStatus status, ConsumerRecord<K, V> record) {
         switch (status) {
             case DUPLICATE:
                 failures.succeeded(record);
@@ -179,31 +202,36 @@ final class ShareAttempt<K, V> {
         if (keyed.size() == 1) {
             results[at.get(0)] = attempt(keyed.get(0));
         } else if (!keyed.isEmpty()) {
-            applyTogether(keyed, at, results);
+            List<Result> together =
+                    java.util.Objects.requireNonNull(this.together).attempt(this, keyed);
+            for (int i = 0; i < keyed.size(); i++) {
+                results[at.get(i)] = together.get(i);
+            }
         }
         return Arrays.asList(results);
     }
 
-    private void applyTogether(List<Processor.Item<K, V>> items, List<Integer> at, Result[] results) {
-        Processor<K, V> transaction = java.util.Objects.requireNonNull(together);
+    /**
+     * Transactional mode's batch form: the items' claims and the handler's writes in one
+     * transaction ({@link Processor#applyAll}). A transaction that stopped at a BUSY record leaves
+     * the records after it to be tried again at once; one whose work failed was rolled back, and its
+     * records are tried one at a time, so that the failing one fails alone.
+     */
+    static <K, V> Together<K, V> inOneTransaction(Processor<K, V> transaction) {
+        return (attempt, items) -> attempt.applyTogether(transaction, items);
+    }
+
+    private List<Result> applyTogether(Processor<K, V> transaction, List<Processor.Item<K, V>> items) {
+        List<Result> results = new ArrayList<>(items.size());
         Processor.SpanOutcome outcome;
         try {
             outcome = transaction.applyAll(items);
         } catch (InboxStoreException e) {
-            counts.record(DeliveryOutcome.STORE_FAILED, items.size());
-            LOG.log(
-                    Level.WARNING,
-                    "the inbox store failed on a transaction of " + items.size() + " records; held and tried"
-                            + " again after " + failureBackoff,
-                    e);
-            at.forEach(i -> results[i] = Result.retry(failureBackoff));
-            return;
+            return storeFailed(items.size(), "a transaction of " + items.size() + " records", e);
         }
         if (outcome == null) { // rolled back
-            for (int i = 0; i < items.size(); i++) {
-                results[at.get(i)] = attempt(items.get(i));
-            }
-            return;
+            items.forEach(item -> results.add(attempt(item)));
+            return results;
         }
         counts.record(DeliveryOutcome.PROCESSED, outcome.processed());
         counts.record(DeliveryOutcome.DUPLICATE, outcome.duplicates());
@@ -211,14 +239,78 @@ final class ShareAttempt<K, V> {
         for (int i = 0; i < items.size(); i++) {
             if (i < done) {
                 failures.succeeded(items.get(i).record());
-                results[at.get(i)] = Result.settle(AcknowledgeType.ACCEPT);
+                results.add(Result.settle(AcknowledgeType.ACCEPT));
             } else if (i == done) { // the BUSY one the transaction stopped at: held, as attempt does
                 counts.record(DeliveryOutcome.BUSY);
-                results[at.get(i)] = Result.retry(busyBackoff);
+                results.add(Result.retry(busyBackoff));
             } else {
-                results[at.get(i)] = Result.retry(Duration.ZERO);
+                results.add(Result.retry(Duration.ZERO));
             }
         }
+        return results;
+    }
+
+    /**
+     * Lease mode, several records at once: their events claimed together ({@link
+     * dev.inbox.InboxClaims#claimAll}) and kept renewed by one task, then each new one's handler
+     * run and its claim completed (or released, if the handler throws) before the next one's, as
+     * {@link #lease} does for one: one store call and one renewal task for the records in hand
+     * instead of one each.
+     */
+    static <K, V> Together<K, V> claimedTogether(Inbox inbox, RecordHandler<K, V> handler) {
+        return (attempt, items) -> attempt.claimTogether(inbox, handler, items);
+    }
+
+    private List<Result> claimTogether(Inbox inbox, RecordHandler<K, V> handler, List<Processor.Item<K, V>> items) {
+        List<String> ids = new ArrayList<>(items.size());
+        items.forEach(item -> ids.add(item.id()));
+        List<Claim> claims;
+        try {
+            claims = inbox.claims().claimAll(ids);
+        } catch (InboxStoreException e) {
+            return storeFailed(items.size(), items.size() + " records", e);
+        }
+        inbox.claims().keepRenewed(claims);
+        List<Result> results = new ArrayList<>(items.size());
+        for (int i = 0; i < items.size(); i++) {
+            Claim claim = claims.get(i);
+            ConsumerRecord<K, V> record = items.get(i).record();
+            if (!claim.isAcquired()) {
+                results.add(claimed(claim.status(), record));
+                continue;
+            }
+            if (stopping.getAsBoolean()) { // not begun: its claim released, the record to be released
+                releaseQuietly(claim);
+                results.add(Result.retry(Duration.ZERO));
+                continue;
+            }
+            try {
+                handler.handle(record);
+            } catch (Exception e) {
+                releaseQuietly(claim);
+                results.add(failed(record, e));
+                continue;
+            } catch (Error e) {
+                for (Claim held : claims.subList(i, claims.size())) {
+                    if (held.isAcquired()) {
+                        releaseQuietly(held);
+                    }
+                }
+                throw e;
+            }
+            complete(claim, record);
+            results.add(claimed(ClaimStatus.ACQUIRED, record));
+        }
+        return results;
+    }
+
+    private List<Result> storeFailed(int records, String what, InboxStoreException e) {
+        counts.record(DeliveryOutcome.STORE_FAILED, records);
+        LOG.log(
+                Level.WARNING,
+                "the inbox store failed on " + what + "; held and tried again after " + failureBackoff,
+                e);
+        return java.util.Collections.nCopies(records, Result.retry(failureBackoff));
     }
 
     /**

@@ -10,6 +10,8 @@ import dev.inbox.InboxKey;
 import dev.inbox.InboxStoreException;
 import dev.inbox.caffeine.CaffeineInboxStore;
 import dev.inbox.keys.DedupKeys;
+import dev.inbox.spi.ClaimRequest;
+import dev.inbox.spi.ClaimResult;
 import dev.inbox.spi.ClaimStatus;
 import dev.inbox.spi.InboxStore;
 import dev.inbox.spi.OwnerToken;
@@ -23,6 +25,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaShareConsumer;
@@ -228,6 +231,41 @@ class KafkaShareInboxLoopTest {
         } finally {
             log.removeHandler(capture);
         }
+    }
+
+    /** Lease mode claims the records in hand with one store call, and still applies each once. */
+    @Tag("extended") // CI and -Pextended: a share group's join (10 s here)
+    @Test
+    void theRecordsInHand_areClaimedTogether() throws Exception {
+        List<Integer> claimAllSizes = new CopyOnWriteArrayList<>();
+        AtomicInteger singleClaims = new AtomicInteger();
+        InboxStore watched = new ForwardingStore(store) {
+            @Override
+            public ClaimResult claim(ClaimRequest request) {
+                singleClaims.incrementAndGet();
+                return super.claim(request);
+            }
+
+            @Override
+            public List<ClaimResult> claimAll(List<ClaimRequest> requests) {
+                claimAllSizes.add(requests.size());
+                return super.claimAll(requests);
+            }
+        };
+        for (String event : List.of("t1", "t2", "t3", "t4", "t5", "t3")) {
+            Kafka.sendEvent(producer, topic, 0, event);
+        }
+        member(group, Inbox.builder(watched).consumer("share-test").lease(LOCK).build(), Duration.ZERO, new Outage());
+        await(
+                "five events applied",
+                () -> runs.size() == 5 && loops.get(0).counts().duplicates() == 1);
+        assertThat(runs.values()).as("each event applied once").allMatch(counts -> counts.size() == 1);
+        assertThat(claimAllSizes)
+                .as("claimAll calls, by how many claims each asked for")
+                .anyMatch(size -> size > 1);
+        assertThat(singleClaims.get())
+                .as("records claimed alone, where a poll returned them one by one")
+                .isLessThan(6);
     }
 
     @Test
