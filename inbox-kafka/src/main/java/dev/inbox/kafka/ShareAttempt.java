@@ -176,12 +176,11 @@ final class ShareAttempt<K, V> {
     }
 
     /**
-     * Tries {@code records} once: those with a valid dedup id in one transaction when this attempt
-     * {@linkplain #batches batches} and there are two or more of them, every other one alone, as
-     * {@link #attempt} does. A transaction that stopped at a BUSY record leaves the records after it
-     * untried: they are to be tried again at once ({@code retryAfter} zero). A transaction whose
-     * work failed was rolled back, and its records are then tried one at a time, so that the
-     * failing one fails alone.
+     * Tries {@code records} once: those with a valid dedup id together, as this attempt's {@link
+     * Together} does ({@link #inOneTransaction}, {@link #claimedTogether}), when it {@linkplain
+     * #batches batches} and there are two or more of them; every other one alone, as {@link
+     * #attempt} does. Each record's key is read once. A record the attempt left untried is to be
+     * tried again at once ({@code retryAfter} zero).
      *
      * @return one result per record, in their order
      * @throws Error what the handler threw as an {@link Error}
