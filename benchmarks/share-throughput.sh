@@ -1,8 +1,9 @@
 #!/bin/sh
 # Records per second through a Kafka share group: a bare share consumer, KafkaShareInboxLoop and a
 # hand-written share consumer with its own dedup check, on the embedded store and on the local
-# PostgreSQL (where the loop runs per record and in its batch form), 1 and 4 members, in five interleaved rounds (medians and spreads), on a single-node
-# broker the run starts (about 12 minutes); into benchmarks/results/adapters-share.json, with
+# PostgreSQL (where the loop runs per record and in its batch form), 1 and 4 members, in five
+# interleaved rounds after a warm-up round (medians and spreads), on a single-node broker the run
+# starts (about 6 minutes); into benchmarks/results/adapters-share.json, with
 # results/PRODUCED-BY-share-throughput.txt naming the commit and the command. Run nothing else meanwhile.
 set -eu
 cd "$(dirname "$0")/.."

@@ -54,6 +54,8 @@ import org.apache.kafka.clients.producer.ProducerRecord;
  * last, so the share group's join and the warm-up are left out: {@code (records - done at the mark) /
  * (last - mark)}. Variants run in
  * interleaved rounds ({@code --rounds}, each running every variant once, on records of its own),
+ * after one warm-up round of every variant that is not reported (it warms the JVM, the broker and
+ * the database: without it the first round of every embedded-store variant was its slowest by far),
  * and the report gives each one's median with the rounds' spread (lowest, highest).
  *
  * <pre>{@code
@@ -111,13 +113,17 @@ public final class ShareThroughput {
         try (HikariDataSource pool = new HikariDataSource(config)) {
             run.createTables(pool);
             Map<String, List<Double>> rates = new LinkedHashMap<>();
-            for (int round = 0; round < run.rounds; round++) {
+            for (int round = 0; round <= run.rounds; round++) { // round 0: the warm-up, not reported
                 for (int members : new int[] {1, 4}) {
                     for (String variant : VARIANTS) {
                         double rate = run.measure(variant, members, pool);
-                        rates.computeIfAbsent(variant + "/" + members, k -> new ArrayList<>())
-                                .add(rate);
-                        System.err.printf("round %d %s x%d: %.0f records/s%n", round + 1, variant, members, rate);
+                        if (round > 0) {
+                            rates.computeIfAbsent(variant + "/" + members, k -> new ArrayList<>())
+                                    .add(rate);
+                        }
+                        System.err.printf(
+                                "%s %s x%d: %.0f records/s%n",
+                                round == 0 ? "warm-up" : "round " + round, variant, members, rate);
                     }
                 }
             }
@@ -148,6 +154,7 @@ public final class ShareThroughput {
         Map<String, Object> report = new LinkedHashMap<>();
         report.put("command", "ShareThroughput " + String.join(" ", argv));
         report.put("rounds", rounds);
+        report.put("warmUpRounds", 1);
         report.put(
                 "machine",
                 Runtime.getRuntime().availableProcessors() + " cores, Java " + System.getProperty("java.version") + ", "
