@@ -96,7 +96,7 @@ public final class IdempotentRequests {
     }
 
     /** The 413 for a body over {@link #maxBodyBytes()}, which an adapter may answer before reading it. */
-    Refuse bodyTooLarge() {
+    public Refuse bodyTooLarge() {
         return new Refuse(
                 413, "The request body is over the " + maxBodyBytes + " bytes read for an " + HEADER + ".", null);
     }

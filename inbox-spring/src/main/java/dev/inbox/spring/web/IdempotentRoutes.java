@@ -14,7 +14,6 @@ import java.util.Set;
 import java.util.function.Predicate;
 import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.ListableBeanFactory;
-import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.core.annotation.AnnotationAwareOrderComparator;
 import org.springframework.web.method.HandlerMethod;
 import org.springframework.web.servlet.HandlerExecutionChain;
@@ -66,15 +65,10 @@ public final class IdempotentRoutes implements Predicate<HttpServletRequest> {
                 return false; // the dispatcher meets the same refusal and answers it
             }
             if (chain != null) {
-                return chain.getHandler() instanceof HandlerMethod method && marked(method);
+                return chain.getHandler() instanceof HandlerMethod method && Marked.on(method);
             }
         }
         return false;
-    }
-
-    private static boolean marked(HandlerMethod method) {
-        return method.hasMethodAnnotation(IdempotentRoute.class)
-                || AnnotatedElementUtils.hasAnnotation(method.getBeanType(), IdempotentRoute.class);
     }
 
     private List<RequestMappingHandlerMapping> mappings() {
