@@ -63,7 +63,7 @@ import org.springframework.transaction.PlatformTransactionManager;
         })
 @EnableConfigurationProperties(InboxProperties.class)
 @ImportRuntimeHints(InboxRuntimeHints.class)
-@Import(InboxHttpConfiguration.class)
+@Import({InboxHttpConfiguration.class, InboxReactiveHttpConfiguration.class})
 public class InboxAutoConfiguration {
 
     /** Warns of {@code inbox.*} properties no setting reads (a misspelt one leaves its default in force). */

@@ -41,6 +41,11 @@ class InboxHttpConfiguration {
     @Bean
     @ConditionalOnMissingBean
     IdempotentRequests inboxIdempotentRequests(Inbox inbox, InboxProperties properties) {
+        return requests(inbox, properties);
+    }
+
+    /** The {@code inbox.http.*} decisions over {@code inbox}: the servlet and the WebFlux filter's alike. */
+    static IdempotentRequests requests(Inbox inbox, InboxProperties properties) {
         InboxProperties.Http http = properties.getHttp();
         IdempotencyScope scope = scope(http.getScope());
         return IdempotentRequests.builder(inbox)
@@ -146,7 +151,7 @@ class InboxHttpConfiguration {
         }
     }
 
-    private static boolean paths(ConditionContext context) {
+    static boolean paths(ConditionContext context) {
         return Binder.get(context.getEnvironment())
                 .bind("inbox.http.paths", Bindable.listOf(String.class))
                 .map(list -> !list.isEmpty())

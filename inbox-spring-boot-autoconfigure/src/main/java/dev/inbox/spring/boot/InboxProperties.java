@@ -493,16 +493,18 @@ public class InboxProperties {
     }
 
     /**
-     * Idempotency-Key on the routes of a servlet web application ({@code inbox-http} on the class
-     * path): a repeat of a key's request gets the first response instead of running the handler.
+     * Idempotency-Key on the routes of a web application, Spring MVC (servlet) or WebFlux ({@code
+     * inbox-http} on the class path): a repeat of a key's request gets the first response instead
+     * of running the handler.
      */
     public static class Http {
 
         /**
-         * Servlet URL patterns of the routes to guard, such as {@code /payments/*}. Setting it (or
-         * the scope) registers the filter; the scope must then be set too. Optional in a Spring MVC
-         * application, where every handler marked {@code @IdempotentRoute} is guarded wherever it
-         * is mapped; required without Spring MVC.
+         * The routes to guard: servlet URL patterns in a servlet application, such as {@code
+         * /payments/*}; Spring path patterns in a WebFlux application, such as {@code /payments/**}.
+         * Setting it (or the scope) registers the filter; the scope must then be set too. Optional
+         * with Spring MVC or WebFlux, where every handler marked {@code @IdempotentRoute} is guarded
+         * wherever it is mapped; required in a servlet application without Spring MVC.
          */
         private List<String> paths = new ArrayList<>();
 
