@@ -42,6 +42,10 @@ import org.jspecify.annotations.Nullable;
  * and is not kept (the claim is released). The filter does not support asynchronous requests: do
  * not register it with {@code asyncSupported}, and a handler that starts one fails there.
  *
+ * <p>A request whose key is still in flight is answered 409 at once, or, with {@link
+ * IdempotentRequests.Builder#waitWhileInFlight}, waits on its thread (within that bound) for the
+ * first request's response.
+ *
  * <p>A request is guarded once however many times the filter is on its way (two registrations whose
  * patterns overlap, a forward): the first pass marks it, and later passes let it through.
  */
@@ -119,7 +123,7 @@ public final class IdempotencyFilter implements Filter {
             body = request.getInputStream().readNBytes(requests.maxBodyBytes() + 1);
             handled = new CachedBodyRequest(request, body);
         }
-        IdempotentRequests.Decision decision = requests.begin(describe(handled, key, body));
+        IdempotentRequests.Decision decision = requests.beginWaiting(describe(handled, key, body));
         if (decision instanceof IdempotentRequests.Proceed proceed) {
             run(proceed, handled, response, chain);
         } else if (decision instanceof IdempotentRequests.Replay replay) {

@@ -13,6 +13,8 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -28,7 +30,9 @@ import org.jspecify.annotations.Nullable;
  *   <li>a new key: {@link Proceed} — run the handler; the claim is renewed while it runs;
  *   <li>a key whose request finished: {@link Replay} of the kept response — the same status, body
  *       and replayed headers, plus {@code Idempotent-Replayed: true};
- *   <li>a key whose request is still running: 409 with {@code Retry-After};
+ *   <li>a key whose request is still running: 409 with {@code Retry-After} — or, with {@link
+ *       Builder#waitWhileInFlight}, the answer once that request is done, if it is done within the
+ *       wait ({@link #beginWaiting});
  *   <li>a key used before with a different request: 422;
  *   <li>a missing key (where keys are required), an invalid one, or no scope: 400; a body over
  *       {@link Builder#maxBodyBytes}: 413; a store that cannot answer: 503 with {@code Retry-After}
@@ -46,6 +50,11 @@ import org.jspecify.annotations.Nullable;
 public final class IdempotentRequests {
 
     private static final System.Logger LOG = System.getLogger(IdempotentRequests.class.getName());
+    private static final long FIRST_PAUSE_NANOS = Duration.ofMillis(20).toNanos();
+    private static final long MAX_PAUSE_NANOS = Duration.ofMillis(500).toNanos();
+
+    /** The longest {@link Builder#waitWhileInFlight}: a request thread held longer is a mistake. */
+    public static final Duration MAX_IN_FLIGHT_WAIT = Duration.ofMinutes(1);
 
     /** The header's name in the draft standard. */
     public static final String HEADER = "Idempotency-Key";
@@ -62,6 +71,7 @@ public final class IdempotentRequests {
     private final boolean keepClientErrors;
     private final Duration retryAfter;
     private final Set<String> replayedHeaders;
+    private final Duration inFlightWait;
 
     private IdempotentRequests(Builder b, IdempotencyScope scope) {
         this.inbox = b.inbox;
@@ -73,6 +83,7 @@ public final class IdempotentRequests {
         this.keepClientErrors = b.keepClientErrors;
         this.retryAfter = b.retryAfter;
         this.replayedHeaders = Set.copyOf(b.replayedHeaders);
+        this.inFlightWait = b.inFlightWait;
     }
 
     /**
@@ -160,6 +171,52 @@ public final class IdempotentRequests {
                 }
                 return new Replay(StoredResponse.decode(stored));
         }
+    }
+
+    /**
+     * {@link #begin}, waiting for a request whose key is in flight: while {@code begin} answers 409
+     * (the key's request still running) and {@link Builder#waitWhileInFlight} has not passed, the
+     * key is claimed again after a pause ({@link #pauseBeforeAgain}), so a client's quick retry gets
+     * the first request's response rather than a 409. Blocks the calling thread for at most that
+     * wait (plus one claim); an interrupt ends the wait with the 409. With no wait configured (the
+     * default) it is {@code begin}.
+     */
+    public Decision beginWaiting(IdempotentRequest request) {
+        long start = System.nanoTime();
+        Decision decision = begin(request);
+        for (int attempt = 0; ; attempt++) {
+            Duration pause = pauseBeforeAgain(decision, start, attempt);
+            if (pause == null) {
+                return decision;
+            }
+            try {
+                TimeUnit.NANOSECONDS.sleep(pause.toNanos());
+            } catch (InterruptedException interrupted) {
+                Thread.currentThread().interrupt();
+                return decision;
+            }
+            decision = begin(request);
+        }
+    }
+
+    /**
+     * For adapters that wait without blocking a thread (WebFlux): how long to pause before claiming
+     * again after {@code decision}, the {@code attempt}-th (from 0) of a request first begun at
+     * {@code startNanos} ({@link System#nanoTime()}) — or null when {@code decision} is the answer:
+     * it is not a 409 of a key in flight, no wait is configured, or the wait has passed. Pauses grow
+     * from 20 ms to 500 ms, each jittered down by up to half, and never past the wait.
+     */
+    public @Nullable Duration pauseBeforeAgain(Decision decision, long startNanos, int attempt) {
+        if (!(decision instanceof Refuse refusal) || refusal.status() != 409 || inFlightWait.isZero()) {
+            return null;
+        }
+        long left = inFlightWait.toNanos() - (System.nanoTime() - startNanos);
+        if (left <= 0) {
+            return null;
+        }
+        long step = Math.min(MAX_PAUSE_NANOS, FIRST_PAUSE_NANOS << Math.min(Math.max(attempt, 0), 5));
+        long jittered = step - ThreadLocalRandom.current().nextLong(step / 2 + 1);
+        return Duration.ofNanos(Math.max(1, Math.min(jittered, left)));
     }
 
     /**
@@ -355,6 +412,7 @@ public final class IdempotentRequests {
         private boolean keepClientErrors = true;
         private Duration retryAfter = Duration.ofSeconds(1);
         private Set<String> replayedHeaders = StoredResponse.DEFAULT_REPLAYED_HEADERS;
+        private Duration inFlightWait = Duration.ZERO;
 
         private Builder(Inbox inbox) {
             this.inbox = inbox;
@@ -409,6 +467,24 @@ public final class IdempotentRequests {
                 throw new IllegalArgumentException("retryAfter must be positive but was " + retryAfter);
             }
             this.retryAfter = retryAfter;
+            return this;
+        }
+
+        /**
+         * How long a request whose key is still in flight waits for that request to finish, then
+         * gets its response (a replay) — or, if it is still running when the wait has passed, the
+         * 409. Default zero: 409 at once. The Servlet filter waits on the request's thread; the
+         * WebFlux filter without holding one.
+         *
+         * @throws IllegalArgumentException if {@code wait} is null, negative or over {@link
+         *     #MAX_IN_FLIGHT_WAIT}
+         */
+        public Builder waitWhileInFlight(Duration wait) {
+            if (wait == null || wait.isNegative() || wait.compareTo(MAX_IN_FLIGHT_WAIT) > 0) {
+                throw new IllegalArgumentException(
+                        "waitWhileInFlight must be from zero to " + MAX_IN_FLIGHT_WAIT + " but was " + wait);
+            }
+            this.inFlightWait = wait;
             return this;
         }
 

@@ -7,6 +7,8 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -16,11 +18,17 @@ import java.util.concurrent.atomic.AtomicInteger;
  * {@code throw-first}, {@code bad-request} (400 with a body), {@code send-error} (404 by
  * {@code sendError}), {@code reset} (writes, resets, answers 202 by the stream), {@code large} (a
  * body of {@code bytes}), {@code form} (echoes parameter
- * {@code amount}).
+ * {@code amount}), {@code hold} (waits for {@link #release()}, then as the default).
  */
 final class PaymentsServlet extends HttpServlet {
 
     private final Map<String, AtomicInteger> runs = new ConcurrentHashMap<>();
+    private final CountDownLatch held = new CountDownLatch(1);
+
+    /** Lets every run of {@code mode=hold} go on (they wait for this, at most 30 s). */
+    void release() {
+        held.countDown();
+    }
 
     int runs(String path) {
         AtomicInteger count = runs.get(path);
@@ -41,6 +49,13 @@ final class PaymentsServlet extends HttpServlet {
         }
         String mode = String.valueOf(request.getParameter("mode"));
         switch (mode) {
+            case "hold" -> {
+                try {
+                    held.await(30, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
             case "fail-first" -> {
                 if (run == 1) {
                     response.setStatus(500);

@@ -55,6 +55,7 @@ class InboxHttpConfiguration {
                 .maxBodyBytes((int) http.getMaxBodySize().toBytes())
                 .keepClientErrors(http.isKeepClientErrors())
                 .retryAfter(http.getRetryAfter())
+                .waitWhileInFlight(http.getWaitWhileInFlight())
                 .build();
     }
 

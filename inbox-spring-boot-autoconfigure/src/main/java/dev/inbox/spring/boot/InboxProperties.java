@@ -534,6 +534,12 @@ public class InboxProperties {
         private Duration retryAfter = Duration.ofSeconds(1);
 
         /**
+         * How long a request whose key is still in flight waits for that request's response (then
+         * replayed) before it is answered 409; at most 1m. The default, 0, answers 409 at once.
+         */
+        private Duration waitWhileInFlight = Duration.ZERO;
+
+        /**
          * The filter's order. The default, 0, runs it after Spring Security's filter chain (-100),
          * so that a request refused there never claims its key and a principal scope sees the user.
          */
@@ -604,6 +610,14 @@ public class InboxProperties {
 
         public void setRetryAfter(Duration retryAfter) {
             this.retryAfter = positive(retryAfter, "inbox.http.retry-after");
+        }
+
+        public Duration getWaitWhileInFlight() {
+            return waitWhileInFlight;
+        }
+
+        public void setWaitWhileInFlight(Duration waitWhileInFlight) {
+            this.waitWhileInFlight = waitWhileInFlight;
         }
 
         public int getFilterOrder() {

@@ -11,6 +11,8 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
@@ -35,7 +37,9 @@ import reactor.core.scheduler.Schedulers;
 /**
  * The HTTP kit through a Boot WebFlux application on Reactor Netty that guards its routes with one
  * annotation and properties: {@code @IdempotentRoute} on the kit's handler, {@code
- * inbox.http.scope}, and {@code inbox.http.paths} for one route that has no annotation.
+ * inbox.http.scope}, {@code inbox.http.paths} for one route that has no annotation, and {@code
+ * inbox.http.wait-while-in-flight} (the kit allows a 409 or the replay for a key in flight; with
+ * the wait, its concurrent requests all get the replay).
  */
 class BootWebFluxHttpKitTest extends HttpContract {
 
@@ -89,6 +93,7 @@ class BootWebFluxHttpKitTest extends HttpContract {
     }
 
     private @Nullable URI base;
+    private @Nullable HttpKit kit;
 
     @Override
     protected HttpHarness createHarness(HttpKit kit) {
@@ -102,8 +107,10 @@ class BootWebFluxHttpKitTest extends HttpContract {
                         "server.port=0",
                         "inbox.http.scope=header:" + HttpKit.PRINCIPAL_HEADER,
                         "inbox.http.paths=/pathed/**",
+                        "inbox.http.wait-while-in-flight=20s",
                         "inbox.http.max-body-size=" + HttpKit.MAX_BODY_BYTES + "B")
                 .run();
+        this.kit = kit;
         URI started = URI.create("http://127.0.0.1:" + context.getEnvironment().getProperty("local.server.port"));
         base = started;
         return new HttpHarness() {
@@ -130,6 +137,42 @@ class BootWebFluxHttpKitTest extends HttpContract {
         assertThat(first.body()).isEqualTo("pathed 1");
         assertThat(repeat.body()).isEqualTo("pathed 1");
         assertThat(repeat.headers().firstValue(HttpKit.REPLAYED_HEADER)).hasValue("true");
+    }
+
+    @Test
+    void aRepeatWhileTheFirstRuns_waitsWithoutAThread_andGetsTheFirstResponse() throws Exception {
+        if (kit == null) {
+            throw new IllegalStateException("the application did not start");
+        }
+        String path = HttpKit.PATH_PREFIX + "waits-" + UUID.randomUUID();
+        String key = UUID.randomUUID().toString();
+        CompletableFuture<HttpResponse<String>> first = postAsync(path + "?sleep=1500", key);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
+        while (kit.runs(path) == 0 && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        assertThat(kit.runs(path)).as("the first request's handler started").isEqualTo(1);
+        HttpResponse<String> repeat = postAsync(path + "?sleep=1500", key).get(30, TimeUnit.SECONDS);
+
+        assertThat(repeat.statusCode()).as("not a 409: it waited").isEqualTo(201);
+        assertThat(repeat.headers().firstValue(HttpKit.REPLAYED_HEADER)).hasValue("true");
+        assertThat(repeat.body()).isEqualTo(first.get(30, TimeUnit.SECONDS).body());
+        assertThat(kit.runs(path)).isEqualTo(1);
+    }
+
+    private CompletableFuture<HttpResponse<String>> postAsync(String path, String key) {
+        if (base == null) {
+            throw new IllegalStateException("the application did not start");
+        }
+        return HttpClient.newHttpClient()
+                .sendAsync(
+                        HttpRequest.newBuilder(base.resolve(path))
+                                .header(HttpKit.KEY_HEADER, key)
+                                .header(HttpKit.PRINCIPAL_HEADER, "alice")
+                                .header("Content-Type", "application/json")
+                                .POST(HttpRequest.BodyPublishers.ofString("{}"))
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString());
     }
 
     private HttpResponse<String> post(String path, String key) throws Exception {

@@ -4,6 +4,7 @@ import dev.inbox.http.IdempotentRequest;
 import dev.inbox.http.IdempotentRequests;
 import dev.inbox.http.StoredResponse;
 import java.security.Principal;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -59,7 +60,9 @@ import reactor.core.scheduler.Schedulers;
  * request body is read whole, up to {@link IdempotentRequests#maxBodyBytes()} (over it: 413), and
  * served again to the handler; multipart bodies are refused (415). The response is held until the
  * handler is done — nothing reaches the client earlier — and then kept (or the claim released, for
- * a 5xx). A handler that fails without writing a response, or whose response is cancelled (the
+ * a 5xx). A request whose key is in flight waits, if {@link
+ * IdempotentRequests.Builder#waitWhileInFlight} allows, without holding a thread (a timer between
+ * claims). A handler that fails without writing a response, or whose response is cancelled (the
  * client went away), releases the claim: the next try runs it again. A streaming response ({@code
  * writeAndFlushWith}: server-sent events) cannot be held back: it fails, and the claim is released.
  */
@@ -147,9 +150,8 @@ public final class IdempotencyWebFilter implements WebFilter {
                 .map(Principal::getName)
                 .map(Optional::of)
                 .defaultIfEmpty(Optional.empty())
-                .flatMap(principal -> Mono.fromCallable(() ->
-                                requests.begin(describe(exchange.getRequest(), key, principal.orElse(null), body)))
-                        .subscribeOn(Schedulers.boundedElastic()))
+                .flatMap(principal -> Mono.defer(() -> begin(
+                        describe(exchange.getRequest(), key, principal.orElse(null), body), System.nanoTime(), 0)))
                 .flatMap(decision -> {
                     if (decision instanceof IdempotentRequests.Proceed proceed) {
                         return run(proceed, handled, chain);
@@ -161,6 +163,18 @@ public final class IdempotencyWebFilter implements WebFilter {
                         return refuse(exchange.getResponse(), refusal);
                     }
                     return chain.filter(handled);
+                });
+    }
+
+    /** {@link IdempotentRequests#begin}, again after each pause while the key is in flight: no thread waits. */
+    private Mono<IdempotentRequests.Decision> begin(IdempotentRequest request, long startNanos, int attempt) {
+        return Mono.fromCallable(() -> requests.begin(request))
+                .subscribeOn(Schedulers.boundedElastic())
+                .flatMap(decision -> {
+                    Duration pause = requests.pauseBeforeAgain(decision, startNanos, attempt);
+                    return pause == null
+                            ? Mono.just(decision)
+                            : Mono.delay(pause).then(Mono.defer(() -> begin(request, startNanos, attempt + 1)));
                 });
     }
 
