@@ -7,6 +7,7 @@ import dev.inbox.http.IdempotentRequests;
 import dev.inbox.spring.web.IdempotentRoutes;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
+import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -76,6 +77,30 @@ class InboxHttpConfiguration {
                     null);
         }
         return registration(Mvc.markedRoutes(requests, context), List.of("/*"), properties);
+    }
+
+    /** With Spring MVC, a marked handler that streams or answers asynchronously stops the startup. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = Mvc.MAPPING)
+    static class MarkedRoutesCheck {
+        @Bean
+        SmartInitializingSingleton inboxIdempotentRoutesCheck(ApplicationContext context) {
+            return () -> checked(() -> new IdempotentRoutes(context).checkHandlers());
+        }
+    }
+
+    /** Runs a routes check, its refusal turned into the starter's failure analysis. */
+    static void checked(Runnable check) {
+        try {
+            check.run();
+        } catch (IllegalStateException refused) {
+            throw new InboxStartupException(
+                    refused.getMessage(),
+                    "Take @IdempotentRoute off the handlers named, or make them answer whole (non-streamed,"
+                            + " synchronous on Spring MVC) responses, which the Idempotency-Key filter holds back"
+                            + " and keeps for replays.",
+                    refused);
+        }
     }
 
     /** With paths set, the handlers marked {@code @IdempotentRoute} outside them are guarded too. */

@@ -7,6 +7,7 @@ import dev.inbox.spring.web.IdempotentPathPatterns;
 import dev.inbox.spring.web.ReactiveIdempotentRoutes;
 import java.util.List;
 import java.util.function.Function;
+import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
@@ -27,7 +28,8 @@ import reactor.core.publisher.Mono;
  * inbox.http.filter-order}. Registered, like the servlet filter, when {@code inbox.http.paths} or
  * {@code inbox.http.scope} is set; the scope is then required. An {@link IdempotentRequests} bean
  * of the application replaces the one built here, and a {@code WebFilter} bean named {@code
- * inboxIdempotencyWebFilter} replaces the filter.
+ * inboxIdempotencyWebFilter} replaces the filter. A marked handler that streams ({@code
+ * text/event-stream}, {@code application/x-ndjson}, {@code ServerSentEvent}) stops the startup.
  */
 @Configuration(proxyBeanMethods = false)
 @ConditionalOnClass({IdempotentRequests.class, IdempotencyWebFilter.class, WebFilter.class, Mono.class})
@@ -56,6 +58,12 @@ class InboxReactiveHttpConfiguration {
         }
         return new OrderedFilter(
                 new IdempotencyWebFilter(requests, routes), properties.getHttp().getFilterOrder());
+    }
+
+    /** A marked handler that streams stops the startup. */
+    @Bean
+    SmartInitializingSingleton inboxIdempotentRoutesCheck(ApplicationContext context) {
+        return () -> InboxHttpConfiguration.checked(() -> new ReactiveIdempotentRoutes(context).checkHandlers());
     }
 
     /** The filter at the order {@code inbox.http.filter-order} gives it. */

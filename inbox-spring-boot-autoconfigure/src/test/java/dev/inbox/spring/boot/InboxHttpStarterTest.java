@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.inbox.http.IdempotencyFilter;
 import dev.inbox.http.IdempotentRequests;
+import dev.inbox.spring.web.IdempotentRoute;
 import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
@@ -21,14 +22,24 @@ import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.context.runner.ReactiveWebApplicationContextRunner;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
 import org.springframework.boot.tomcat.autoconfigure.servlet.TomcatServletWebServerAutoConfiguration;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.boot.web.servlet.ServletRegistrationBean;
+import org.springframework.boot.webflux.autoconfigure.WebFluxAutoConfiguration;
+import org.springframework.boot.webmvc.autoconfigure.WebMvcAutoConfiguration;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.Ordered;
+import org.springframework.http.MediaType;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RestController;
+import org.springframework.web.server.WebFilter;
 import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandlerMapping;
+import org.springframework.web.servlet.mvc.method.annotation.SseEmitter;
+import reactor.core.publisher.Flux;
 
 /**
  * {@code inbox.http.*}: a Boot servlet application makes a POST route retry-safe with two
@@ -168,6 +179,53 @@ class InboxHttpStarterTest {
                     assertThat(context).hasNotFailed().hasBean("inboxIdempotencyFilter");
                     assertThat(context).doesNotHaveBean("inboxIdempotentRoutesFilter");
                 });
+    }
+
+    @RestController
+    static class StreamingRoutes {
+        @IdempotentRoute
+        @PostMapping("/events")
+        SseEmitter events() {
+            return new SseEmitter();
+        }
+    }
+
+    @IdempotentRoute
+    @RestController
+    static class ReactiveStreamingRoutes {
+        @PostMapping(value = "/events", produces = MediaType.TEXT_EVENT_STREAM_VALUE)
+        Flux<String> events() {
+            return Flux.just("a");
+        }
+    }
+
+    @Test
+    void aMarkedHandlerThatStreams_failsTheStartup_onSpringMvcAndWebFlux() {
+        web.withConfiguration(AutoConfigurations.of(WebMvcAutoConfiguration.class))
+                .withBean(StreamingRoutes.class)
+                .withPropertyValues("inbox.http.scope=principal")
+                .run(context -> {
+                    assertThat(context).hasFailed();
+                    assertThat(context.getStartupFailure())
+                            .isInstanceOf(InboxStartupException.class)
+                            .hasMessageContaining(
+                                    StreamingRoutes.class.getName() + ".events() returns ResponseBodyEmitter");
+                });
+        ReactiveWebApplicationContextRunner reactive = new ReactiveWebApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(WebFluxAutoConfiguration.class, InboxAutoConfiguration.class))
+                .withPropertyValues("spring.application.name=orders", "inbox.http.scope=principal");
+        reactive.run(context -> {
+            assertThat(context).hasNotFailed();
+            assertThat(context.getBean("inboxIdempotencyWebFilter", WebFilter.class))
+                    .isInstanceOf(Ordered.class);
+        });
+        reactive.withBean(ReactiveStreamingRoutes.class).run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure())
+                    .isInstanceOf(InboxStartupException.class)
+                    .hasMessageContaining(
+                            ReactiveStreamingRoutes.class.getName() + ".events() streams text/event-stream");
+        });
     }
 
     @Test

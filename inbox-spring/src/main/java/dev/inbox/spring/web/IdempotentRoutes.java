@@ -71,6 +71,29 @@ public final class IdempotentRoutes implements Predicate<HttpServletRequest> {
         return false;
     }
 
+    /**
+     * Refuses marked handlers whose response the Servlet filter cannot hold back and keep: a
+     * stream ({@code SseEmitter}, {@code ResponseBodyEmitter}, {@code StreamingResponseBody}) or an
+     * asynchronous result ({@code Callable}, {@code DeferredResult}, {@code CompletionStage}, a
+     * reactive {@code Publisher}), which would otherwise fail on each request. Call it once the
+     * application context is refreshed; the Boot starter does, at startup.
+     *
+     * @throws IllegalStateException naming each such handler method
+     */
+    public void checkHandlers() {
+        List<String> offenders = new ArrayList<>();
+        for (RequestMappingHandlerMapping mapping : mappings()) {
+            mapping.getHandlerMethods().forEach((info, method) -> {
+                String streamed =
+                        Marked.on(method) ? StreamedResponses.streamedBy(method, StreamedResponses.MVC) : null;
+                if (streamed != null) {
+                    offenders.add(StreamedResponses.name(method) + " returns " + streamed);
+                }
+            });
+        }
+        StreamedResponses.refuse(offenders);
+    }
+
     private List<RequestMappingHandlerMapping> mappings() {
         List<RequestMappingHandlerMapping> found = mappings;
         if (found == null) {

@@ -8,6 +8,7 @@ import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.core.annotation.AnnotationAwareOrderComparator;
+import org.springframework.http.MediaType;
 import org.springframework.web.method.HandlerMethod;
 import org.springframework.web.reactive.result.method.annotation.RequestMappingHandlerMapping;
 import org.springframework.web.server.ServerWebExchange;
@@ -34,6 +35,7 @@ import reactor.core.publisher.Mono;
 public final class ReactiveIdempotentRoutes implements Function<ServerWebExchange, Mono<Boolean>> {
 
     private static final Object REFUSED = new Object();
+    private static final List<MediaType> STREAMS = List.of(MediaType.TEXT_EVENT_STREAM, MediaType.APPLICATION_NDJSON);
 
     private final ListableBeanFactory beans;
     private volatile @Nullable List<RequestMappingHandlerMapping> mappings;
@@ -58,6 +60,35 @@ public final class ReactiveIdempotentRoutes implements Function<ServerWebExchang
                 .next()
                 .map(handler -> handler instanceof HandlerMethod method && Marked.on(method))
                 .defaultIfEmpty(false);
+    }
+
+    /**
+     * Refuses marked handlers whose response the filter cannot hold back and keep: a stream — one
+     * mapped to produce {@code text/event-stream} or {@code application/x-ndjson}, or returning
+     * {@code ServerSentEvent}s — which would otherwise fail on each request. Call it once the
+     * application context is refreshed; the Boot starter does, at startup.
+     *
+     * @throws IllegalStateException naming each such handler method
+     */
+    public void checkHandlers() {
+        List<String> offenders = new ArrayList<>();
+        for (RequestMappingHandlerMapping mapping : mappings()) {
+            mapping.getHandlerMethods().forEach((info, method) -> {
+                if (!Marked.on(method)) {
+                    return;
+                }
+                String streamed = StreamedResponses.streamedBy(method, StreamedResponses.WEBFLUX);
+                for (MediaType type : info.getProducesCondition().getProducibleMediaTypes()) {
+                    if (streamed == null && STREAMS.stream().anyMatch(type::isCompatibleWith)) {
+                        streamed = type.toString();
+                    }
+                }
+                if (streamed != null) {
+                    offenders.add(StreamedResponses.name(method) + " streams " + streamed);
+                }
+            });
+        }
+        StreamedResponses.refuse(offenders);
     }
 
     private List<RequestMappingHandlerMapping> mappings() {
