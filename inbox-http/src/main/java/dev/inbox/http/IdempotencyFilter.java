@@ -42,6 +42,12 @@ import org.jspecify.annotations.Nullable;
  * and is not kept (the claim is released). The filter does not support asynchronous requests: do
  * not register it with {@code asyncSupported}, and a handler that starts one fails there.
  *
+ * <p>In transactional mode ({@link IdempotentRequests.Builder#transactional}) the request's
+ * transaction is opened before the claim, on the request's thread, and committed after the handler
+ * with its response kept in it; only then is the response sent. A commit that fails is answered
+ * 503 instead of the handler's response (retry with the same key). A response over the store's
+ * result limit is streamed before the commit, so its client may see it and the commit fail.
+ *
  * <p>A request whose key is still in flight is answered 409 at once, or, with {@link
  * IdempotentRequests.Builder#waitWhileInFlight}, waits on its thread (within that bound) for the
  * first request's response.
@@ -153,14 +159,22 @@ public final class IdempotencyFilter implements Filter {
             throw new ServletException("an Idempotency-Key route started an asynchronous request, which the filter"
                     + " cannot hold back: register the filter without asyncSupported");
         }
+        IdempotentRequests.Finished finished;
         if (capture.errorSent()) {
             requests.release(proceed);
+            finished = IdempotentRequests.Finished.RELEASED;
         } else if (capture.overflowed()) {
-            requests.finishUnkept(proceed, capture.getStatus(), capture.length());
+            finished = requests.finishUnkept(proceed, capture.getStatus(), capture.length());
         } else {
-            requests.finish(proceed, capture.captured());
+            finished = requests.finish(proceed, capture.captured());
         }
-        capture.send();
+        if (finished == IdempotentRequests.Finished.NOT_COMMITTED && !capture.overflowed()) {
+            refuse(
+                    response,
+                    requests.notCommitted()); // the handler's answer claims an effect that may not have happened
+        } else {
+            capture.send();
+        }
     }
 
     private static IdempotentRequest describe(HttpServletRequest request, @Nullable String key, byte[] body) {

@@ -4,8 +4,11 @@ import static dev.inbox.spi.InboxArguments.requireNonNull;
 
 import dev.inbox.Claim;
 import dev.inbox.Inbox;
+import dev.inbox.InboxKey;
 import dev.inbox.InboxStoreException;
 import dev.inbox.keys.DedupKeys;
+import dev.inbox.spi.ClaimResult;
+import dev.inbox.spi.ClaimStatus;
 import dev.inbox.spi.FingerprintCheck;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -45,7 +48,9 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Lease mode: the claim and the handler's writes are not one transaction. A process that dies
  * after the handler's write and before {@link #finish} recorded the response leaves the claim to
- * expire after the inbox's lease, and a retry then runs the handler again.
+ * expire after the inbox's lease, and a retry then runs the handler again. Transactional mode
+ * ({@link Builder#transactional}) closes that window: the claim, the handler's writes and the kept
+ * response are one database transaction.
  */
 public final class IdempotentRequests {
 
@@ -72,6 +77,7 @@ public final class IdempotentRequests {
     private final Duration retryAfter;
     private final Set<String> replayedHeaders;
     private final Duration inFlightWait;
+    private final @Nullable RequestTransactions transactions;
 
     private IdempotentRequests(Builder b, IdempotencyScope scope) {
         this.inbox = b.inbox;
@@ -84,6 +90,7 @@ public final class IdempotentRequests {
         this.retryAfter = b.retryAfter;
         this.replayedHeaders = Set.copyOf(b.replayedHeaders);
         this.inFlightWait = b.inFlightWait;
+        this.transactions = b.transactions;
     }
 
     /**
@@ -144,33 +151,69 @@ public final class IdempotentRequests {
         // The scope's length first: a key may hold any character, so "a|b" + "c" must not meet "a" + "b|c".
         String scoped = within.length() <= 200 ? within : DedupKeys.sha256(within);
         String id = "http:" + scoped.length() + ":" + scoped + "|" + key;
+        String fingerprint = RequestFingerprint.of(request);
+        return transactions == null ? beginLeased(id, fingerprint) : beginInTransaction(id, fingerprint, transactions);
+    }
+
+    private Decision beginLeased(String id, String fingerprint) {
         Claim claim;
         try {
-            claim = inbox.claims().claim(id, RequestFingerprint.of(request));
+            claim = inbox.claims().claim(id, fingerprint);
         } catch (InboxStoreException down) {
-            LOG.log(System.Logger.Level.WARNING, "idempotency store unavailable, answering 503: " + down.getMessage());
-            return new Refuse(503, "The idempotency store cannot answer; retry later with the same key.", retryAfter);
+            return storeDown(down);
         }
-        switch (claim.status()) {
-            case ACQUIRED:
-                claim.keepRenewed();
-                return new Proceed(claim);
-            case BUSY:
-                return new Refuse(409, "A request with this " + HEADER + " is still being processed.", retryAfter);
-            default:
-                if (claim.result().fingerprint() == FingerprintCheck.MISMATCH) {
-                    return new Refuse(
-                            422,
-                            "This " + HEADER + " was used with a different request (method, path, query or body).",
-                            null);
-                }
-                byte[] stored = claim.result().storedResult();
-                if (stored == null) {
-                    return new Refuse(
-                            500, "The request with this " + HEADER + " was processed, but no response was kept.", null);
-                }
-                return new Replay(StoredResponse.decode(stored));
+        if (claim.status() == ClaimStatus.ACQUIRED) {
+            claim.keepRenewed();
+            return new Proceed(new Hold.Leased(claim));
         }
+        return answer(claim.result());
+    }
+
+    private Decision beginInTransaction(String id, String fingerprint, RequestTransactions transactions) {
+        InboxKey key = InboxKey.of(inbox.consumer(), id);
+        RequestTransaction transaction;
+        try {
+            transaction = transactions.begin();
+        } catch (InboxStoreException down) {
+            return storeDown(down);
+        }
+        ClaimResult claim;
+        try {
+            claim = transaction.claim(key, inbox.retention(), fingerprint);
+        } catch (InboxStoreException down) {
+            transaction.rollback();
+            return storeDown(down);
+        } catch (RuntimeException | Error failure) {
+            transaction.rollback();
+            throw failure;
+        }
+        if (claim.status() == ClaimStatus.ACQUIRED) {
+            return new Proceed(new Hold.InTransaction(transaction, key));
+        }
+        transaction.rollback(); // nothing was written
+        return answer(claim);
+    }
+
+    private Refuse storeDown(InboxStoreException down) {
+        LOG.log(System.Logger.Level.WARNING, "idempotency store unavailable, answering 503: " + down.getMessage());
+        return new Refuse(503, "The idempotency store cannot answer; retry later with the same key.", retryAfter);
+    }
+
+    /** What a claim that was not acquired answers: 409 in flight, 422 another request, else the replay. */
+    private Decision answer(ClaimResult claim) {
+        if (claim.status() == ClaimStatus.BUSY) {
+            return new Refuse(409, "A request with this " + HEADER + " is still being processed.", retryAfter);
+        }
+        if (claim.fingerprint() == FingerprintCheck.MISMATCH) {
+            return new Refuse(
+                    422, "This " + HEADER + " was used with a different request (method, path, query or body).", null);
+        }
+        byte[] stored = claim.storedResult();
+        if (stored == null) {
+            return new Refuse(
+                    500, "The request with this " + HEADER + " was processed, but no response was kept.", null);
+        }
+        return new Replay(StoredResponse.decode(stored));
     }
 
     /**
@@ -250,7 +293,7 @@ public final class IdempotentRequests {
         }
         LOG.log(
                 System.Logger.Level.WARNING,
-                "the response to " + proceed.claim().id() + " is " + length + " bytes or more, over the "
+                "the response to " + proceed.hold().id() + " is " + length + " bytes or more, over the "
                         + maxResponseBytes + " the store keeps: its repeats will be answered 500, not replayed");
         return record(proceed, notKept(length).encode(), Finished.NOT_KEPT);
     }
@@ -265,53 +308,45 @@ public final class IdempotentRequests {
      * not capture it, such as a container's error page): the next try runs the handler again.
      */
     public void release(Proceed proceed) {
-        releaseQuietly(proceed.claim());
+        proceed.hold().release();
     }
 
     private boolean released(Proceed proceed, int status) {
         if (status >= 500 || (status >= 400 && !keepClientErrors)) {
-            releaseQuietly(proceed.claim());
+            proceed.hold().release();
             return true;
         }
         return false;
     }
 
     private Finished record(Proceed proceed, byte[] kept, Finished finished) {
-        Claim claim = proceed.claim();
-        try {
-            if (!claim.complete(kept)) {
-                LOG.log(
-                        System.Logger.Level.WARNING,
-                        "the claim of " + claim.id() + " expired before its response was kept (a handler slower than"
-                                + " the renewals?): another request may have run it again");
-                return Finished.LEASE_LOST;
-            }
-            return finished;
-        } catch (InboxStoreException e) { // CompletionFailedException too
-            LOG.log(
-                    System.Logger.Level.ERROR,
-                    "the response to " + claim.id() + " could not be kept; a retry after the lease runs the handler"
-                            + " again",
-                    e);
-            return Finished.NOT_RECORDED;
-        }
+        return proceed.hold().keep(kept, finished);
     }
 
-    /** Releases the claim of a {@link Proceed} whose handler threw; a store failure is added to {@code failure}. */
+    /**
+     * Releases the claim of a {@link Proceed} whose handler threw (transactional mode: rolls its
+     * transaction back); a store failure is added to {@code failure}.
+     */
     public void abandon(Proceed proceed, Throwable failure) {
-        try {
-            proceed.claim().release();
-        } catch (RuntimeException e) {
-            failure.addSuppressed(e);
-        }
+        proceed.hold().abandon(failure);
     }
 
-    private static void releaseQuietly(Claim claim) {
-        try {
-            claim.release();
-        } catch (RuntimeException e) {
-            LOG.log(System.Logger.Level.WARNING, "could not release " + claim.id() + "; its lease runs out", e);
-        }
+    /** Whether claims join the request's transaction ({@link Builder#transactional}). */
+    public boolean transactional() {
+        return transactions != null;
+    }
+
+    /**
+     * The answer in place of the handler's when {@link #finish} says {@link Finished#NOT_COMMITTED}:
+     * 503, retry with the same key — a retry gets the response if the transaction did commit, or
+     * runs the handler if it did not.
+     */
+    public Refuse notCommitted() {
+        return new Refuse(
+                503,
+                "The outcome of this request could not be recorded; retry with the same " + HEADER
+                        + ": it is answered with the response if the request took effect, or run if it did not.",
+                retryAfter);
     }
 
     private StoredResponse notKept(long length) {
@@ -336,11 +371,31 @@ public final class IdempotentRequests {
     public sealed interface Decision permits Proceed, Replay, Refuse, PassThrough {}
 
     /**
-     * Run the handler, then {@link #finish} with its response (or {@link #abandon} if it threw).
-     *
-     * @param claim the key's claim, renewed until finished
+     * Run the handler, then {@link #finish} with its response (or {@link #abandon} if it threw). In
+     * lease mode the key's claim is renewed until then; in transactional mode the request's
+     * transaction is open on this thread, for the handler to join.
      */
-    public record Proceed(Claim claim) implements Decision {}
+    public static final class Proceed implements Decision {
+        private final Hold hold;
+
+        Proceed(Hold hold) {
+            this.hold = hold;
+        }
+
+        Hold hold() {
+            return hold;
+        }
+
+        /** The key's scoped id in the store. */
+        public String id() {
+            return hold.id();
+        }
+
+        @Override
+        public String toString() {
+            return "Proceed[" + hold.id() + "]";
+        }
+    }
 
     /**
      * Answer with the kept response and {@code Idempotent-Replayed: true}; the handler does not run.
@@ -399,7 +454,13 @@ public final class IdempotentRequests {
         /** The claim had expired and may have been taken over: nothing kept. */
         LEASE_LOST,
         /** The store failed: nothing kept, the claim's lease runs out. */
-        NOT_RECORDED
+        NOT_RECORDED,
+        /**
+         * Transactional mode: the transaction was rolled back, or its commit failed with an unknown
+         * outcome — the handler's writes may not have happened. Answer {@link #notCommitted()}, not
+         * the handler's response.
+         */
+        NOT_COMMITTED
     }
 
     /** Settings of {@link IdempotentRequests}; {@link #scope} is required. */
@@ -413,6 +474,7 @@ public final class IdempotentRequests {
         private Duration retryAfter = Duration.ofSeconds(1);
         private Set<String> replayedHeaders = StoredResponse.DEFAULT_REPLAYED_HEADERS;
         private Duration inFlightWait = Duration.ZERO;
+        private @Nullable RequestTransactions transactions;
 
         private Builder(Inbox inbox) {
             this.inbox = inbox;
@@ -467,6 +529,24 @@ public final class IdempotentRequests {
                 throw new IllegalArgumentException("retryAfter must be positive but was " + retryAfter);
             }
             this.retryAfter = retryAfter;
+            return this;
+        }
+
+        /**
+         * Transactional mode: each request's key is claimed in a transaction that {@code
+         * transactions} opens on the request's thread, the handler's writes join it, and its
+         * response is kept in it before it commits — the effect and the kept response commit
+         * together or not at all, so a process that dies between the two leaves neither and a
+         * retry runs the handler once. A 5xx (or a thrown handler) rolls the transaction back, the
+         * handler's writes with it. A concurrent request with the same key waits for the
+         * transaction in the database (bounded by its lock timeout), then gets the replay. The
+         * inbox's store must be the database's ({@code TransactionalInboxStore}); only the Servlet
+         * filter supports it (the handler runs on the request's thread).
+         *
+         * @throws IllegalArgumentException if {@code transactions} is null
+         */
+        public Builder transactional(RequestTransactions transactions) {
+            this.transactions = requireNonNull(transactions, "transactions");
             return this;
         }
 

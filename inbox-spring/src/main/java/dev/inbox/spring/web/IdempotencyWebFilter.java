@@ -85,7 +85,8 @@ public final class IdempotencyWebFilter implements WebFilter {
      * {@code routes} accepts ({@link IdempotentPathPatterns}, {@link ReactiveIdempotentRoutes}); the others pass
      * through unguarded. {@code routes} is asked before the body is read.
      *
-     * @throws IllegalArgumentException if {@code requests} or {@code routes} is null
+     * @throws IllegalArgumentException if {@code requests} or {@code routes} is null, or {@code
+     *     requests} is in transactional mode
      */
     public IdempotencyWebFilter(
             IdempotentRequests requests, Function<? super ServerWebExchange, Mono<Boolean>> routes) {
@@ -94,6 +95,11 @@ public final class IdempotencyWebFilter implements WebFilter {
         }
         if (routes == null) {
             throw new IllegalArgumentException("routes must not be null");
+        }
+        if (requests.transactional()) {
+            throw new IllegalArgumentException("transactional mode needs the handler on the request's thread, in the"
+                    + " transaction opened there, which WebFlux does not give: use lease mode here, or the Servlet"
+                    + " filter (IdempotencyFilter) with Spring MVC");
         }
         this.requests = requests;
         this.routes = routes;

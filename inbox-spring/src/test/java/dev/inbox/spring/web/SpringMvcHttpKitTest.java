@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.inbox.Inbox;
 import dev.inbox.caffeine.CaffeineInboxStore;
-import dev.inbox.http.IdempotencyFilter;
 import dev.inbox.http.IdempotencyScope;
 import dev.inbox.http.IdempotentRequests;
 import dev.inbox.tck.http.HttpContract;
@@ -15,15 +14,8 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.apache.catalina.Context;
-import org.apache.catalina.connector.Connector;
-import org.apache.catalina.startup.Tomcat;
-import org.apache.tomcat.util.descriptor.web.FilterDef;
-import org.apache.tomcat.util.descriptor.web.FilterMap;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import org.springframework.context.annotation.Bean;
@@ -33,7 +25,6 @@ import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RestController;
 import org.springframework.web.context.support.AnnotationConfigWebApplicationContext;
-import org.springframework.web.servlet.DispatcherServlet;
 import org.springframework.web.servlet.config.annotation.EnableWebMvc;
 
 /**
@@ -109,41 +100,19 @@ class SpringMvcHttpKitTest extends HttpContract {
 
     @Override
     protected HttpHarness createHarness(HttpKit kit) throws Exception {
-        Path dir = Files.createTempDirectory("inbox-spring-mvc");
-        Tomcat tomcat = new Tomcat();
-        tomcat.setBaseDir(dir.toString());
-        Connector connector = new Connector();
-        connector.setPort(0);
-        connector.setProperty("address", "127.0.0.1");
-        tomcat.getService().addConnector(connector);
-        tomcat.setConnector(connector);
-        Context context = tomcat.addContext("", dir.toString());
-
-        AnnotationConfigWebApplicationContext application = new AnnotationConfigWebApplicationContext();
-        application.register(Web.class);
-        application.addBeanFactoryPostProcessor(beans -> beans.registerSingleton("httpKit", kit));
-        web = application;
-        Tomcat.addServlet(context, "dispatcher", new DispatcherServlet(application))
-                .setLoadOnStartup(1);
-        context.addServletMappingDecoded("/", "dispatcher");
-
         IdempotentRequests requests = IdempotentRequests.builder(Inbox.builder(store)
                         .consumer("mvc-" + UUID.randomUUID())
                         .build())
                 .scope(IdempotencyScope.header(HttpKit.PRINCIPAL_HEADER))
                 .maxBodyBytes(HttpKit.MAX_BODY_BYTES)
                 .build();
-        FilterDef filter = new FilterDef();
-        filter.setFilterName("idempotency");
-        filter.setFilter(new IdempotencyFilter(requests, new IdempotentRoutes(application)));
-        context.addFilterDef(filter);
-        FilterMap everywhere = new FilterMap();
-        everywhere.setFilterName("idempotency");
-        everywhere.addURLPattern("/*");
-        context.addFilterMap(everywhere);
-        tomcat.start();
-
-        base = URI.create("http://127.0.0.1:" + connector.getLocalPort());
+        MvcServer server = new MvcServer(
+                Web.class,
+                application ->
+                        application.addBeanFactoryPostProcessor(beans -> beans.registerSingleton("httpKit", kit)),
+                requests);
+        web = server.application;
+        base = server.base;
         URI started = base;
         return new HttpHarness() {
             @Override
@@ -154,8 +123,7 @@ class SpringMvcHttpKitTest extends HttpContract {
             @Override
             public void close() throws Exception {
                 try (CaffeineInboxStore closing = store) {
-                    tomcat.stop();
-                    tomcat.destroy();
+                    server.close();
                 }
             }
         };
