@@ -4,9 +4,13 @@ import dev.inbox.Inbox;
 import dev.inbox.http.IdempotencyFilter;
 import dev.inbox.http.IdempotencyScope;
 import dev.inbox.http.IdempotentRequests;
+import dev.inbox.spring.SpringInbox;
 import dev.inbox.spring.web.IdempotentRoutes;
+import dev.inbox.spring.web.SpringRequestTransactions;
 import java.util.List;
+import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -22,6 +26,7 @@ import org.springframework.context.annotation.ConditionContext;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.type.AnnotatedTypeMetadata;
+import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.util.ClassUtils;
 
 /**
@@ -41,12 +46,26 @@ class InboxHttpConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    IdempotentRequests inboxIdempotentRequests(Inbox inbox, InboxProperties properties) {
-        return requests(inbox, properties);
+    IdempotentRequests inboxIdempotentRequests(
+            Inbox inbox,
+            InboxProperties properties,
+            SpringInbox spring,
+            ObjectProvider<PlatformTransactionManager> transactions) {
+        IdempotentRequests.Builder requests = requests(inbox, properties);
+        if (properties.getHttp().isTransactional()) {
+            PlatformTransactionManager manager =
+                    InboxAutoConfiguration.transactionManager(spring, transactions, "inbox.http.transactional");
+            DataSource dataSource = spring.dataSource();
+            if (dataSource == null) { // transactionManager refused that already
+                throw new IllegalStateException("inbox.http.transactional=true without a DataSource");
+            }
+            requests.transactional(new SpringRequestTransactions(manager, dataSource, inbox));
+        }
+        return requests.build();
     }
 
     /** The {@code inbox.http.*} decisions over {@code inbox}: the servlet and the WebFlux filter's alike. */
-    static IdempotentRequests requests(Inbox inbox, InboxProperties properties) {
+    static IdempotentRequests.Builder requests(Inbox inbox, InboxProperties properties) {
         InboxProperties.Http http = properties.getHttp();
         IdempotencyScope scope = scope(http.getScope());
         return IdempotentRequests.builder(inbox)
@@ -56,8 +75,7 @@ class InboxHttpConfiguration {
                 .maxBodyBytes((int) http.getMaxBodySize().toBytes())
                 .keepClientErrors(http.isKeepClientErrors())
                 .retryAfter(http.getRetryAfter())
-                .waitWhileInFlight(http.getWaitWhileInFlight())
-                .build();
+                .waitWhileInFlight(http.getWaitWhileInFlight());
     }
 
     @Bean

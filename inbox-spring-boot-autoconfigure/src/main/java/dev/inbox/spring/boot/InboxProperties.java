@@ -540,6 +540,13 @@ public class InboxProperties {
         private Duration waitWhileInFlight = Duration.ZERO;
 
         /**
+         * Transactional mode (servlet applications): each request's claim, its handler's writes on
+         * the DataSource (its {@code @Transactional} methods join the request's transaction) and its
+         * kept response commit together. Needs inbox-postgres or inbox-mysql on that DataSource.
+         */
+        private boolean transactional = false;
+
+        /**
          * The filter's order. The default, 0, runs it after Spring Security's filter chain (-100),
          * so that a request refused there never claims its key and a principal scope sees the user.
          */
@@ -610,6 +617,14 @@ public class InboxProperties {
 
         public void setRetryAfter(Duration retryAfter) {
             this.retryAfter = positive(retryAfter, "inbox.http.retry-after");
+        }
+
+        public boolean isTransactional() {
+            return transactional;
+        }
+
+        public void setTransactional(boolean transactional) {
+            this.transactional = transactional;
         }
 
         public Duration getWaitWhileInFlight() {

@@ -40,7 +40,14 @@ class InboxReactiveHttpConfiguration {
     @Bean
     @ConditionalOnMissingBean
     IdempotentRequests inboxIdempotentRequests(Inbox inbox, InboxProperties properties) {
-        return InboxHttpConfiguration.requests(inbox, properties);
+        if (properties.getHttp().isTransactional()) {
+            throw new InboxStartupException(
+                    "inbox.http.transactional=true in a WebFlux application: transactional mode needs the handler on"
+                            + " the request's thread, in the transaction opened there.",
+                    "Remove inbox.http.transactional (lease mode), or serve the idempotent routes with Spring MVC.",
+                    null);
+        }
+        return InboxHttpConfiguration.requests(inbox, properties).build();
     }
 
     @Bean

@@ -229,6 +229,41 @@ class InboxHttpStarterTest {
     }
 
     @Test
+    void transactionalMode_joinsTheDataSourcesTransactions_andIsRefusedWithoutThem() {
+        web.withUserConfiguration(PostgresDataSourceConfiguration.class)
+                .withPropertyValues(
+                        "inbox.store=postgres",
+                        "inbox.create-schema=true",
+                        "inbox.jdbc.table=inbox_boot_http",
+                        "inbox.http.scope=principal",
+                        "inbox.http.transactional=true")
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(context.getBean(IdempotentRequests.class).transactional())
+                            .isTrue();
+                });
+        web.withPropertyValues("inbox.store=memory", "inbox.http.scope=principal", "inbox.http.transactional=true")
+                .run(context -> {
+                    assertThat(context).hasFailed();
+                    assertThat(context.getStartupFailure())
+                            .rootCause()
+                            .hasMessageContaining(
+                                    "inbox.http.transactional=true needs a store that joins transactions");
+                });
+        new ReactiveWebApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(WebFluxAutoConfiguration.class, InboxAutoConfiguration.class))
+                .withPropertyValues(
+                        "spring.application.name=orders", "inbox.http.scope=principal", "inbox.http.transactional=true")
+                .run(context -> {
+                    assertThat(context).hasFailed();
+                    assertThat(context.getStartupFailure())
+                            .rootCause()
+                            .isInstanceOf(InboxStartupException.class)
+                            .hasMessageContaining("in a WebFlux application");
+                });
+    }
+
+    @Test
     void aMissingOrWrongScope_orNoPaths_failTheStartupSayingWhatToSet() {
         web.withPropertyValues("inbox.http.paths=/orders/*").run(context -> {
             assertThat(context).hasFailed();
