@@ -147,6 +147,7 @@ class KafkaShareInboxLoopTest {
     }
 
     @Test
+    @Tag("extended") // CI and -Pextended: several locks' worth of waiting
     void aBusyEvent_isHeldFarLongerThanTheLock_withoutRaisingItsDeliveryCount_andAppliedOnceItsHolderLetsGo()
             throws Exception {
         // Another process's inbox (an owner of its own) holds the event.
@@ -197,6 +198,7 @@ class KafkaShareInboxLoopTest {
     }
 
     @Test
+    @Tag("extended") // CI and -Pextended: waits for a lock to lapse
     void withoutRenewals_workLongerThanTheLock_isAppliedOnce_andTheLoopSaysWhichSettingIsMissing() throws Exception {
         List<String> warnings = new CopyOnWriteArrayList<>();
         java.util.logging.Logger log = java.util.logging.Logger.getLogger(KafkaShareInboxLoop.class.getName());

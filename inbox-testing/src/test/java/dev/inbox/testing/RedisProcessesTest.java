@@ -8,9 +8,11 @@ import java.net.ServerSocket;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** How {@link RedisProcesses} copes with ports taken between choosing and binding them. */
+@Tag("extended") // CI and -Pextended; the default build starts a Cluster for RedisInboxStoreTest$ClusterKit anyway
 class RedisProcessesTest {
 
     @Test

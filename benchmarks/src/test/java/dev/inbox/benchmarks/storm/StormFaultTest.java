@@ -27,6 +27,7 @@ import org.junit.jupiter.api.Timeout;
  * report says why (a completion that could not be recorded, a lease lost mid-work).
  */
 @Timeout(180)
+@Tag("extended") // CI and -Pextended: the storm under network faults
 class StormFaultTest {
 
     /** The running test's method name, naming its kept report. */

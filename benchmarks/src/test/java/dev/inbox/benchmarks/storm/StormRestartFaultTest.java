@@ -30,6 +30,7 @@ import org.junit.jupiter.api.Timeout;
  * server is back; what it may apply twice depends on what the server kept.
  */
 @Timeout(180)
+@Tag("extended") // CI and -Pextended: the storm across a server crash and restart
 class StormRestartFaultTest {
 
     /** The running test's method name, naming its kept report. */

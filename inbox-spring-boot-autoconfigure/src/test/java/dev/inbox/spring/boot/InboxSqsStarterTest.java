@@ -15,6 +15,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -27,6 +28,7 @@ import software.amazon.awssdk.services.sqs.SqsClient;
 
 /** The starter with Spring Cloud AWS SQS: {@code @SqsListener} methods deduplicated, against the real SQS server. */
 @Timeout(90)
+@Tag("extended") // CI and -Pextended; the starter's SQS wiring is BootSqsStarterKitTest's too
 class InboxSqsStarterTest {
 
     static final Map<String, AtomicInteger> APPLIED = new ConcurrentHashMap<>();

@@ -24,12 +24,14 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.kafka.listener.BatchListenerFailedException;
 import org.springframework.kafka.listener.KafkaMessageListenerContainer;
 
 /** The batch interceptor in Spring Kafka's own container with a batch listener, against the real broker. */
+@Tag("extended") // CI and -Pextended, beside InboxBatchInterceptorKitTest (A1–A14 on the same interceptor)
 class InboxBatchInterceptorTest {
 
     private static final Duration BUSY_BACKOFF = Duration.ofMillis(100);

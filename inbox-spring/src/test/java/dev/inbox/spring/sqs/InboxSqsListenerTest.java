@@ -40,6 +40,7 @@ import software.amazon.awssdk.services.sqs.model.QueueAttributeName;
  * application context against the real SQS server ({@link SqsServer}).
  */
 @Timeout(90)
+@Tag("extended") // CI and -Pextended: what it checks beyond InboxSqsListenersKitTest is the rolling deploy
 class InboxSqsListenerTest {
 
     static final Map<String, AtomicInteger> APPLIED = new ConcurrentHashMap<>();
