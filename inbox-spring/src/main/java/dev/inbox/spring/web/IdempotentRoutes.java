@@ -14,7 +14,6 @@ import java.util.Set;
 import java.util.function.Predicate;
 import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.ListableBeanFactory;
-import org.springframework.core.annotation.AnnotationAwareOrderComparator;
 import org.springframework.web.method.HandlerMethod;
 import org.springframework.web.servlet.HandlerExecutionChain;
 import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandlerMapping;
@@ -97,10 +96,7 @@ public final class IdempotentRoutes implements Predicate<HttpServletRequest> {
     private List<RequestMappingHandlerMapping> mappings() {
         List<RequestMappingHandlerMapping> found = mappings;
         if (found == null) {
-            List<RequestMappingHandlerMapping> all = new ArrayList<>(
-                    beans.getBeansOfType(RequestMappingHandlerMapping.class).values());
-            AnnotationAwareOrderComparator.sort(all);
-            found = List.copyOf(all);
+            found = Marked.inOrder(beans, RequestMappingHandlerMapping.class);
             mappings = found;
         }
         return found;

@@ -7,7 +7,6 @@ import java.util.Map;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.ListableBeanFactory;
-import org.springframework.core.annotation.AnnotationAwareOrderComparator;
 import org.springframework.http.MediaType;
 import org.springframework.web.method.HandlerMethod;
 import org.springframework.web.reactive.result.method.annotation.RequestMappingHandlerMapping;
@@ -94,10 +93,7 @@ public final class ReactiveIdempotentRoutes implements Function<ServerWebExchang
     private List<RequestMappingHandlerMapping> mappings() {
         List<RequestMappingHandlerMapping> found = mappings;
         if (found == null) {
-            List<RequestMappingHandlerMapping> all = new ArrayList<>(
-                    beans.getBeansOfType(RequestMappingHandlerMapping.class).values());
-            AnnotationAwareOrderComparator.sort(all);
-            found = List.copyOf(all);
+            found = Marked.inOrder(beans, RequestMappingHandlerMapping.class);
             mappings = found;
         }
         return found;
