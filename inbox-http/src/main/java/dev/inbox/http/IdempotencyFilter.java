@@ -160,13 +160,12 @@ public final class IdempotencyFilter implements Filter {
                     + " cannot hold back: register the filter without asyncSupported");
         }
         IdempotentRequests.Finished finished;
-        if (capture.errorSent()) {
-            requests.release(proceed);
-            finished = IdempotentRequests.Finished.RELEASED;
-        } else if (capture.overflowed()) {
-            finished = requests.finishUnkept(proceed, capture.getStatus(), capture.length());
-        } else {
-            finished = requests.finish(proceed, capture.captured());
+        try {
+            finished = finish(proceed, capture);
+        } catch (RuntimeException | Error failure) {
+            // Never leave a claim held, or a request's transaction bound to this pooled thread.
+            requests.abandon(proceed, failure);
+            throw failure;
         }
         if (finished == IdempotentRequests.Finished.NOT_COMMITTED && !capture.overflowed()) {
             refuse(
@@ -175,6 +174,16 @@ public final class IdempotencyFilter implements Filter {
         } else {
             capture.send();
         }
+    }
+
+    private IdempotentRequests.Finished finish(IdempotentRequests.Proceed proceed, CapturingResponse capture) {
+        if (capture.errorSent()) {
+            requests.release(proceed);
+            return IdempotentRequests.Finished.RELEASED;
+        }
+        return capture.overflowed()
+                ? requests.finishUnkept(proceed, capture.getStatus(), capture.length())
+                : requests.finish(proceed, capture.captured());
     }
 
     private static IdempotentRequest describe(HttpServletRequest request, @Nullable String key, byte[] body) {

@@ -265,8 +265,11 @@ public final class IdempotentRequests {
     /**
      * Records what the handler of a {@link Proceed} answered: kept for replays, or released when it
      * is a server error (or a client error, without {@link Builder#keepClientErrors}). Never throws
-     * for the store: the handler has run, and its answer must reach the client whatever the store
-     * says (a failure is logged; the claim's lease then runs out and a retry runs the handler again).
+     * for the store: the handler has run, and in lease mode its answer must reach the client
+     * whatever the store says (a failure is logged; the claim's lease then runs out and a retry runs
+     * the handler again). In transactional mode this commits the request's transaction; a commit
+     * that fails is {@link Finished#NOT_COMMITTED}, and the client must get {@link #notCommitted()}
+     * instead of the handler's answer.
      *
      * @return what became of it
      */
@@ -537,7 +540,8 @@ public final class IdempotentRequests {
          * transactions} opens on the request's thread, the handler's writes join it, and its
          * response is kept in it before it commits — the effect and the kept response commit
          * together or not at all, so a process that dies between the two leaves neither and a
-         * retry runs the handler once. A 5xx (or a thrown handler) rolls the transaction back, the
+         * retry runs the handler once. What releases a key in lease mode — a 5xx, a thrown
+         * handler, a 4xx without {@link #keepClientErrors} — rolls the transaction back here, the
          * handler's writes with it. A concurrent request with the same key waits for the
          * transaction in the database (bounded by its lock timeout), then gets the replay. The
          * inbox's store must be the database's ({@code TransactionalInboxStore}); only the Servlet

@@ -69,6 +69,21 @@ class IdempotencyFilterRoutingTest {
     }
 
     @Test
+    void aResponseTheCoreCannotKeep_failsTheRequest_andLeavesTheKeyFree() throws Exception {
+        try (TomcatServer tomcat = new TomcatServer(new IdempotencyFilter(requests), payments)) {
+            String path = "/payments/" + UUID.randomUUID();
+            String key = UUID.randomUUID().toString();
+            assertThat(post(tomcat, path + "?mode=bad-status", key).statusCode())
+                    .isEqualTo(500);
+            HttpResponse<String> retry = post(tomcat, path, key);
+            assertThat(retry.statusCode())
+                    .as("not 409: the failed request's claim was released, not left to its lease")
+                    .isEqualTo(201);
+            assertThat(payments.runs(path)).isEqualTo(2);
+        }
+    }
+
+    @Test
     void aNullRoutesPredicate_isRefused() {
         assertThatThrownBy(() -> new IdempotencyFilter(requests, null))
                 .isInstanceOf(IllegalArgumentException.class)

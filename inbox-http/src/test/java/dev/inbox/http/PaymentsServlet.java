@@ -18,7 +18,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * {@code throw-first}, {@code bad-request} (400 with a body), {@code send-error} (404 by
  * {@code sendError}), {@code reset} (writes, resets, answers 202 by the stream), {@code large} (a
  * body of {@code bytes}), {@code form} (echoes parameter
- * {@code amount}), {@code hold} (waits for {@link #release()}, then as the default).
+ * {@code amount}), {@code bad-status} (status 99), {@code hold} (waits for {@link #release()}, then as the default).
  */
 final class PaymentsServlet extends HttpServlet {
 
@@ -49,6 +49,11 @@ final class PaymentsServlet extends HttpServlet {
         }
         String mode = String.valueOf(request.getParameter("mode"));
         switch (mode) {
+            case "bad-status" -> {
+                response.setStatus(99); // no HTTP status: the core cannot keep it
+                response.getWriter().write("odd");
+                return;
+            }
             case "hold" -> {
                 try {
                     held.await(30, TimeUnit.SECONDS);
