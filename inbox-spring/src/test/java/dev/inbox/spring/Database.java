@@ -43,7 +43,11 @@ public final class Database implements AutoCloseable, AfterAllCallback {
                 .build();
         store.createSchemaIfMissing();
         jdbc = new JdbcTemplate(pool);
-        jdbc.execute("CREATE TABLE IF NOT EXISTS " + APPLIED + " (run text, event text)");
+        // Test classes run beside each other, and two sessions' CREATE TABLE IF NOT EXISTS can both
+        // miss the table and one fail on PostgreSQL's catalog: one at a time in this JVM.
+        synchronized (Database.class) {
+            jdbc.execute("CREATE TABLE IF NOT EXISTS " + APPLIED + " (run text, event text)");
+        }
         transactions = new DataSourceTransactionManager(pool);
     }
 

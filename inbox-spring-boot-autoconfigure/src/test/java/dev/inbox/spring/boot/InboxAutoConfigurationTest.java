@@ -30,6 +30,7 @@ import java.util.UUID;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.parallel.Isolated;
 import org.springframework.boot.actuate.info.Info;
 import org.springframework.boot.actuate.info.InfoContributor;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -44,6 +45,8 @@ import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 
 /** The auto-configuration in application contexts of every store choice, against the real servers. */
+// Alone: it captures what the whole JVM prints.
+@Isolated
 @ExtendWith(OutputCaptureExtension.class)
 class InboxAutoConfigurationTest {
 

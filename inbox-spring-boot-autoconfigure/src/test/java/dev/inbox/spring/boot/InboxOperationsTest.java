@@ -24,8 +24,11 @@ import java.util.logging.LogRecord;
 import java.util.logging.Logger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Isolated;
 
 /** {@link InboxOperations}: the operator's writes are logged and counted, the reads pass through. */
+// Alone: it reads the warnings of InboxOperations' logger, which another class's listener could write to.
+@Isolated
 class InboxOperationsTest {
 
     private final CaffeineInboxStore store = CaffeineInboxStore.builder().build();

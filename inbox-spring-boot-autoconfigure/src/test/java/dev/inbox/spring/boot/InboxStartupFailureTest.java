@@ -11,6 +11,7 @@ import java.util.UUID;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.parallel.Isolated;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -29,6 +30,8 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
  * the real cause — a missing table, a server that cannot be reached — and what to change, against
  * the real servers.
  */
+// Alone: it captures what the whole JVM prints.
+@Isolated
 @ExtendWith(OutputCaptureExtension.class)
 class InboxStartupFailureTest {
 
