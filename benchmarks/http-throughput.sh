@@ -1,5 +1,5 @@
 #!/bin/sh
-# The Idempotency-Key filter's cost on an HTTP route: HttpThroughput (about 4 minutes with the
+# The Idempotency-Key filter's cost on an HTTP route: HttpThroughput (about 5 minutes with the
 # defaults) on the local PostgreSQL and Redis, into benchmarks/results/http-throughput.json, with
 # results/PRODUCED-BY-http-throughput.txt naming the commit and the command. Arguments go to
 # HttpThroughput (--seconds, --rounds, --clients, --jdbc-url, --redis-url). Run nothing else meanwhile.

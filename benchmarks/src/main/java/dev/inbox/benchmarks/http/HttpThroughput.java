@@ -13,6 +13,7 @@ import dev.inbox.http.IdempotentRequests;
 import dev.inbox.postgres.PostgresInboxStore;
 import dev.inbox.redis.RedisInboxStore;
 import dev.inbox.spi.InboxStore;
+import dev.inbox.spring.web.SpringRequestTransactions;
 import io.lettuce.core.RedisURI;
 import jakarta.servlet.Filter;
 import jakarta.servlet.http.HttpServlet;
@@ -45,11 +46,13 @@ import org.apache.catalina.connector.Connector;
 import org.apache.catalina.startup.Tomcat;
 import org.apache.tomcat.util.descriptor.web.FilterDef;
 import org.apache.tomcat.util.descriptor.web.FilterMap;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 
 /**
  * Requests per second and latency of one {@code POST} route in an embedded Tomcat: without the
- * {@code Idempotency-Key} filter ({@code bare}), and with it on the embedded store, PostgreSQL and
- * Redis — every request a new key (the common case: a claim, the handler, the response kept) and,
+ * {@code Idempotency-Key} filter ({@code bare}), and with it on the embedded store, PostgreSQL
+ * (lease mode, and {@code postgres-tx}: transactional mode, the claim and the kept response in one
+ * transaction of the request) and Redis — every request a new key (the common case: a claim, the handler, the response kept) and,
  * as {@code …-replay}, every request a repeat of a finished one (a claim that finds the kept
  * response). The same servlet answers every route (it reads the body and answers {@code 201} with
  * a small JSON body). The variants run in interleaved rounds, in a rotating order, each for the
@@ -157,11 +160,31 @@ public final class HttpThroughput {
                         .build();
                 filter(context, store.getKey(), new IdempotencyFilter(requests));
             }
+            // Transactional mode on PostgreSQL: the claim and the kept response in the request's
+            // transaction (the handler writes nothing of its own here: the mode's cost alone).
+            Inbox transactionalInbox =
+                    Inbox.builder(postgres).consumer("http-bench-tx-" + run).build();
+            filter(
+                    context,
+                    "postgres-tx",
+                    new IdempotencyFilter(IdempotentRequests.builder(transactionalInbox)
+                            .scope(IdempotencyScope.global())
+                            .transactional(new SpringRequestTransactions(
+                                    new DataSourceTransactionManager(pool), pool, transactionalInbox))
+                            .build()));
             tomcat.start();
             try {
                 String base = "http://127.0.0.1:" + connector.getLocalPort();
                 List<String> variants = List.of(
-                        "bare", "caffeine", "postgres", "redis", "caffeine-replay", "postgres-replay", "redis-replay");
+                        "bare",
+                        "caffeine",
+                        "postgres",
+                        "postgres-tx",
+                        "redis",
+                        "caffeine-replay",
+                        "postgres-replay",
+                        "postgres-tx-replay",
+                        "redis-replay");
                 Map<String, Rounds> results = new LinkedHashMap<>();
                 variants.forEach(v -> results.put(v, new Rounds()));
                 // A warm-up of every variant (JIT, pools, connections), not reported.
@@ -288,7 +311,9 @@ public final class HttpThroughput {
         out.put(
                 "what",
                 "POST of a 58-byte JSON body to one servlet route in an embedded Tomcat; bare: no filter;"
-                        + " <store>: the Idempotency-Key filter, each request a new key; <store>-replay: each"
+                        + " <store>: the Idempotency-Key filter, each request a new key (postgres-tx: in"
+                        + " transactional mode, the claim and the kept response in one transaction of the request);"
+                        + " <store>-replay: each"
                         + " request a repeat of a finished one. Medians of interleaved rounds, with the"
                         + " lowest and highest; the client threads run in the same JVM over loopback.");
         Rounds bare = results.get("bare");
