@@ -3,7 +3,6 @@ package dev.inbox.spring.web;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.inbox.Inbox;
-import dev.inbox.caffeine.CaffeineInboxStore;
 import dev.inbox.http.IdempotencyScope;
 import dev.inbox.http.IdempotentRequests;
 import dev.inbox.tck.http.HttpContract;
@@ -93,14 +92,19 @@ class SpringMvcHttpKitTest extends HttpContract {
         }
     }
 
-    private final CaffeineInboxStore store = CaffeineInboxStore.builder().build();
     private final HttpClient client = HttpClient.newHttpClient();
     private @Nullable AnnotationConfigWebApplicationContext web;
     private @Nullable URI base;
 
+    /** The store the kit runs on: the embedded one here, each of the others in {@link HttpKitOnEveryStoreTest}. */
+    protected KitStore openStore() throws Exception {
+        return KitStore.caffeine();
+    }
+
     @Override
     protected HttpHarness createHarness(HttpKit kit) throws Exception {
-        IdempotentRequests requests = IdempotentRequests.builder(Inbox.builder(store)
+        KitStore store = openStore();
+        IdempotentRequests requests = IdempotentRequests.builder(Inbox.builder(store.store())
                         .consumer("mvc-" + UUID.randomUUID())
                         .build())
                 .scope(IdempotencyScope.header(HttpKit.PRINCIPAL_HEADER))
@@ -122,7 +126,7 @@ class SpringMvcHttpKitTest extends HttpContract {
 
             @Override
             public void close() throws Exception {
-                try (CaffeineInboxStore closing = store) {
+                try (KitStore closing = store) {
                     server.close();
                 }
             }

@@ -3,7 +3,6 @@ package dev.inbox.spring.web;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.inbox.Inbox;
-import dev.inbox.caffeine.CaffeineInboxStore;
 import dev.inbox.http.IdempotencyScope;
 import dev.inbox.http.IdempotentRequests;
 import dev.inbox.tck.http.HttpContract;
@@ -127,17 +126,22 @@ class WebFluxHttpKitTest extends HttpContract {
         }
     }
 
-    private final CaffeineInboxStore store = CaffeineInboxStore.builder().build();
     private final HttpClient client = HttpClient.newHttpClient();
     private @Nullable AnnotationConfigApplicationContext web;
     private @Nullable URI base;
 
+    /** The store the kit runs on: the embedded one here, each of the others in {@link HttpKitOnEveryStoreTest}. */
+    protected KitStore openStore() throws Exception {
+        return KitStore.caffeine();
+    }
+
     @Override
-    protected HttpHarness createHarness(HttpKit kit) {
+    protected HttpHarness createHarness(HttpKit kit) throws Exception {
+        KitStore store = openStore();
         AnnotationConfigApplicationContext application = new AnnotationConfigApplicationContext();
         application.register(Web.class);
         application.registerBean("httpKit", HttpKit.class, () -> kit);
-        IdempotentRequests requests = IdempotentRequests.builder(Inbox.builder(store)
+        IdempotentRequests requests = IdempotentRequests.builder(Inbox.builder(store.store())
                         .consumer("webflux-" + UUID.randomUUID())
                         .build())
                 .scope(IdempotencyScope.header(HttpKit.PRINCIPAL_HEADER))
@@ -164,8 +168,8 @@ class WebFluxHttpKitTest extends HttpContract {
             }
 
             @Override
-            public void close() {
-                try (CaffeineInboxStore closing = store;
+            public void close() throws Exception {
+                try (KitStore closing = store;
                         AnnotationConfigApplicationContext context = application) {
                     server.disposeNow(Duration.ofSeconds(10));
                 }
