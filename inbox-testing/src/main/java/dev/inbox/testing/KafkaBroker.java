@@ -277,6 +277,9 @@ public final class KafkaBroker implements AutoCloseable {
                         // A share-group member gets its assignment on a heartbeat: 5 s apart by default.
                         "group.share.heartbeat.interval.ms=500",
                         "group.share.min.heartbeat.interval.ms=500",
+                        // A group may notice a member killed without leaving sooner than the 45-s default
+                        // (the share storm sets its group's share.session.timeout.ms); the default stays.
+                        "group.share.min.session.timeout.ms=5000",
                         "broker.session.timeout.ms=2000",
                         "broker.heartbeat.interval.ms=500",
                         "auto.create.topics.enable=true",

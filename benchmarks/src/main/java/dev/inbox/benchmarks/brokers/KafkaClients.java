@@ -9,11 +9,15 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.clients.admin.ConfigEntry;
+import org.apache.kafka.clients.admin.ListOffsetsResult;
+import org.apache.kafka.clients.admin.ListShareGroupOffsetsSpec;
+import org.apache.kafka.clients.admin.SharePartitionOffsetInfo;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.KafkaShareConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
@@ -76,16 +80,48 @@ public final class KafkaClients {
      * offset, acquisition locks of {@code lockMillis}, the brokers' delivery limit (5), lock renewals on.
      */
     public static void configureShareGroup(String bootstrap, String group, long lockMillis) throws Exception {
-        List<org.apache.kafka.clients.admin.AlterConfigOp> settings =
-                KafkaBroker.shareGroupSettings(lockMillis, 5, true).entrySet().stream()
-                        .map(setting -> new AlterConfigOp(
-                                new ConfigEntry(setting.getKey(), setting.getValue()), AlterConfigOp.OpType.SET))
-                        .toList();
+        configureShareGroup(bootstrap, group, lockMillis, Map.of());
+    }
+
+    /** {@link #configureShareGroup(String, String, long)} with {@code more} group settings. */
+    public static void configureShareGroup(String bootstrap, String group, long lockMillis, Map<String, String> more)
+            throws Exception {
+        Map<String, String> all = new java.util.HashMap<>(KafkaBroker.shareGroupSettings(lockMillis, 5, true));
+        all.putAll(more);
+        List<org.apache.kafka.clients.admin.AlterConfigOp> settings = all.entrySet().stream()
+                .map(setting -> new AlterConfigOp(
+                        new ConfigEntry(setting.getKey(), setting.getValue()), AlterConfigOp.OpType.SET))
+                .toList();
         try (Admin admin =
                 Admin.create(Map.<String, Object>of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
             admin.incrementalAlterConfigs(Map.of(new ConfigResource(ConfigResource.Type.GROUP, group), settings))
                     .all()
                     .get(60, TimeUnit.SECONDS);
         }
+    }
+
+    /**
+     * Whether share group {@code group} has acknowledged every record up to {@code ends} (each
+     * partition's end offset): accepted, or archived.
+     */
+    public static boolean shareGroupDrained(
+            Admin admin, String group, Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> ends)
+            throws Exception {
+        Map<TopicPartition, SharePartitionOffsetInfo> starts = admin.listShareGroupOffsets(
+                        Map.of(group, new ListShareGroupOffsetsSpec()))
+                .partitionsToOffsetInfo(group)
+                .get(15, TimeUnit.SECONDS);
+        for (Map.Entry<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> end : ends.entrySet()) {
+            SharePartitionOffsetInfo start = starts.get(end.getKey());
+            // The start offset is persisted lazily and may trail the last record accepted; the lag
+            // (records not yet accepted or archived, those in a member's hand included) does not.
+            boolean done = start != null
+                    && (start.startOffset() >= end.getValue().offset()
+                            || start.lag().map(lag -> lag == 0).orElse(false));
+            if (end.getValue().offset() > 0 && !done) {
+                return false;
+            }
+        }
+        return true;
     }
 }

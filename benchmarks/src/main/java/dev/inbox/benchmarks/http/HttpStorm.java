@@ -1,6 +1,8 @@
 package dev.inbox.benchmarks.http;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.inbox.benchmarks.storm.MemberJvm;
+import dev.inbox.benchmarks.storm.StormArgs;
 import dev.inbox.http.IdempotentRequests;
 import dev.inbox.postgres.PostgresInboxStore;
 import java.io.IOException;
@@ -90,7 +92,7 @@ public final class HttpStorm {
     private final AtomicLong replayed = new AtomicLong();
     private final List<String> unexpected = new ArrayList<>();
     private int port;
-    private @Nullable Process app;
+    private @Nullable MemberJvm app;
     private int incarnation;
 
     /** One answer a client got: its status, body, {@code Location}, and whether it was a replay. */
@@ -109,18 +111,15 @@ public final class HttpStorm {
 
     private HttpStorm(Map<String, String> args) {
         this.args = args;
-        this.transactional = transactional(args.getOrDefault("mode", "transactional"));
-        this.requests = positive(args.getOrDefault("requests", "2000"), "requests");
-        this.clients = positive(args.getOrDefault("clients", "8"), "clients");
-        this.kills = Integer.parseInt(args.getOrDefault("kills", "10"));
-        if (kills < 0) {
-            throw new IllegalArgumentException("--kills must not be negative");
-        }
+        this.transactional = StormArgs.transactional(args.getOrDefault("mode", "transactional"));
+        this.requests = StormArgs.number(args, "requests", 2000, 1);
+        this.clients = StormArgs.number(args, "clients", 8, 1);
+        this.kills = StormArgs.number(args, "kills", 10, 0);
         this.duplicateRate = Double.parseDouble(args.getOrDefault("duplicate-rate", "0.1"));
         if (!(duplicateRate >= 0 && duplicateRate <= 1)) {
             throw new IllegalArgumentException("--duplicate-rate must be between 0 and 1");
         }
-        this.workMs = positive(args.getOrDefault("work-ms", "20"), "work-ms");
+        this.workMs = StormArgs.number(args, "work-ms", 20, 1);
         this.jdbcUrl = args.getOrDefault("jdbc-url", DEFAULT_JDBC_URL);
     }
 
@@ -134,7 +133,7 @@ public final class HttpStorm {
 
     /** Runs the storm with {@code argv}'s options; the result as {@link #main} prints it. */
     public static Map<String, Object> run(String... argv) throws Exception {
-        return new HttpStorm(arguments(argv)).storm();
+        return new HttpStorm(StormArgs.parse(argv)).storm();
     }
 
     private Map<String, Object> storm() throws Exception {
@@ -293,39 +292,33 @@ public final class HttpStorm {
     /** Starts the next incarnation of the application and waits until it serves. */
     private void start(Path log) throws IOException, InterruptedException {
         incarnation++;
-        List<String> command = new ArrayList<>(List.of(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx256m",
-                "-XX:TieredStopAtLevel=1",
-                "-cp",
-                System.getProperty("java.class.path"),
-                HttpStormApp.class.getName(),
-                "--port",
-                Integer.toString(port),
-                "--table",
-                table,
-                "--consumer",
-                "http-storm-" + run,
-                "--mode",
-                transactional ? "transactional" : "lease",
-                "--work-ms",
-                Integer.toString(workMs),
-                "--lease-ms",
-                args.getOrDefault("lease-ms", "2000"),
-                "--incarnation",
-                Integer.toString(incarnation),
-                "--jdbc-url",
-                jdbcUrl));
-        app = new ProcessBuilder(command)
-                .redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
-                .start();
+        MemberJvm started = MemberJvm.start(
+                HttpStormApp.class,
+                log,
+                List.of(
+                        "--port",
+                        Integer.toString(port),
+                        "--table",
+                        table,
+                        "--consumer",
+                        "http-storm-" + run,
+                        "--mode",
+                        transactional ? "transactional" : "lease",
+                        "--work-ms",
+                        Integer.toString(workMs),
+                        "--lease-ms",
+                        args.getOrDefault("lease-ms", "2000"),
+                        "--incarnation",
+                        Integer.toString(incarnation),
+                        "--jdbc-url",
+                        jdbcUrl));
+        app = started;
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         while (!ready()) {
-            if (!app.isAlive() || System.nanoTime() > deadline) {
+            if (!started.alive() || System.nanoTime() > deadline) {
                 throw new IllegalStateException("the application (incarnation " + incarnation + ") did not start"
-                        + (app.isAlive() ? " within 60 s" : ", it exited with " + app.exitValue()) + "; its output:\n"
-                        + Files.readString(log));
+                        + (started.alive() ? " within 60 s" : ", it exited with " + started.exitValue())
+                        + "; its output:\n" + Files.readString(log));
             }
             Thread.sleep(25);
         }
@@ -345,16 +338,12 @@ public final class HttpStorm {
 
     /** SIGKILL: no shutdown hook runs, the database sees the connections drop. */
     private void kill() throws InterruptedException {
-        Process process = Objects.requireNonNull(app);
-        process.destroyForcibly();
-        if (!process.waitFor(10, TimeUnit.SECONDS)) {
-            throw new IllegalStateException("pid " + process.pid() + " still runs 10 s after SIGKILL");
-        }
+        Objects.requireNonNull(app).kill();
     }
 
     private void stop() throws InterruptedException {
-        if (app != null && app.isAlive()) {
-            kill();
+        if (app != null && app.alive()) {
+            app.kill();
         }
     }
 
@@ -470,32 +459,5 @@ public final class HttpStorm {
         if (examples.size() < 10) {
             examples.add(example);
         }
-    }
-
-    static Map<String, String> arguments(String[] argv) {
-        Map<String, String> args = new LinkedHashMap<>();
-        for (int i = 0; i < argv.length; i += 2) {
-            if (!argv[i].startsWith("--") || i + 1 == argv.length) {
-                throw new IllegalArgumentException("expected --name value pairs, got " + argv[i]);
-            }
-            args.put(argv[i].substring(2), argv[i + 1]);
-        }
-        return args;
-    }
-
-    static boolean transactional(String mode) {
-        return switch (mode) {
-            case "transactional" -> true;
-            case "lease" -> false;
-            default -> throw new IllegalArgumentException("--mode must be transactional or lease, not " + mode);
-        };
-    }
-
-    private static int positive(String value, String name) {
-        int parsed = Integer.parseInt(value);
-        if (parsed < 1) {
-            throw new IllegalArgumentException("--" + name + " must be at least 1, not " + value);
-        }
-        return parsed;
     }
 }

@@ -3,6 +3,7 @@ package dev.inbox.benchmarks.http;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.inbox.Inbox;
+import dev.inbox.benchmarks.storm.StormArgs;
 import dev.inbox.http.IdempotencyFilter;
 import dev.inbox.http.IdempotencyScope;
 import dev.inbox.http.IdempotentRequests;
@@ -47,17 +48,14 @@ public final class HttpStormApp {
     private HttpStormApp() {}
 
     public static void main(String[] argv) throws Exception {
-        Map<String, String> args = HttpStorm.arguments(argv);
-        int port = Integer.parseInt(required(args, "port"));
-        String table = required(args, "table");
-        if (!table.matches("[a-z_][a-z0-9_]{0,40}")) {
-            throw new IllegalArgumentException("--table must be a plain lower-case SQL name, not " + table);
-        }
-        String consumer = required(args, "consumer");
-        boolean transactional = HttpStorm.transactional(args.getOrDefault("mode", "transactional"));
-        int workMs = Integer.parseInt(args.getOrDefault("work-ms", "20"));
-        Duration lease = Duration.ofMillis(Long.parseLong(args.getOrDefault("lease-ms", "2000")));
-        int incarnation = Integer.parseInt(args.getOrDefault("incarnation", "1"));
+        Map<String, String> args = StormArgs.parse(argv);
+        int port = StormArgs.number(args, "port", 0, 1);
+        String table = StormArgs.tableName(StormArgs.required(args, "table"));
+        String consumer = StormArgs.required(args, "consumer");
+        boolean transactional = StormArgs.transactional(args.getOrDefault("mode", "transactional"));
+        int workMs = StormArgs.number(args, "work-ms", 20, 0);
+        Duration lease = Duration.ofMillis(StormArgs.number(args, "lease-ms", 2000, 1));
+        int incarnation = StormArgs.number(args, "incarnation", 1, 1);
 
         HikariConfig config = new HikariConfig();
         config.setJdbcUrl(args.getOrDefault("jdbc-url", HttpStorm.DEFAULT_JDBC_URL));
@@ -95,14 +93,6 @@ public final class HttpStormApp {
         System.out.println(
                 "READY " + incarnation + " pid " + ProcessHandle.current().pid());
         tomcat.getServer().await();
-    }
-
-    private static String required(Map<String, String> args, String name) {
-        String value = args.get(name);
-        if (value == null) {
-            throw new IllegalArgumentException("--" + name + " is required");
-        }
-        return value;
     }
 
     /** The guarded route: one ledger row per run of the handler, its id in the answer. */

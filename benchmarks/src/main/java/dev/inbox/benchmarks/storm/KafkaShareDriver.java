@@ -6,18 +6,13 @@ import dev.inbox.kafka.KafkaShareInboxLoop;
 import dev.inbox.kafka.RecordKeys;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
-import org.apache.kafka.clients.admin.ListOffsetsResult;
-import org.apache.kafka.clients.admin.ListShareGroupOffsetsSpec;
-import org.apache.kafka.clients.admin.SharePartitionOffsetInfo;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaShareConsumer;
-import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.StringDeserializer;
 
 /**
@@ -136,23 +131,7 @@ final class KafkaShareDriver extends KafkaDriver {
     /** Every partition's records are acknowledged: accepted (or archived, which the storm counts as lost). */
     @Override
     public boolean drained() throws Exception {
-        Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> ends = endOffsets();
-        Map<TopicPartition, SharePartitionOffsetInfo> starts = admin().listShareGroupOffsets(
-                        Map.of(group, new ListShareGroupOffsetsSpec()))
-                .partitionsToOffsetInfo(group)
-                .get(15, TimeUnit.SECONDS);
-        for (Map.Entry<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> end : ends.entrySet()) {
-            SharePartitionOffsetInfo start = starts.get(end.getKey());
-            // The start offset is persisted lazily and may trail the last record accepted; the lag
-            // (records not yet accepted or archived, those in a member's hand included) does not.
-            boolean done = start != null
-                    && (start.startOffset() >= end.getValue().offset()
-                            || start.lag().map(lag -> lag == 0).orElse(false));
-            if (end.getValue().offset() > 0 && !done) {
-                return false;
-            }
-        }
-        return true;
+        return KafkaClients.shareGroupDrained(admin(), group, endOffsets());
     }
 
     @Override
