@@ -11,6 +11,7 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.inbox.Inbox;
 import dev.inbox.benchmarks.brokers.KafkaClients;
+import dev.inbox.benchmarks.report.Spread;
 import dev.inbox.caffeine.CaffeineInboxStore;
 import dev.inbox.jdbc.TransactionalInbox;
 import dev.inbox.kafka.KafkaInboxLoop;
@@ -27,6 +28,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -42,6 +44,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Messages per second through each broker: the bare client loop (Kafka: poll, work, {@code
@@ -50,8 +53,10 @@ import org.apache.kafka.clients.producer.ProducerRecord;
  * embedded store and on PostgreSQL, with one and with four consumers. The work is the same trivial
  * sum everywhere, so the difference is the adapter's and the store's. Each variant consumes unique
  * messages published for it ({@code --messages}, a tenth of them for the PostgreSQL variants, which
- * are two orders of magnitude slower); a round of every variant is run twice and the second is
- * reported (the first warms the JVM, the broker and the database).
+ * are two orders of magnitude slower). After a warm-up round (the JVM, the broker, the database),
+ * {@code --rounds} rounds (3 by default) each run every variant, in an order rotated by one each
+ * round; each variant's figure is the median of its rounds, with the lowest and highest, and a
+ * ratio between two variants gets a verdict only when their rounds do not overlap.
  *
  * <p>Kafka into PostgreSQL exactly once, with a business insert per message and the database's
  * default durability ({@code synchronous_commit=on}): the classic hand-written inbox loop ({@code
@@ -61,11 +66,13 @@ import org.apache.kafka.clients.producer.ProducerRecord;
  * KafkaInboxLoop.transactionalBatch} ({@code inbox-transactional-batch}, a transaction per partition
  * of a poll). The same four through RabbitMQ ({@link RabbitTransactional}): the hand-written consumer per
  * message and per window of deliveries, against {@code InboxConsumer.transactional} without and with
- * windows.
+ * windows. And the ceiling for both ({@code no-dedup-batch}): the same business rows per poll or
+ * window in one transaction with no dedup at all — what effectively-once is reported as a ratio of.
  *
  * <pre>{@code
  * java -cp benchmarks/target/benchmarks.jar dev.inbox.benchmarks.adapters.AdapterThroughput \
- *     [--messages 200000] [--kafka-bootstrap HOST:PORT] [--amqp-uri URI] [--jdbc-url URL] > adapters.json
+ *     [--messages 200000] [--rounds 3] [--kafka-bootstrap HOST:PORT] [--amqp-uri URI] [--jdbc-url URL] \
+ *     > adapters.json
  * }</pre>
  *
  * <p>{@code --only transactional} runs the transactional variants alone, through both brokers;
@@ -82,8 +89,16 @@ public final class AdapterThroughput {
     /** A Spring Kafka batch listener joined to a {@code DataSourceTransactionManager} (Kafka only). */
     private static final String SPRING_BATCH = "spring-batch";
 
+    /** The ceiling: the same business rows per poll (Kafka) or window (RabbitMQ), no dedup at all. */
+    static final String CEILING = "no-dedup-batch";
+
     private static final String[] TRANSACTIONAL = {
-        "handwritten-per-record", "handwritten-batch", "inbox-transactional", "inbox-transactional-batch", SPRING_BATCH
+        "handwritten-per-record",
+        "handwritten-batch",
+        "inbox-transactional",
+        "inbox-transactional-batch",
+        SPRING_BATCH,
+        CEILING
     };
 
     /**
@@ -119,41 +134,45 @@ public final class AdapterThroughput {
             args.put(argv[i].replaceFirst("^--", ""), argv[i + 1]);
         }
         AdapterThroughput run = new AdapterThroughput(args);
+        int rounds = Integer.parseInt(args.getOrDefault("rounds", "3"));
+        if (rounds < 1) {
+            throw new IllegalArgumentException("--rounds must be at least 1, not " + rounds);
+        }
         KafkaBroker embedded = null;
         if (run.bootstrap.isEmpty()) {
             embedded = KafkaBroker.start();
             run.bootstrap = embedded.bootstrapServers();
         }
         try {
-            List<Map<String, Object>> rows = new ArrayList<>();
-            for (int round = 0; round < 2; round++) {
-                rows.clear();
-                for (int consumers : new int[] {1, 4}) {
-                    if (run.only.equals("per-poll")) {
-                        for (String variant : PER_POLL) {
-                            rows.add(run.kafka(variant, consumers));
-                        }
-                        continue;
-                    }
-                    for (String variant : run.only.equals("transactional")
-                            ? new String[0]
-                            : new String[] {"bare", "caffeine", "postgres"}) {
-                        rows.add(run.kafka(variant, consumers));
-                        rows.add(run.rabbit(variant, consumers));
-                    }
-                    for (String variant : TRANSACTIONAL) {
-                        rows.add(run.kafka(variant, consumers));
-                        if (!variant.equals(SPRING_BATCH)) {
-                            rows.add(run.rabbitTransactional(variant, consumers));
-                        }
+            List<Variant> variants = run.variants();
+            Map<String, List<Map<String, Object>>> measured = new LinkedHashMap<>();
+            variants.forEach(v -> measured.put(v.name(), new ArrayList<>()));
+            // A warm-up round (the JVM, the broker, the database), then the measured rounds, each
+            // running every variant in an order rotated by one from the round before.
+            for (int round = 0; round <= rounds; round++) {
+                for (int k = 0; k < variants.size(); k++) {
+                    Variant variant = variants.get((k + round) % variants.size());
+                    Map<String, Object> row = variant.run().call();
+                    if (round > 0) {
+                        measured.get(variant.name()).add(row);
                     }
                 }
             }
+            List<Map<String, Object>> rows = new ArrayList<>();
+            measured.values().forEach(r -> rows.add(summary(r)));
             Map<String, Object> report = new LinkedHashMap<>();
             report.put("messages", run.messages);
             report.put("postgresMessages", run.messages(("postgres")));
             report.put("command", "AdapterThroughput " + String.join(" ", argv));
+            report.put("rounds", rounds);
+            report.put(
+                    "what",
+                    "messagesPerSecond is the median of the measured rounds (after a warm-up round), with the"
+                            + " lowest and highest; every round runs every variant, in an order rotated by one each round");
             report.put("rows", rows);
+            if (!run.only.equals("per-poll")) {
+                report.put("ratios", ratios(rows));
+            }
             System.out.println(
                     new ObjectMapper().writerWithDefaultPrettyPrinter().writeValueAsString(report));
         } finally {
@@ -161,6 +180,113 @@ public final class AdapterThroughput {
                 embedded.close();
             }
         }
+    }
+
+    /** One variant of the run: its name ({@code broker/variant/consumers}) and how to run it once. */
+    private record Variant(String name, java.util.concurrent.Callable<Map<String, Object>> run) {}
+
+    /** The variants {@code --only} selects, each with one and with four consumers. */
+    private List<Variant> variants() {
+        List<Variant> variants = new ArrayList<>();
+        for (int consumers : new int[] {1, 4}) {
+            if (only.equals("per-poll")) {
+                for (String variant : PER_POLL) {
+                    variants.add(new Variant("kafka/" + variant + "/" + consumers, () -> kafka(variant, consumers)));
+                }
+                continue;
+            }
+            if (!only.equals("transactional")) {
+                for (String variant : new String[] {"bare", "caffeine", "postgres"}) {
+                    variants.add(new Variant("kafka/" + variant + "/" + consumers, () -> kafka(variant, consumers)));
+                    variants.add(
+                            new Variant("rabbitmq/" + variant + "/" + consumers, () -> rabbit(variant, consumers)));
+                }
+            }
+            for (String variant : TRANSACTIONAL) {
+                variants.add(new Variant("kafka/" + variant + "/" + consumers, () -> kafka(variant, consumers)));
+                if (!variant.equals(SPRING_BATCH)) {
+                    variants.add(new Variant(
+                            "rabbitmq/" + variant + "/" + consumers, () -> rabbitTransactional(variant, consumers)));
+                }
+            }
+        }
+        return variants;
+    }
+
+    /** One variant's rounds as one row: the median rate, the lowest and highest, every round's. */
+    private static Map<String, Object> summary(List<Map<String, Object>> rounds) {
+        Map<String, Object> row = new LinkedHashMap<>(rounds.get(0));
+        List<Double> rates = perSecond(rounds);
+        row.remove("seconds");
+        row.put("messagesPerSecond", Math.round(Spread.median(rates)));
+        row.put("lowest", Math.round(Collections.min(rates)));
+        row.put("highest", Math.round(Collections.max(rates)));
+        row.put("rounds", rates.stream().map(Math::round).toList());
+        return row;
+    }
+
+    private static List<Double> perSecond(List<Map<String, Object>> rounds) {
+        return rounds.stream()
+                .map(r -> ((Number) r.get("messagesPerSecond")).doubleValue())
+                .toList();
+    }
+
+    /**
+     * For each broker and consumer count, the transactional variants against each other and against
+     * the ceiling ({@code no-dedup-batch}: the same business rows per poll or window, no dedup at
+     * all): the ratio of medians, with a verdict only where the rounds do not overlap.
+     */
+    private static List<Map<String, Object>> ratios(List<Map<String, Object>> rows) {
+        String[][] pairs = {
+            {"inbox-transactional-batch", "inbox-transactional"},
+            {"inbox-transactional-batch", "handwritten-batch"},
+            {"inbox-transactional-batch", CEILING},
+            {"handwritten-batch", CEILING},
+            {SPRING_BATCH, CEILING}
+        };
+        List<Map<String, Object>> ratios = new ArrayList<>();
+        for (String broker : new String[] {"kafka", "rabbitmq"}) {
+            for (int consumers : new int[] {1, 4}) {
+                for (String[] pair : pairs) {
+                    Map<String, Object> a = find(rows, broker, pair[0], consumers);
+                    Map<String, Object> b = find(rows, broker, pair[1], consumers);
+                    if (a == null || b == null) {
+                        continue;
+                    }
+                    Map<String, Object> ratio = new LinkedHashMap<>();
+                    ratio.put("broker", broker);
+                    ratio.put("consumers", consumers);
+                    ratio.put("of", pair[0] + " / " + pair[1]);
+                    ratio.put(
+                            "ratio",
+                            Math.round(((Number) a.get("messagesPerSecond")).doubleValue()
+                                            / ((Number) b.get("messagesPerSecond")).doubleValue()
+                                            * 100)
+                                    / 100.0);
+                    ratio.put(
+                            "verdict",
+                            Spread.verdict(
+                                    rates(a), rates(b), "higher, outside the spread", "lower, outside the spread"));
+                    ratios.add(ratio);
+                }
+            }
+        }
+        return ratios;
+    }
+
+    private static @Nullable Map<String, Object> find(
+            List<Map<String, Object>> rows, String broker, String variant, int consumers) {
+        return rows.stream()
+                .filter(r -> r.get("broker").equals(broker)
+                        && r.get("variant").equals(variant)
+                        && r.get("consumers").equals(consumers))
+                .findFirst()
+                .orElse(null);
+    }
+
+    @SuppressWarnings("unchecked")
+    private static List<Double> rates(Map<String, Object> row) {
+        return ((List<Long>) row.get("rounds")).stream().map(Long::doubleValue).toList();
     }
 
     /** The work every variant does for a message: the same, and nearly nothing. */
@@ -175,7 +301,7 @@ public final class AdapterThroughput {
     private int messages(String variant) {
         return switch (variant) {
             case "postgres", "handwritten-per-record", "inbox-transactional" -> Math.max(1, messages / 10);
-            case "handwritten-batch", "inbox-transactional-batch", SPRING_BATCH, "postgres-per-poll" ->
+            case "handwritten-batch", "inbox-transactional-batch", SPRING_BATCH, CEILING, "postgres-per-poll" ->
                 Math.max(1, messages / 4);
             default -> messages;
         };
@@ -356,20 +482,31 @@ public final class AdapterThroughput {
                             consumed.add(loop.pollOnce(Duration.ofMillis(50)));
                         }
                     }
-                    default -> handwritten(consumer, topic, consumed, done, variant.equals("handwritten-batch"));
+                    default ->
+                        handwritten(
+                                consumer,
+                                topic,
+                                consumed,
+                                done,
+                                !variant.equals("handwritten-per-record"),
+                                !variant.equals(CEILING));
                 }
             } catch (SQLException e) {
                 throw new IllegalStateException(e);
             }
         }
 
-        /** The classic loop: an inbox insert that does nothing on conflict, then the business insert. */
+        /**
+         * The classic loop: an inbox insert that does nothing on conflict, then the business insert;
+         * without {@code dedup}, the business insert alone (the ceiling).
+         */
         private void handwritten(
                 KafkaConsumer<String, String> consumer,
                 String topic,
                 LongAdder consumed,
                 AtomicBoolean done,
-                boolean perPoll)
+                boolean perPoll,
+                boolean dedup)
                 throws SQLException {
             consumer.subscribe(List.of(topic));
             String group = consumer.groupMetadata().groupId();
@@ -383,6 +520,10 @@ public final class AdapterThroughput {
                                 + " (consumer, id) VALUES (?, ?) ON CONFLICT DO NOTHING")) {
                     c.setAutoCommit(false);
                     for (ConsumerRecord<String, String> record : records) {
+                        if (!dedup) {
+                            business(c, record);
+                            continue;
+                        }
                         claim.setString(1, group);
                         claim.setString(
                                 2,

@@ -27,7 +27,8 @@ import javax.sql.DataSource;
  * RabbitMQ into PostgreSQL exactly once, with a business insert per message: the hand-written
  * inbox consumer (per message, and per window of deliveries in one transaction acknowledged with
  * {@code multiple=true}) against {@link InboxConsumer#transactional} without and with {@link
- * InboxConsumer.Builder#window}. Windows are {@value #WINDOW} deliveries with a {@value #LINGER_MS}
+ * InboxConsumer.Builder#window}; and the ceiling ({@code no-dedup-batch}): the hand-written window
+ * with its inbox insert left out, the business rows alone. Windows are {@value #WINDOW} deliveries with a {@value #LINGER_MS}
  * ms linger, on a prefetch of {@value #PREFETCH}.
  */
 final class RabbitTransactional {
@@ -72,7 +73,8 @@ final class RabbitTransactional {
                         table,
                         handwrittenTable,
                         queue,
-                        variant.equals("handwritten-batch") ? WINDOW : 1);
+                        variant.equals("handwritten-per-record") ? 1 : WINDOW,
+                        !variant.equals(AdapterThroughput.CEILING));
                 resources.add(consumer.flusher::shutdownNow);
                 channel.basicConsume(queue, false, consumer);
                 return consumer.acked::sum;
@@ -91,8 +93,9 @@ final class RabbitTransactional {
     /**
      * The classic hand-written consumer: per message (or per window, with a timer for a window that
      * does not fill) one JDBC transaction of {@code INSERT … ON CONFLICT DO NOTHING} into an inbox
-     * table and the business insert when the row was new, then the acknowledgement — a multiple one
-     * for a window, as one consumer alone on its channel can.
+     * table and the business insert when the row was new (the business insert alone without {@code
+     * dedup}: the ceiling), then the acknowledgement — a multiple one for a window, as one consumer
+     * alone on its channel can.
      */
     private static final class Handwritten extends DefaultConsumer {
         private final DataSource pool;
@@ -100,6 +103,7 @@ final class RabbitTransactional {
         private final String claims;
         private final String group;
         private final int window;
+        private final boolean dedup;
         private final ReentrantLock lock = new ReentrantLock();
         private final List<Delivery> pending = new ArrayList<>();
         final LongAdder acked = new LongAdder();
@@ -109,8 +113,16 @@ final class RabbitTransactional {
             return t;
         });
 
-        Handwritten(Channel channel, DataSource pool, String table, String claims, String group, int window) {
+        Handwritten(
+                Channel channel,
+                DataSource pool,
+                String table,
+                String claims,
+                String group,
+                int window,
+                boolean dedup) {
             super(channel);
+            this.dedup = dedup;
             this.pool = pool;
             this.table = table;
             this.claims = claims;
@@ -155,6 +167,10 @@ final class RabbitTransactional {
                             "INSERT INTO " + claims + " (consumer, id) VALUES (?, ?) ON CONFLICT DO NOTHING")) {
                 c.setAutoCommit(false);
                 for (Delivery delivery : pending) {
+                    if (!dedup) {
+                        business(c, table, delivery);
+                        continue;
+                    }
                     claim.setString(1, group);
                     claim.setString(2, delivery.getProperties().getMessageId());
                     if (claim.executeUpdate() == 1) {
