@@ -265,8 +265,13 @@ public final class AdapterThroughput {
                                     / 100.0);
                     ratio.put(
                             "verdict",
-                            Spread.verdict(
-                                    rates(a), rates(b), "higher, outside the spread", "lower, outside the spread"));
+                            rates(a).size() < 2
+                                    ? "no verdict: one round, no spread"
+                                    : Spread.verdict(
+                                            rates(a),
+                                            rates(b),
+                                            "higher, outside the spread",
+                                            "lower, outside the spread"));
                     ratios.add(ratio);
                 }
             }

@@ -76,6 +76,22 @@ public final class KafkaClients {
     }
 
     /**
+     * The settings of a storm member of share group {@code group}: explicit acknowledgement, and at
+     * most {@code inHand} records acquired at a time ({@code share.acquire.mode=record_limit}).
+     */
+    public static Properties shareMemberConfig(String bootstrap, String group, int inHand) {
+        Properties p = new Properties();
+        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        p.put(ConsumerConfig.GROUP_ID_CONFIG, group);
+        p.put("share.acknowledgement.mode", "explicit");
+        p.put("share.acquire.mode", "record_limit");
+        p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, Integer.toString(inHand));
+        p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+        p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+        return p;
+    }
+
+    /**
      * Configures share group {@code group} before its first member joins: from the earliest
      * offset, acquisition locks of {@code lockMillis}, the brokers' delivery limit (5), lock renewals on.
      */

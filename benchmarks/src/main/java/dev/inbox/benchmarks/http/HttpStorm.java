@@ -1,6 +1,6 @@
 package dev.inbox.benchmarks.http;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.inbox.benchmarks.storm.LedgerCheck;
 import dev.inbox.benchmarks.storm.MemberJvm;
 import dev.inbox.benchmarks.storm.StormArgs;
 import dev.inbox.http.IdempotentRequests;
@@ -19,7 +19,6 @@ import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -124,11 +123,7 @@ public final class HttpStorm {
     }
 
     public static void main(String[] argv) throws Exception {
-        Map<String, Object> result = run(argv);
-        System.out.println(new ObjectMapper().writerWithDefaultPrettyPrinter().writeValueAsString(result));
-        if (!Boolean.TRUE.equals(result.get("passed"))) {
-            System.exit(1);
-        }
+        StormArgs.print(run(argv));
     }
 
     /** Runs the storm with {@code argv}'s options; the result as {@link #main} prints it. */
@@ -358,64 +353,34 @@ public final class HttpStorm {
                         .add(new long[] {rows.getLong(2), rows.getInt(3)});
             }
         }
-        long appliedOnce = 0;
-        long extraApplications = 0;
-        long unexplainedExtra = 0;
-        long neverApplied = 0;
+        LedgerCheck check = new LedgerCheck(incarnation); // every incarnation but the last was killed
         long answerWithoutEffect = 0;
         long answersDiffering = 0;
-        List<String> examples = new ArrayList<>();
         for (int i = 0; i < requests; i++) {
             String key = run + "-" + i;
             List<long[]> rows = ledger.getOrDefault(key, List.of());
             List<Answer> got = answers.getOrDefault(key, List.of());
-            if (rows.isEmpty()) {
-                neverApplied++;
-                example(examples, key + " has no ledger row");
-            } else if (rows.size() == 1) {
-                appliedOnce++;
-            } else {
-                extraApplications += rows.size() - 1;
-                // An earlier row is explained when the process that wrote it was killed before it
-                // kept the response (every incarnation but the last one was killed), and the next
-                // row came from a later process.
-                for (int r = 0; r + 1 < rows.size(); r++) {
-                    long wrote = rows.get(r)[1];
-                    if (wrote >= incarnation || rows.get(r + 1)[1] <= wrote) {
-                        unexplainedExtra++;
-                        example(
-                                examples,
-                                key + " applied by incarnation " + wrote + " and again by " + rows.get(r + 1)[1]);
-                    }
-                }
-            }
+            check.add(key, rows.stream().map(row -> (int) row[1]).toList());
             for (Answer answer : got) {
                 if (!answer.sameAs(got.get(0))) {
                     answersDiffering++;
-                    example(examples, key + " answered " + got.get(0) + " and then " + answer);
+                    check.example(key + " answered " + got.get(0) + " and then " + answer);
                 }
                 long transfer = answer.transfer();
                 if (rows.stream().noneMatch(row -> row[0] == transfer)) {
                     answerWithoutEffect++;
-                    example(examples, key + " answered transfer " + transfer + ", which the ledger does not hold");
+                    check.example(key + " answered transfer " + transfer + ", which the ledger does not hold");
                 }
             }
         }
         long strayRows =
                 ledger.keySet().stream().filter(k -> !answers.containsKey(k)).count();
         boolean passed = unexpected.isEmpty()
-                && neverApplied == 0
                 && answerWithoutEffect == 0
                 && answersDiffering == 0
                 && strayRows == 0
-                && (transactional ? extraApplications == 0 : unexplainedExtra == 0);
-        Map<String, Object> out = new LinkedHashMap<>();
-        StringBuilder command = new StringBuilder("HttpStorm");
-        args.forEach((k, v) -> command.append(" --").append(k).append(' ').append(v));
-        out.put("command", command.toString());
-        out.put("finished", Instant.now().toString());
-        out.put("java", Runtime.version().toString());
-        out.put("cpus", Runtime.getRuntime().availableProcessors());
+                && check.passed(transactional);
+        Map<String, Object> out = StormArgs.header("HttpStorm", args);
         out.put("store", "postgres (" + (transactional ? "transactional" : "lease") + " mode)");
         out.put("requests", requests);
         out.put("clients", clients);
@@ -428,18 +393,15 @@ public final class HttpStorm {
         out.put("serverErrors5xx", serverErrors.get());
         out.put("duplicateSends", duplicateSends.get());
         out.put("replayedAnswers", replayed.get());
-        out.put("appliedOnce", appliedOnce);
-        out.put("extraApplications", extraApplications);
-        out.put("unexplainedExtraApplications", unexplainedExtra);
-        out.put("neverApplied", neverApplied);
+        check.into(out);
         out.put("answersWithoutEffect", answerWithoutEffect);
         out.put("answersDiffering", answersDiffering);
         out.put("ledgerRowsOfUnsentKeys", strayRows);
         out.put("unexpectedAnswers", List.copyOf(unexpected));
-        out.put("examples", examples);
+        out.put("examples", check.examples());
         out.put("seconds", Math.round(seconds * 10) / 10.0);
         out.put("passed", passed);
-        out.put("verdict", verdict(passed, extraApplications));
+        out.put("verdict", verdict(passed, check.extraApplications()));
         return out;
     }
 
@@ -453,11 +415,5 @@ public final class HttpStorm {
         }
         return "AT-LEAST-ONCE: " + extraApplications + " extra application(s), each by a process killed before"
                 + " its response was kept; none lost, every answer of a key identical," + through;
-    }
-
-    private static void example(List<String> examples, String example) {
-        if (examples.size() < 10) {
-            examples.add(example);
-        }
     }
 }

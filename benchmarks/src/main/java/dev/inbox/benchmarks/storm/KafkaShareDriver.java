@@ -6,14 +6,11 @@ import dev.inbox.kafka.KafkaShareInboxLoop;
 import dev.inbox.kafka.RecordKeys;
 import java.time.Duration;
 import java.util.List;
-import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaShareConsumer;
-import org.apache.kafka.common.serialization.StringDeserializer;
 
 /**
  * The storm through a Kafka share group: the Kafka storm's topic and records ({@link KafkaDriver}),
@@ -58,7 +55,8 @@ final class KafkaShareDriver extends KafkaDriver {
 
     @Override
     public Member join(Applier applier) {
-        KafkaShareConsumer<String, String> consumer = new KafkaShareConsumer<>(consumerConfig());
+        KafkaShareConsumer<String, String> consumer =
+                new KafkaShareConsumer<>(KafkaClients.shareMemberConfig(bootstrap(), group, IN_HAND));
         KafkaShareInboxLoop.Builder<String, String> builder = target instanceof TransactionalTarget transactional
                 ? KafkaShareInboxLoop.transactional(
                         consumer, transactional.inbox(), (record, c) -> applier.apply(event(record), c))
@@ -110,18 +108,6 @@ final class KafkaShareDriver extends KafkaDriver {
                 }
             }
         };
-    }
-
-    private Properties consumerConfig() {
-        Properties p = new Properties();
-        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap());
-        p.put(ConsumerConfig.GROUP_ID_CONFIG, group);
-        p.put("share.acknowledgement.mode", "explicit");
-        p.put("share.acquire.mode", "record_limit");
-        p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, Integer.toString(IN_HAND));
-        p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
-        p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
-        return p;
     }
 
     private static int event(ConsumerRecord<String, String> record) {

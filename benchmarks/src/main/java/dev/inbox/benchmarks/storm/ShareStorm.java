@@ -1,6 +1,5 @@
 package dev.inbox.benchmarks.storm;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.inbox.benchmarks.brokers.KafkaClients;
 import dev.inbox.postgres.PostgresInboxStore;
 import dev.inbox.testing.KafkaBroker;
@@ -12,10 +11,8 @@ import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -94,11 +91,7 @@ public final class ShareStorm {
     }
 
     public static void main(String[] argv) throws Exception {
-        Map<String, Object> result = run(argv);
-        System.out.println(new ObjectMapper().writerWithDefaultPrettyPrinter().writeValueAsString(result));
-        if (!Boolean.TRUE.equals(result.get("passed"))) {
-            System.exit(1);
-        }
+        StormArgs.print(run(argv));
     }
 
     /** Runs the storm with {@code argv}'s options; the result as {@link #main} prints it. */
@@ -289,43 +282,13 @@ public final class ShareStorm {
                 ledger.computeIfAbsent(rows.getInt(1), e -> new ArrayList<>()).add(rows.getInt(2));
             }
         }
-        long appliedOnce = 0;
-        long extra = 0;
-        long unexplained = 0;
-        long never = 0;
-        List<String> examples = new ArrayList<>();
-        int survivorsFrom = incarnation - members + 1; // the members still running at the end
+        LedgerCheck check = new LedgerCheck(incarnation - members + 1); // the members still running
         for (int event = 0; event < events; event++) {
-            List<Integer> by = ledger.getOrDefault(event, List.of());
-            if (by.isEmpty()) {
-                never++;
-                example(examples, "event " + event + " has no ledger row (archived unapplied?)");
-            } else if (by.size() == 1) {
-                appliedOnce++;
-            } else {
-                extra += by.size() - 1;
-                // An earlier row is explained when the member that wrote it was killed (every
-                // incarnation before the survivors was) and the next row came from another member.
-                for (int r = 0; r + 1 < by.size(); r++) {
-                    if (by.get(r) >= survivorsFrom || by.get(r + 1).equals(by.get(r))) {
-                        unexplained++;
-                        example(
-                                examples,
-                                "event " + event + " applied by member " + by.get(r) + " and again by "
-                                        + by.get(r + 1));
-                    }
-                }
-            }
+            check.add("event " + event, ledger.getOrDefault(event, List.of()));
         }
         long stray = ledger.keySet().stream().filter(e -> e < 0 || e >= events).count();
-        boolean passed = never == 0 && stray == 0 && (transactional ? extra == 0 : unexplained == 0);
-        Map<String, Object> out = new LinkedHashMap<>();
-        StringBuilder command = new StringBuilder("ShareStorm");
-        args.forEach((k, v) -> command.append(" --").append(k).append(' ').append(v));
-        out.put("command", command.toString());
-        out.put("finished", Instant.now().toString());
-        out.put("java", Runtime.version().toString());
-        out.put("cpus", Runtime.getRuntime().availableProcessors());
+        boolean passed = stray == 0 && check.passed(transactional);
+        Map<String, Object> out = StormArgs.header("ShareStorm", args);
         out.put("store", "postgres (" + (transactional ? "transactional" : "lease") + " mode)");
         out.put("broker", "kafka-share (KafkaShareInboxLoop, members as processes, locks of " + LOCK_MS + " ms)");
         out.put("events", events);
@@ -333,14 +296,11 @@ public final class ShareStorm {
         out.put("members", members);
         out.put("kills", kills);
         out.put("membersStarted", incarnation);
-        out.put("appliedOnce", appliedOnce);
-        out.put("extraApplications", extra);
-        out.put("unexplainedExtraApplications", unexplained);
-        out.put("neverApplied", never);
-        out.put("examples", examples);
+        check.into(out);
+        out.put("examples", check.examples());
         out.put("seconds", Math.round(seconds * 10) / 10.0);
         out.put("passed", passed);
-        out.put("verdict", verdict(passed, extra));
+        out.put("verdict", verdict(passed, check.extraApplications()));
         return out;
     }
 
@@ -354,11 +314,5 @@ public final class ShareStorm {
         }
         return "AT-LEAST-ONCE: " + extra + " extra application(s), each by a member killed before it completed"
                 + " the claim; none lost" + through;
-    }
-
-    private static void example(List<String> examples, String example) {
-        if (examples.size() < 10) {
-            examples.add(example);
-        }
     }
 }

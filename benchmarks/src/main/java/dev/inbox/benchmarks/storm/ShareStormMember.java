@@ -3,6 +3,7 @@ package dev.inbox.benchmarks.storm;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.inbox.Inbox;
+import dev.inbox.benchmarks.brokers.KafkaClients;
 import dev.inbox.jdbc.TransactionalInbox;
 import dev.inbox.kafka.KafkaShareInboxLoop;
 import dev.inbox.kafka.RecordKeys;
@@ -13,12 +14,9 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.concurrent.ThreadLocalRandom;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaShareConsumer;
-import org.apache.kafka.common.serialization.StringDeserializer;
 
 /**
  * One member of {@link ShareStorm}'s share group, as a process: {@link KafkaShareInboxLoop} on
@@ -55,8 +53,8 @@ public final class ShareStormMember {
         PostgresInboxStore store = PostgresInboxStore.builder(pool).build();
         String insert = "INSERT INTO " + table + " (event, incarnation) VALUES (?, ?)";
 
-        KafkaShareConsumer<String, String> consumer = new KafkaShareConsumer<>(
-                consumerConfig(StormArgs.required(args, "bootstrap"), StormArgs.required(args, "group")));
+        KafkaShareConsumer<String, String> consumer = new KafkaShareConsumer<>(KafkaClients.shareMemberConfig(
+                StormArgs.required(args, "bootstrap"), StormArgs.required(args, "group"), IN_HAND));
         KafkaShareInboxLoop.Builder<String, String> builder;
         if (transactional) {
             TransactionalInbox inbox = TransactionalInbox.builder(store, pool)
@@ -94,17 +92,5 @@ public final class ShareStormMember {
             statement.executeUpdate();
         }
         Thread.sleep(ThreadLocalRandom.current().nextInt(workMs + 1)); // the rest of the work
-    }
-
-    private static Properties consumerConfig(String bootstrap, String group) {
-        Properties p = new Properties();
-        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        p.put(ConsumerConfig.GROUP_ID_CONFIG, group);
-        p.put("share.acknowledgement.mode", "explicit");
-        p.put("share.acquire.mode", "record_limit");
-        p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, Integer.toString(IN_HAND));
-        p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
-        p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
-        return p;
     }
 }

@@ -1,5 +1,8 @@
 package dev.inbox.benchmarks.storm;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -82,5 +85,25 @@ public final class StormArgs {
             throw new IllegalArgumentException("a table name must be plain lower-case SQL, not " + table);
         }
         return table;
+    }
+
+    /** The head of a process storm's result: the command as given, when it finished, the JVM and the CPUs. */
+    public static Map<String, Object> header(String tool, Map<String, String> args) {
+        StringBuilder command = new StringBuilder(tool);
+        args.forEach((k, v) -> command.append(" --").append(k).append(' ').append(v));
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("command", command.toString());
+        out.put("finished", Instant.now().toString());
+        out.put("java", Runtime.version().toString());
+        out.put("cpus", Runtime.getRuntime().availableProcessors());
+        return out;
+    }
+
+    /** Prints a process storm's result as JSON; exits with 1 unless it {@code passed}. */
+    public static void print(Map<String, Object> result) throws IOException {
+        System.out.println(new ObjectMapper().writerWithDefaultPrettyPrinter().writeValueAsString(result));
+        if (!Boolean.TRUE.equals(result.get("passed"))) {
+            System.exit(1);
+        }
     }
 }
