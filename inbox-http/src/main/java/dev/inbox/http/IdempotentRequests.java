@@ -39,7 +39,8 @@ import org.jspecify.annotations.Nullable;
  *   <li>a key used before with a different request: 422;
  *   <li>a missing key (where keys are required), an invalid one, or no scope: 400; a body over
  *       {@link Builder#maxBodyBytes}: 413; a store that cannot answer: 503 with {@code Retry-After}
- *       (fail closed: the handler never runs unguarded).
+ *       (fail closed: the handler never runs unguarded) — unless {@link Builder#failOpen} was
+ *       chosen: then {@link PassThrough}, the handler runs without a claim.
  * </ul>
  *
  * <p>{@link #finish} keeps what the handler answered, unless it is a 5xx (or a 4xx, with {@link
@@ -74,6 +75,7 @@ public final class IdempotentRequests {
     private final int maxBodyBytes;
     private final int maxResponseBytes;
     private final boolean keepClientErrors;
+    private final boolean failOpen;
     private final Duration retryAfter;
     private final Set<String> replayedHeaders;
     private final Duration inFlightWait;
@@ -88,6 +90,7 @@ public final class IdempotentRequests {
         this.maxResponseBytes = b.inbox.store().maxResultBytes();
         this.keepClientErrors = b.keepClientErrors;
         this.retryAfter = b.retryAfter;
+        this.failOpen = b.failOpen;
         this.replayedHeaders = Set.copyOf(b.replayedHeaders);
         this.inFlightWait = b.inFlightWait;
         this.transactions = b.transactions;
@@ -194,9 +197,20 @@ public final class IdempotentRequests {
         return answer(claim);
     }
 
-    private Refuse storeDown(InboxStoreException down) {
+    private Decision storeDown(InboxStoreException down) {
+        if (failOpen) {
+            LOG.log(
+                    System.Logger.Level.WARNING,
+                    "idempotency store unavailable, running the request UNGUARDED (failOpen): " + down.getMessage());
+            return new PassThrough();
+        }
         LOG.log(System.Logger.Level.WARNING, "idempotency store unavailable, answering 503: " + down.getMessage());
         return new Refuse(503, "The idempotency store cannot answer; retry later with the same key.", retryAfter);
+    }
+
+    /** Whether a request runs unguarded when the store cannot answer ({@link Builder#failOpen}). */
+    public boolean failsOpen() {
+        return failOpen;
     }
 
     /** What a claim that was not acquired answers: 409 in flight, 422 another request, else the replay. */
@@ -443,7 +457,10 @@ public final class IdempotentRequests {
         }
     }
 
-    /** The request has no key and keys are optional: run the handler unguarded. */
+    /**
+     * Run the handler unguarded: the request has no key and keys are optional, or the store cannot
+     * answer and {@link Builder#failOpen} was chosen.
+     */
     public record PassThrough() implements Decision {}
 
     /** What {@link #finish} did with a handler's response. */
@@ -474,6 +491,7 @@ public final class IdempotentRequests {
         private Set<String> methods = Set.of("POST", "PATCH");
         private int maxBodyBytes = 1 << 20;
         private boolean keepClientErrors = true;
+        private boolean failOpen = false;
         private Duration retryAfter = Duration.ofSeconds(1);
         private Set<String> replayedHeaders = StoredResponse.DEFAULT_REPLAYED_HEADERS;
         private Duration inFlightWait = Duration.ZERO;
@@ -523,6 +541,19 @@ public final class IdempotentRequests {
         /** Whether a 4xx from the handler is kept and replayed (default) or released like a 5xx. */
         public Builder keepClientErrors(boolean keepClientErrors) {
             this.keepClientErrors = keepClientErrors;
+            return this;
+        }
+
+        /**
+         * What a request gets when the store cannot answer (down, unreachable, timing out): by default
+         * (false) a 503 with {@code Retry-After} — fail closed, the handler never runs unguarded. True
+         * runs the handler without a claim instead ({@link PassThrough}): the request is served while
+         * the store is down, but nothing guards it — a retry with the same key runs the handler again,
+         * and its response is not kept. Each such request is logged at {@code WARNING}. Choose it only
+         * where serving matters more than running a request twice.
+         */
+        public Builder failOpen(boolean failOpen) {
+            this.failOpen = failOpen;
             return this;
         }
 

@@ -72,6 +72,48 @@ class PostgresIdempotencyFilterTest extends IdempotencyFilterContract {
         }
     }
 
+    @Test
+    void aStoreThatCannotAnswer_withFailOpenChosen_runsTheHandlerUnguarded_andARetryRunsItAgain() throws Exception {
+        InetSocketAddress server = Endpoints.address(TestServers.postgres());
+        PaymentsServlet handler = new PaymentsServlet();
+        try (FaultProxy proxy = FaultProxy.start(server.getHostString(), server.getPort());
+                HikariDataSource cutOff = pool(Endpoints.via(TestServers.postgres(), proxy.host(), proxy.port()))) {
+            InboxStore store = PostgresInboxStore.builder(cutOff).build();
+            Inbox inbox = Inbox.builder(store)
+                    .consumer("payments-api-" + UUID.randomUUID())
+                    .build();
+            IdempotentRequests requests = IdempotentRequests.builder(inbox)
+                    .scope(IdempotencyScope.global())
+                    .failOpen(true)
+                    .build();
+            assertThat(requests.failsOpen()).isTrue();
+            try (TomcatServer tomcat = new TomcatServer(new IdempotencyFilter(requests), handler)) {
+                HttpClient client = HttpClient.newHttpClient();
+                HttpRequest request = HttpRequest.newBuilder(URI.create(tomcat.url("/payments/open")))
+                        .header(IdempotentRequests.HEADER, UUID.randomUUID().toString())
+                        .header("Content-Type", "application/json")
+                        .POST(HttpRequest.BodyPublishers.ofString("{\"amount\":1}"))
+                        .build();
+                proxy.refuse();
+                HttpResponse<String> down = client.send(request, HttpResponse.BodyHandlers.ofString());
+                assertThat(down.statusCode())
+                        .as("served while the store is down")
+                        .isEqualTo(201);
+                assertThat(down.headers().firstValue("Idempotent-Replayed")).isEmpty();
+                assertThat(handler.runs("/payments/open")).isEqualTo(1);
+
+                // What fail-open costs: nothing was claimed or kept, so the same key runs again.
+                proxy.accept();
+                HttpResponse<String> back = client.send(request, HttpResponse.BodyHandlers.ofString());
+                assertThat(back.statusCode()).isEqualTo(201);
+                assertThat(handler.runs("/payments/open")).isEqualTo(2);
+                HttpResponse<String> replay = client.send(request, HttpResponse.BodyHandlers.ofString());
+                assertThat(replay.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+                assertThat(handler.runs("/payments/open")).isEqualTo(2);
+            }
+        }
+    }
+
     private static HikariDataSource pool(String url) {
         HikariConfig config = new HikariConfig();
         config.setJdbcUrl(url);

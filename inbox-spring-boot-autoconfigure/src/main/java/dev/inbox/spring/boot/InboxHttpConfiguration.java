@@ -74,6 +74,7 @@ class InboxHttpConfiguration {
                 .methods(http.getMethods().toArray(String[]::new))
                 .maxBodyBytes((int) http.getMaxBodySize().toBytes())
                 .keepClientErrors(http.isKeepClientErrors())
+                .failOpen(http.isFailOpen())
                 .retryAfter(http.getRetryAfter())
                 .waitWhileInFlight(http.getWaitWhileInFlight());
     }

@@ -534,6 +534,12 @@ public class InboxProperties {
         private Duration retryAfter = Duration.ofSeconds(1);
 
         /**
+         * Run a request unguarded while the store cannot answer, instead of answering 503: served,
+         * but a retry with the same key runs the handler again. Off by default (fail closed).
+         */
+        private boolean failOpen = false;
+
+        /**
          * How long a request whose key is still in flight waits for that request's response (then
          * replayed) before it is answered 409; at most 1m. The default, 0, answers 409 at once.
          */
@@ -609,6 +615,14 @@ public class InboxProperties {
 
         public void setKeepClientErrors(boolean keepClientErrors) {
             this.keepClientErrors = keepClientErrors;
+        }
+
+        public boolean isFailOpen() {
+            return failOpen;
+        }
+
+        public void setFailOpen(boolean failOpen) {
+            this.failOpen = failOpen;
         }
 
         public Duration getRetryAfter() {

@@ -150,7 +150,14 @@ class InboxHttpStarterTest {
                     assertThat(filter.getFilter()).isInstanceOf(IdempotencyFilter.class);
                     assertThat(filter.getUrlPatterns()).containsExactly("/orders/*", "/payments/*");
                     assertThat(filter.getOrder()).isEqualTo(5);
+                    assertThat(context.getBean(IdempotentRequests.class).failsOpen())
+                            .as("fail closed by default")
+                            .isFalse();
                 });
+        web.withPropertyValues("inbox.http.paths=/orders/*", "inbox.http.scope=principal", "inbox.http.fail-open=true")
+                .run(context -> assertThat(
+                                context.getBean(IdempotentRequests.class).failsOpen())
+                        .isTrue());
     }
 
     @Test
