@@ -119,30 +119,27 @@ public final class ShareStorm {
                     Thread.sleep(20);
                 }
                 // The longest-running member, once it has applied something: at work, not starting.
-                Member victim = running.remove(0);
+                Member victim = running.get(0);
                 while (!hasApplied(victim.incarnation())) {
                     checkTime(deadline, log, "member " + victim.incarnation() + " to apply an event");
                     Thread.sleep(20);
                 }
                 Thread.sleep(ThreadLocalRandom.current().nextInt(StormArgs.number(args, "work-ms", 10, 0) + 1));
                 victim.jvm().kill();
+                running.remove(0);
                 progress(started, "killed member " + victim.incarnation() + " (kill " + k + ")");
                 startMember(bootstrap, log);
             }
-            while (applied() < events) {
-                if (System.nanoTime() > deadline) {
-                    break; // reported below as events never applied
-                }
+            while (applied() < events && System.nanoTime() < deadline) {
                 Thread.sleep(50);
             }
-            progress(started, "every event applied");
-            while (!drained(admin)) {
-                if (System.nanoTime() > deadline) {
-                    break; // reported below as events never applied
-                }
+            progress(started, applied() < events ? "gave up waiting for every event" : "every event applied");
+            boolean drained = drained(admin);
+            while (!drained && System.nanoTime() < deadline) {
                 Thread.sleep(100);
+                drained = drained(admin);
             }
-            progress(started, "every record acknowledged");
+            progress(started, drained ? "every record acknowledged" : "gave up waiting for the acknowledgements");
             double seconds = (System.nanoTime() - started) / 1e9;
             for (Member member : running) {
                 member.jvm().kill(); // the group has acknowledged everything: nothing is in a member's hand
