@@ -12,6 +12,7 @@ import org.apache.catalina.connector.Connector;
 import org.apache.catalina.startup.Tomcat;
 import org.apache.tomcat.util.descriptor.web.FilterDef;
 import org.apache.tomcat.util.descriptor.web.FilterMap;
+import org.apache.tomcat.util.modeler.Registry;
 import org.springframework.web.context.support.AnnotationConfigWebApplicationContext;
 import org.springframework.web.servlet.DispatcherServlet;
 
@@ -19,8 +20,16 @@ import org.springframework.web.servlet.DispatcherServlet;
  * A Spring MVC application in a real Tomcat on a free loopback port: a {@code DispatcherServlet}
  * over {@code configuration}, with the {@link IdempotencyFilter} of {@code requests} mapped to every
  * path and guarding the {@link IdempotentRoute} handlers ({@link IdempotentRoutes}).
+ *
+ * <p>Tomcat's JMX registry is off, as in Spring Boot: the module's test classes start servers side
+ * by side, and every embedded Tomcat registers its class loader under the same name, so two starts
+ * at once failed one of them ({@link MvcServerTest}).
  */
 final class MvcServer implements AutoCloseable {
+
+    static {
+        Registry.disableRegistry();
+    }
 
     final AnnotationConfigWebApplicationContext application = new AnnotationConfigWebApplicationContext();
     final URI base;
@@ -52,7 +61,12 @@ final class MvcServer implements AutoCloseable {
         everywhere.setFilterName("idempotency");
         everywhere.addURLPattern("/*");
         context.addFilterMap(everywhere);
-        tomcat.start();
+        try {
+            tomcat.start();
+        } catch (LifecycleException e) {
+            close();
+            throw e;
+        }
         base = URI.create("http://127.0.0.1:" + connector.getLocalPort());
     }
 
