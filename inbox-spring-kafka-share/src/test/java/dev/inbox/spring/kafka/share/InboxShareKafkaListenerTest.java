@@ -1,0 +1,170 @@
+package dev.inbox.spring.kafka.share;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.inbox.Inbox;
+import dev.inbox.caffeine.CaffeineInboxStore;
+import dev.inbox.kafka.RecordKeys;
+import dev.inbox.testing.KafkaBroker;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.ListShareGroupOffsetsSpec;
+import org.apache.kafka.clients.admin.SharePartitionOffsetInfo;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.springframework.context.annotation.AnnotationConfigApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.MapPropertySource;
+import org.springframework.kafka.annotation.EnableKafka;
+import org.springframework.kafka.annotation.KafkaListener;
+import org.springframework.kafka.config.KafkaListenerEndpointRegistry;
+import org.springframework.kafka.core.DefaultShareConsumerFactory;
+import org.springframework.kafka.core.ShareConsumerFactory;
+import org.springframework.kafka.listener.ContainerProperties;
+import org.springframework.kafka.listener.ShareConsumerRecordRecoverer;
+
+/**
+ * {@link InboxShareContainerFactory} named by a {@code @KafkaListener} on a share group, in a Spring
+ * application on the real broker.
+ */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class InboxShareKafkaListenerTest {
+
+    @Configuration(proxyBeanMethods = false)
+    @EnableKafka
+    static class Application {
+        @Bean
+        ShareConsumerFactory<String, String> shareConsumerFactory() {
+            return new DefaultShareConsumerFactory<>(KafkaBroker.shareConsumerConfig("unused"));
+        }
+
+        @Bean
+        Inbox inbox() {
+            return Inbox.builder(CaffeineInboxStore.builder().build())
+                    .consumer("billing")
+                    .build();
+        }
+
+        @Bean
+        InboxShareContainerFactory<String, String> inboxShares(
+                ShareConsumerFactory<String, String> consumers, Inbox inbox) {
+            return InboxShareContainerFactory.lease(consumers, inbox)
+                    .configureLoops(loop -> loop.keys(RecordKeys.header("event-id")));
+        }
+
+        @Bean
+        Billing billing() {
+            return new Billing();
+        }
+    }
+
+    static class Billing {
+        final List<String> charged = new CopyOnWriteArrayList<>();
+
+        @KafkaListener(
+                id = "billing",
+                topics = "${test.topic}",
+                groupId = "${test.group}",
+                containerFactory = "inboxShares")
+        void on(String order) {
+            charged.add(order);
+        }
+    }
+
+    @Test
+    void aShareListener_runsOncePerEvent_andEveryRecordIsAccepted() throws Exception {
+        String topic = ShareKafka.topic(1);
+        String group = "inbox-share-listener-" + UUID.randomUUID();
+        ShareKafka.shareGroup(group, Duration.ofSeconds(30), 5);
+        try (KafkaProducer<String, String> producer = new KafkaProducer<>(ShareKafka.producerConfig())) {
+            send(producer, topic, "order-1", "charge 1");
+            send(producer, topic, "order-1", "charge 1, sent again");
+            send(producer, topic, "order-2", "charge 2");
+        }
+        try (AnnotationConfigApplicationContext application = new AnnotationConfigApplicationContext()) {
+            application
+                    .getEnvironment()
+                    .getPropertySources()
+                    .addFirst(new MapPropertySource("test", Map.of("test.topic", topic, "test.group", group)));
+            application.register(Application.class);
+            application.refresh();
+
+            assertThat(application.getBean(KafkaListenerEndpointRegistry.class).getListenerContainer("billing"))
+                    .isInstanceOf(InboxShareListenerContainer.class);
+            try (Admin admin =
+                    Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, KafkaBroker.bootstrap()))) {
+                awaitAllAccepted(admin, group, new TopicPartition(topic, 0));
+            }
+            assertThat(application.getBean(Billing.class).charged)
+                    .as("the listener ran once per event; the duplicate was accepted without it")
+                    .containsExactlyInAnyOrder("charge 1", "charge 2");
+        }
+    }
+
+    @Test
+    void manualAcknowledgement_isRefused_theInboxAcknowledges() {
+        InboxShareContainerFactory<String, String> factory = InboxShareContainerFactory.lease(
+                new DefaultShareConsumerFactory<>(KafkaBroker.shareConsumerConfig("unused")),
+                Inbox.builder(CaffeineInboxStore.builder().build())
+                        .consumer("billing")
+                        .build());
+        factory.getContainerProperties().setShareAckMode(ContainerProperties.ShareAckMode.MANUAL);
+        assertThatThrownBy(() -> factory.createContainer("orders"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("EXPLICIT");
+    }
+
+    @Test
+    void springsRecordRecoverer_isRefused_namingTheLoopsRecoverer() {
+        InboxShareContainerFactory<String, String> factory = InboxShareContainerFactory.lease(
+                new DefaultShareConsumerFactory<>(KafkaBroker.shareConsumerConfig("unused")),
+                Inbox.builder(CaffeineInboxStore.builder().build())
+                        .consumer("billing")
+                        .build());
+        assertThatThrownBy(() -> factory.setShareConsumerRecordRecoverer(ShareConsumerRecordRecoverer.REJECTING))
+                .isInstanceOf(UnsupportedOperationException.class)
+                .hasMessageContaining("recoverer(");
+    }
+
+    @Test
+    void nullArguments_areRefused() {
+        assertThatThrownBy(() -> InboxShareContainerFactory.lease(null, null))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("consumers");
+    }
+
+    private static void send(KafkaProducer<String, String> producer, String topic, String id, String value)
+            throws Exception {
+        ProducerRecord<String, String> record = new ProducerRecord<>(topic, 0, null, value);
+        record.headers().add("event-id", id.getBytes(StandardCharsets.UTF_8));
+        producer.send(record).get(30, TimeUnit.SECONDS);
+    }
+
+    /** Until the group has accepted (or archived) every record of {@code partition}: none left, none in hand. */
+    private static void awaitAllAccepted(Admin admin, String group, TopicPartition partition) throws Exception {
+        while (true) {
+            SharePartitionOffsetInfo start = admin.listShareGroupOffsets(Map.of(group, new ListShareGroupOffsetsSpec()))
+                    .partitionsToOffsetInfo(group)
+                    .get(15, TimeUnit.SECONDS)
+                    .get(partition);
+            if (start != null
+                    && (start.startOffset() >= 3
+                            || start.lag().map(lag -> lag == 0).orElse(false))) {
+                return;
+            }
+            Thread.sleep(50);
+        }
+    }
+}
