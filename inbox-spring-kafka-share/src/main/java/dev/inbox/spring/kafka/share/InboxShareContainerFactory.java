@@ -39,6 +39,10 @@ import org.springframework.kafka.listener.ShareKafkaMessageListenerContainer;
  * failure policy} gives up on goes to the {@linkplain KafkaShareInboxLoop.Builder#recoverer
  * recoverer} (none: retried for ever). Configure all of that with {@link #configureLoops}.
  *
+ * <p>Each share group is an inbox consumer of its own, {@code <inbox's consumer>/<group id>}: two
+ * listeners of different groups that receive the same event each run once for it; the members of
+ * one group share its claims, as they share its records.
+ *
  * <p>The inbox acknowledges every record itself, so a container's {@code ShareAckMode} must stay at
  * its default ({@code EXPLICIT}): {@code MANUAL} is refused when a container is created, and the
  * listener method is given no {@code ShareAcknowledgment} (nor the consumer, which belongs to the
@@ -65,7 +69,8 @@ public final class InboxShareContainerFactory<K, V> extends ShareKafkaListenerCo
     }
 
     /**
-     * A factory of containers in lease mode: each record's event claimed in {@code inbox}, kept
+     * A factory of containers in lease mode: each record's event claimed in {@code inbox} (under
+     * the consumer {@code <inbox's consumer>/<group id>}), kept
      * renewed while the listener method runs, and completed before the record is accepted.
      *
      * @throws IllegalArgumentException if an argument is null
@@ -113,8 +118,9 @@ public final class InboxShareContainerFactory<K, V> extends ShareKafkaListenerCo
         return new InboxShareListenerContainer<>(
                 consumers,
                 new ContainerProperties(endpoint.getTopics().toArray(new String[0])),
-                (consumer, handler) -> {
-                    KafkaShareInboxLoop.Builder<K, V> loop = KafkaShareInboxLoop.lease(consumer, inbox, handler);
+                (consumer, handler, group) -> {
+                    KafkaShareInboxLoop.Builder<K, V> loop = KafkaShareInboxLoop.lease(
+                            consumer, inbox.withConsumer(inbox.consumer() + "/" + group), handler);
                     loopSettings.accept(loop);
                     return loop.build();
                 });

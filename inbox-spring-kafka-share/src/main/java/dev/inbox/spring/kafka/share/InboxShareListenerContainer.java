@@ -9,7 +9,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BiFunction;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ShareConsumer;
@@ -38,15 +37,13 @@ final class InboxShareListenerContainer<K, V> extends ShareKafkaMessageListenerC
     private static final Duration STOP_WAIT = Duration.ofSeconds(60);
 
     private final ShareConsumerFactory<K, V> consumers;
-    private final BiFunction<ShareConsumer<K, V>, RecordHandler<K, V>, KafkaShareInboxLoop<K, V>> loops;
+    private final Loops<K, V> loops;
     private final List<Member> members = new CopyOnWriteArrayList<>();
     private int concurrency = 1;
     private volatile boolean memberFailed;
 
     InboxShareListenerContainer(
-            ShareConsumerFactory<K, V> consumers,
-            ContainerProperties properties,
-            BiFunction<ShareConsumer<K, V>, RecordHandler<K, V>, KafkaShareInboxLoop<K, V>> loops) {
+            ShareConsumerFactory<K, V> consumers, ContainerProperties properties, Loops<K, V> loops) {
         super(consumers, properties);
         this.consumers = consumers;
         this.loops = loops;
@@ -75,15 +72,18 @@ final class InboxShareListenerContainer<K, V> extends ShareKafkaMessageListenerC
         }
         RecordHandler<K, V> handler = listener(properties.getMessageListener());
         List<String> topics = List.of(properties.getTopics());
+        String group = getGroupId();
+        if (group == null || group.isEmpty()) {
+            throw new IllegalStateException("a share listener needs a group id: set @KafkaListener(groupId = ...)"
+                    + " or the container's group id");
+        }
         List<Member> started = new ArrayList<>();
         try {
             for (int i = 0; i < concurrency; i++) {
                 ShareConsumer<K, V> consumer = consumers.createShareConsumer(
-                        getGroupId(),
-                        clientId(i),
-                        Map.of(ConsumerConfig.SHARE_ACKNOWLEDGEMENT_MODE_CONFIG, "explicit"));
+                        group, clientId(i), Map.of(ConsumerConfig.SHARE_ACKNOWLEDGEMENT_MODE_CONFIG, "explicit"));
                 started.add(new Member(consumer, i));
-                started.get(i).loop = loops.apply(consumer, handler);
+                started.get(i).loop = loops.loop(consumer, handler, group);
             }
         } catch (RuntimeException e) {
             started.forEach(Member::closeUnstarted);
@@ -132,6 +132,13 @@ final class InboxShareListenerContainer<K, V> extends ShareKafkaMessageListenerC
             return typed::onMessage;
         }
         throw new IllegalStateException("a share container needs a GenericMessageListener, not " + listener);
+    }
+
+    /** Builds a member's loop. */
+    @FunctionalInterface
+    interface Loops<K, V> {
+        /** A loop over {@code consumer} that hands each new event to {@code handler}, for share group {@code group}. */
+        KafkaShareInboxLoop<K, V> loop(ShareConsumer<K, V> consumer, RecordHandler<K, V> handler, String group);
     }
 
     /** One member: a share consumer, the loop over it, and the thread that runs the loop. */

@@ -68,6 +68,11 @@ class InboxShareKafkaListenerTest {
         Billing billing() {
             return new Billing();
         }
+
+        @Bean
+        Shipping shipping() {
+            return new Shipping();
+        }
     }
 
     static class Billing {
@@ -83,11 +88,26 @@ class InboxShareKafkaListenerTest {
         }
     }
 
+    /** Another share group on the same topic, through the same factory: it gets every event too. */
+    static class Shipping {
+        final List<String> shipped = new CopyOnWriteArrayList<>();
+
+        @KafkaListener(
+                id = "shipping",
+                topics = "${test.topic}",
+                groupId = "${test.group}-shipping",
+                containerFactory = "inboxShares")
+        void on(String order) {
+            shipped.add(order);
+        }
+    }
+
     @Test
-    void aShareListener_runsOncePerEvent_andEveryRecordIsAccepted() throws Exception {
+    void aShareListener_runsOncePerEvent_andEveryRecordIsAccepted_eachGroupApartFromTheOthers() throws Exception {
         String topic = ShareKafka.topic(1);
         String group = "inbox-share-listener-" + UUID.randomUUID();
         ShareKafka.shareGroup(group, Duration.ofSeconds(30), 5);
+        ShareKafka.shareGroup(group + "-shipping", Duration.ofSeconds(30), 5);
         try (KafkaProducer<String, String> producer = new KafkaProducer<>(ShareKafka.producerConfig())) {
             send(producer, topic, "order-1", "charge 1");
             send(producer, topic, "order-1", "charge 1, sent again");
@@ -106,9 +126,13 @@ class InboxShareKafkaListenerTest {
             try (Admin admin =
                     Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, KafkaBroker.bootstrap()))) {
                 awaitAllAccepted(admin, group, new TopicPartition(topic, 0));
+                awaitAllAccepted(admin, group + "-shipping", new TopicPartition(topic, 0));
             }
             assertThat(application.getBean(Billing.class).charged)
                     .as("the listener ran once per event; the duplicate was accepted without it")
+                    .containsExactlyInAnyOrder("charge 1", "charge 2");
+            assertThat(application.getBean(Shipping.class).shipped)
+                    .as("another group's listener is an inbox consumer of its own: it runs once per event too")
                     .containsExactlyInAnyOrder("charge 1", "charge 2");
         }
     }
