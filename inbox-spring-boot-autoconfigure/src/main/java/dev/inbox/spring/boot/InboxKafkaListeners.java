@@ -26,7 +26,9 @@ import org.springframework.transaction.PlatformTransactionManager;
  * them: an {@link InboxRecordInterceptor} for a record listener, an {@link InboxBatchInterceptor}
  * for a batch listener, composed with any interceptor the application set and with the error
  * handling of {@link InboxKafka#configure}. No interceptor bean is defined, so an application's
- * own stays the one Spring Boot wires.
+ * own stays the one Spring Boot wires. A share-group listener (Spring Kafka 4.1) is deduplicated by
+ * the inbox's own share containers (module {@code inbox-spring-kafka-share}, factory {@code
+ * inboxShareListenerContainerFactory}); one on Spring's share container fails the startup, saying so.
  *
  * <p>Each consumer group is an inbox consumer of its own, {@code <inbox.consumer>/<group id>}: two
  * listeners with different groups that receive the same event each apply it once; listeners of
@@ -40,6 +42,12 @@ public final class InboxKafkaListeners implements SmartLifecycle {
 
     private final KafkaListenerEndpointRegistry registry;
     private final SpringInbox inbox;
+    /** Spring Kafka's share containers' base class (4.1), named: this module builds on Spring Kafka 4.0. */
+    private static final String SHARE_CONTAINER =
+            "org.springframework.kafka.listener.AbstractShareKafkaMessageListenerContainer";
+
+    private static final String INBOX_SHARE_CONTAINER = "dev.inbox.spring.kafka.share.InboxShareListenerContainer";
+
     private final RecordKeys keys;
     private final List<String> listenerIds;
     private final Duration busyBackoff;
@@ -87,8 +95,9 @@ public final class InboxKafkaListeners implements SmartLifecycle {
 
     /**
      * The deduplicated listeners whose container stopped abnormally — stopped by its error handler
-     * (the inbox's stops a container at a record without a dedup key, rather than skip it) — and
-     * was not started again: they consume nothing until they are.
+     * (the inbox's stops a container at a record without a dedup key, rather than skip it), or an
+     * inbox share container whose members ended by a throw — and was not started again: they
+     * consume nothing until they are.
      */
     public List<String> stoppedAbnormally() {
         List<String> stopped = new java.util.ArrayList<>();
@@ -105,6 +114,11 @@ public final class InboxKafkaListeners implements SmartLifecycle {
     @SuppressWarnings("unchecked")
     public void start() {
         for (MessageListenerContainer candidate : registry.getListenerContainers()) {
+            refuseUndeduplicatedShares(candidate);
+            if (candidate.getClass().getName().equals(INBOX_SHARE_CONTAINER)) {
+                deduplicated.add(candidate.getListenerId()); // for stoppedAbnormally(): it deduplicates itself
+                continue;
+            }
             if (!(candidate instanceof AbstractMessageListenerContainer<?, ?> found)
                     || (!listenerIds.isEmpty() && !listenerIds.contains(found.getListenerId()))) {
                 continue;
@@ -129,6 +143,33 @@ public final class InboxKafkaListeners implements SmartLifecycle {
             }
         }
         running = true;
+    }
+
+    /**
+     * A share-group listener (Spring Kafka 4.1) on Spring's own share container: no interceptor
+     * reaches it, so it would silently stay undeduplicated. The inbox's share containers (module
+     * inbox-spring-kafka-share) deduplicate themselves.
+     */
+    private void refuseUndeduplicatedShares(MessageListenerContainer candidate) {
+        String id = candidate.getListenerId();
+        if (!isShareContainer(candidate.getClass())
+                || candidate.getClass().getName().equals(INBOX_SHARE_CONTAINER)
+                || (!listenerIds.isEmpty() && !listenerIds.contains(id))) {
+            return;
+        }
+        throw new IllegalStateException("inbox: @KafkaListener " + id + " consumes a share group through Spring"
+                + " Kafka's own share container, which the inbox cannot reach: it would not be deduplicated. Add"
+                + " dev.inbox:inbox-spring-kafka-share and name its factory, @KafkaListener(containerFactory ="
+                + " \"inboxShareListenerContainerFactory\"), or leave the listener out with inbox.kafka.listener-ids");
+    }
+
+    private static boolean isShareContainer(Class<?> type) {
+        for (Class<?> c = type; c != null; c = c.getSuperclass()) {
+            if (c.getName().equals(SHARE_CONTAINER)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private void useTransactions(AbstractMessageListenerContainer<?, ?> container) {

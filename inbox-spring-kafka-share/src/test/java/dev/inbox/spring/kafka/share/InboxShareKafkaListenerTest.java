@@ -16,8 +16,6 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.clients.admin.ListShareGroupOffsetsSpec;
-import org.apache.kafka.clients.admin.SharePartitionOffsetInfo;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
@@ -125,8 +123,8 @@ class InboxShareKafkaListenerTest {
                     .isInstanceOf(InboxShareListenerContainer.class);
             try (Admin admin =
                     Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, KafkaBroker.bootstrap()))) {
-                awaitAllAccepted(admin, group, new TopicPartition(topic, 0));
-                awaitAllAccepted(admin, group + "-shipping", new TopicPartition(topic, 0));
+                ShareKafka.awaitAllAccepted(admin, group, new TopicPartition(topic, 0), 3);
+                ShareKafka.awaitAllAccepted(admin, group + "-shipping", new TopicPartition(topic, 0), 3);
             }
             assertThat(application.getBean(Billing.class).charged)
                     .as("the listener ran once per event; the duplicate was accepted without it")
@@ -174,21 +172,5 @@ class InboxShareKafkaListenerTest {
         ProducerRecord<String, String> record = new ProducerRecord<>(topic, 0, null, value);
         record.headers().add("event-id", id.getBytes(StandardCharsets.UTF_8));
         producer.send(record).get(30, TimeUnit.SECONDS);
-    }
-
-    /** Until the group has accepted (or archived) every record of {@code partition}: none left, none in hand. */
-    private static void awaitAllAccepted(Admin admin, String group, TopicPartition partition) throws Exception {
-        while (true) {
-            SharePartitionOffsetInfo start = admin.listShareGroupOffsets(Map.of(group, new ListShareGroupOffsetsSpec()))
-                    .partitionsToOffsetInfo(group)
-                    .get(15, TimeUnit.SECONDS)
-                    .get(partition);
-            if (start != null
-                    && (start.startOffset() >= 3
-                            || start.lag().map(lag -> lag == 0).orElse(false))) {
-                return;
-            }
-            Thread.sleep(50);
-        }
     }
 }

@@ -10,7 +10,10 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.clients.admin.ConfigEntry;
+import org.apache.kafka.clients.admin.ListShareGroupOffsetsSpec;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.SharePartitionOffsetInfo;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.ConfigResource;
 import org.jspecify.annotations.Nullable;
 
@@ -57,6 +60,26 @@ final class ShareKafka {
             throw new IllegalArgumentException("a share consumer needs a group");
         }
         return KafkaBroker.shareConsumerConfig(group);
+    }
+
+    /**
+     * Waits until the group has accepted (or archived) every one of the {@code records} records of
+     * {@code partition}: none left to deliver, none in a member's hand.
+     */
+    static void awaitAllAccepted(Admin admin, String group, TopicPartition partition, long records) throws Exception {
+        while (true) {
+            SharePartitionOffsetInfo start = admin.listShareGroupOffsets(Map.of(group, new ListShareGroupOffsetsSpec()))
+                    .partitionsToOffsetInfo(group)
+                    .get(15, TimeUnit.SECONDS)
+                    .get(partition);
+            // The start offset is persisted lazily and may trail the last record accepted; the lag does not.
+            if (start != null
+                    && (start.startOffset() >= records
+                            || start.lag().map(lag -> lag == 0).orElse(false))) {
+                return;
+            }
+            Thread.sleep(50);
+        }
     }
 
     private static Admin admin() {
