@@ -2,12 +2,14 @@ package dev.inbox.spring.kafka.share;
 
 import dev.inbox.Inbox;
 import dev.inbox.kafka.RecordKeys;
+import dev.inbox.spring.SpringInbox;
 import dev.inbox.spring.boot.InboxAutoConfiguration;
 import dev.inbox.spring.boot.InboxProperties;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -29,8 +31,9 @@ import org.springframework.kafka.core.ShareConsumerFactory;
  * void on(String order) { … }
  * }</pre>
  *
- * <p>The factory is an {@link InboxShareContainerFactory} in lease mode over the starter's {@link
- * Inbox}: share consumers from the application's {@link ShareConsumerFactory} bean, or else from
+ * <p>The factory is an {@link InboxShareContainerFactory} over the starter's {@link Inbox}, in lease
+ * mode, or with {@code inbox.kafka.transactional=true} in transactional mode on the inbox's {@code
+ * DataSource} (the listener's {@code JdbcTemplate} writes and the claim in one transaction): share consumers from the application's {@link ShareConsumerFactory} bean, or else from
  * {@code spring.kafka.*} (the consumer settings a share consumer takes); the dedup key from the
  * application's {@link RecordKeys} bean, else {@code inbox.kafka.key-header}, else a CloudEvent's
  * or the Debezium outbox's id; a record found BUSY or whose listener threw held and tried again
@@ -62,6 +65,7 @@ public class InboxShareAutoConfiguration {
     @ConditionalOnMissingBean(name = FACTORY)
     InboxShareContainerFactory<Object, Object> inboxShareListenerContainerFactory(
             Inbox inbox,
+            SpringInbox springInbox,
             InboxProperties properties,
             ObjectProvider<ShareConsumerFactory<Object, Object>> consumers,
             ObjectProvider<KafkaProperties> kafka,
@@ -73,8 +77,20 @@ public class InboxShareAutoConfiguration {
         }
         RecordKeys chosen = recordKeys;
         Duration backoff = settings.getBusyBackoff();
-        return InboxShareContainerFactory.lease(consumers(consumers, kafka), inbox)
-                .configureLoops(loop -> loop.keys(chosen).busyBackoff(backoff).failureBackoff(backoff));
+        ShareConsumerFactory<Object, Object> shareConsumers = consumers(consumers, kafka);
+        InboxShareContainerFactory<Object, Object> factory;
+        if (settings.isTransactional()) {
+            DataSource dataSource = springInbox.dataSource();
+            if (dataSource == null) {
+                throw new IllegalStateException("inbox.kafka.transactional=true needs a store that joins transactions"
+                        + " (inbox-postgres or inbox-mysql) on the DataSource, but the store is " + inbox.store());
+            }
+            factory = InboxShareContainerFactory.transactional(shareConsumers, inbox, dataSource);
+        } else {
+            factory = InboxShareContainerFactory.lease(shareConsumers, inbox);
+        }
+        return factory.configureLoops(
+                loop -> loop.keys(chosen).busyBackoff(backoff).failureBackoff(backoff));
     }
 
     private static RecordKeys keys(@Nullable RecordKeys own, @Nullable String header) {

@@ -3,8 +3,12 @@ package dev.inbox.spring.kafka.share;
 import static dev.inbox.spi.InboxArguments.requireNonNull;
 
 import dev.inbox.Inbox;
+import dev.inbox.jdbc.TransactionalInbox;
+import dev.inbox.jdbc.TransactionalInboxStore;
 import dev.inbox.kafka.KafkaShareInboxLoop;
 import java.util.function.Consumer;
+import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
 import org.springframework.kafka.config.KafkaListenerEndpoint;
 import org.springframework.kafka.config.ShareKafkaListenerContainerFactory;
 import org.springframework.kafka.core.ShareConsumerFactory;
@@ -49,9 +53,10 @@ import org.springframework.kafka.listener.ShareKafkaMessageListenerContainer;
  * polling thread). Spring's {@link ShareConsumerRecordRecoverer} is not used: set the loop's
  * recoverer instead. Batch listeners are refused, as share containers refuse them.
  *
- * <p>Lease mode: a process that dies after your method ran but before the claim was completed runs
- * it again on redelivery, once the lease has expired. See the module's README for what that means
- * and what to configure on the group.
+ * <p>In {@linkplain #lease lease mode} a process that dies after your method ran but before the
+ * claim was completed runs it again on redelivery, once the lease has expired; in {@linkplain
+ * #transactional transactional mode} the claim and the method's JDBC writes commit together, so it
+ * cannot. See the module's README for what to configure on the group.
  *
  * @param <K> the record key type
  * @param <V> the record value type
@@ -60,12 +65,17 @@ public final class InboxShareContainerFactory<K, V> extends ShareKafkaListenerCo
 
     private final ShareConsumerFactory<K, V> consumers;
     private final Inbox inbox;
+    /** Transactional mode's database; null in lease mode. */
+    private final @Nullable DataSource dataSource;
+
     private Consumer<? super KafkaShareInboxLoop.Builder<K, V>> loopSettings = loop -> {};
 
-    private InboxShareContainerFactory(ShareConsumerFactory<K, V> consumers, Inbox inbox) {
+    private InboxShareContainerFactory(
+            ShareConsumerFactory<K, V> consumers, Inbox inbox, @Nullable DataSource dataSource) {
         super(consumers);
         this.consumers = consumers;
         this.inbox = inbox;
+        this.dataSource = dataSource;
     }
 
     /**
@@ -76,7 +86,37 @@ public final class InboxShareContainerFactory<K, V> extends ShareKafkaListenerCo
      * @throws IllegalArgumentException if an argument is null
      */
     public static <K, V> InboxShareContainerFactory<K, V> lease(ShareConsumerFactory<K, V> consumers, Inbox inbox) {
-        return new InboxShareContainerFactory<>(requireNonNull(consumers, "consumers"), requireNonNull(inbox, "inbox"));
+        return new InboxShareContainerFactory<>(
+                requireNonNull(consumers, "consumers"), requireNonNull(inbox, "inbox"), null);
+    }
+
+    /**
+     * A factory of containers in transactional mode: each record's event claimed inside a
+     * transaction of {@code dataSource} (under the consumer {@code <inbox's consumer>/<group id>}),
+     * the listener method run inside it, and the record accepted once it committed — exactly once
+     * for the method's writes to that database, crashes and lapsed locks included ({@link
+     * KafkaShareInboxLoop#transactional}). While the method runs, the transaction's connection is the
+     * one Spring's JDBC support hands out for {@code dataSource} ({@code JdbcTemplate}, {@code
+     * JdbcClient}, {@code DataSourceUtils}), so those writes join it. Do not open a transaction of
+     * your own in the method ({@code @Transactional}): it would commit the claim and your writes
+     * early, on its own. A method that throws rolls the transaction back and the record is held
+     * and retried, as in lease mode.
+     *
+     * @param inbox on a store that writes its claims in the caller's transaction (PostgreSQL,
+     *     MySQL/MariaDB), on the database of {@code dataSource}
+     * @throws IllegalArgumentException if an argument is null, or the inbox's store cannot join a
+     *     transaction
+     */
+    public static <K, V> InboxShareContainerFactory<K, V> transactional(
+            ShareConsumerFactory<K, V> consumers, Inbox inbox, DataSource dataSource) {
+        requireNonNull(inbox, "inbox");
+        if (!(inbox.store() instanceof TransactionalInboxStore)) {
+            throw new IllegalArgumentException(
+                    "transactional mode needs a store that joins a transaction" + " (inbox-postgres, inbox-mysql), not "
+                            + inbox.store().getClass().getName());
+        }
+        return new InboxShareContainerFactory<>(
+                requireNonNull(consumers, "consumers"), inbox, requireNonNull(dataSource, "dataSource"));
     }
 
     /**
@@ -119,8 +159,19 @@ public final class InboxShareContainerFactory<K, V> extends ShareKafkaListenerCo
                 consumers,
                 new ContainerProperties(endpoint.getTopics().toArray(new String[0])),
                 (consumer, handler, group) -> {
-                    KafkaShareInboxLoop.Builder<K, V> loop = KafkaShareInboxLoop.lease(
-                            consumer, inbox.withConsumer(inbox.consumer() + "/" + group), handler);
+                    Inbox scoped = inbox.withConsumer(inbox.consumer() + "/" + group);
+                    KafkaShareInboxLoop.Builder<K, V> loop = dataSource == null
+                            ? KafkaShareInboxLoop.lease(consumer, scoped, handler)
+                            : KafkaShareInboxLoop.transactional(
+                                    consumer,
+                                    TransactionalInbox.builder((TransactionalInboxStore) scoped.store(), dataSource)
+                                            .consumer(scoped.consumer())
+                                            .retention(scoped.retention())
+                                            .metrics(scoped.metrics())
+                                            .observer(scoped.observer())
+                                            .build(),
+                                    (record, connection) ->
+                                            BoundConnection.run(dataSource, connection, () -> handler.handle(record)));
                     loopSettings.accept(loop);
                     return loop.build();
                 });

@@ -161,6 +161,20 @@ class InboxShareKafkaListenerTest {
     }
 
     @Test
+    void transactionalMode_onAStoreThatCannotJoinATransaction_isRefused() {
+        Inbox memory = Inbox.builder(CaffeineInboxStore.builder().build())
+                .consumer("billing")
+                .build();
+        assertThatThrownBy(() -> InboxShareContainerFactory.transactional(
+                        new DefaultShareConsumerFactory<>(KafkaBroker.shareConsumerConfig("unused")),
+                        memory,
+                        new org.springframework.jdbc.datasource.SimpleDriverDataSource()))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("joins a transaction")
+                .hasMessageContaining("CaffeineInboxStore");
+    }
+
+    @Test
     void nullArguments_areRefused() {
         assertThatThrownBy(() -> InboxShareContainerFactory.lease(null, null))
                 .isInstanceOf(IllegalArgumentException.class)

@@ -2,9 +2,12 @@ package dev.inbox.spring.kafka.share;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
 import dev.inbox.spring.boot.InboxAutoConfiguration;
 import dev.inbox.spring.boot.InboxKafkaListeners;
 import dev.inbox.testing.KafkaBroker;
+import dev.inbox.testing.TestServers;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -12,6 +15,8 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import javax.sql.DataSource;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -24,6 +29,9 @@ import org.springframework.boot.kafka.autoconfigure.KafkaAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DriverManagerDataSource;
 import org.springframework.kafka.annotation.KafkaListener;
 import org.springframework.kafka.config.ShareKafkaListenerContainerFactory;
 import org.springframework.kafka.core.DefaultShareConsumerFactory;
@@ -43,6 +51,46 @@ class InboxShareStarterTest {
                 containerFactory = InboxShareAutoConfiguration.FACTORY)
         void on(String order) {
             applied.add(order);
+        }
+    }
+
+    /** A listener that writes a ledger row with {@code JdbcTemplate}, and fails once after writing for "charge 2". */
+    @Configuration(proxyBeanMethods = false)
+    static class Ledger {
+        @Bean(destroyMethod = "close")
+        HikariDataSource dataSource() {
+            HikariConfig config = new HikariConfig();
+            config.setJdbcUrl(TestServers.postgres());
+            config.setMaximumPoolSize(4);
+            return new HikariDataSource(config);
+        }
+
+        @Bean
+        LedgerListener ledgerListener(DataSource dataSource, Environment environment) {
+            return new LedgerListener(new JdbcTemplate(dataSource), environment.getRequiredProperty("test.ledger"));
+        }
+    }
+
+    static class LedgerListener {
+        final JdbcTemplate jdbc;
+        final String table;
+        final AtomicBoolean failedOnce = new AtomicBoolean();
+
+        LedgerListener(JdbcTemplate jdbc, String table) {
+            this.jdbc = jdbc;
+            this.table = table;
+        }
+
+        @KafkaListener(
+                id = "share-ledger",
+                topics = "${test.topic}",
+                groupId = "${test.group}",
+                containerFactory = InboxShareAutoConfiguration.FACTORY)
+        void on(String order) {
+            jdbc.update("INSERT INTO " + table + " (entry) VALUES (?)", order);
+            if (order.equals("charge 2") && failedOnce.compareAndSet(false, true)) {
+                throw new IllegalStateException("failed after writing its row: the row must roll back");
+            }
         }
     }
 
@@ -119,6 +167,46 @@ class InboxShareStarterTest {
                     assertThat(context.getBean(Deduplicated.class).applied)
                             .containsExactlyInAnyOrder("charge 1", "charge 2");
                 });
+    }
+
+    /**
+     * {@code inbox.kafka.transactional=true}: the listener's {@code JdbcTemplate} writes are in the
+     * claim's transaction — the row of the attempt that failed after writing it is rolled back, so
+     * the ledger holds one row per event (in lease mode it would hold that row too).
+     */
+    @Test
+    void transactional_theListenersJdbcWritesJoinTheClaimsTransaction() throws Exception {
+        String topic = ShareKafka.topic(1);
+        String ledger = "inbox_share_ledger_" + run.replace("-", "");
+        ShareKafka.shareGroup(group, Duration.ofSeconds(30), 5);
+        try (KafkaProducer<String, String> producer = new KafkaProducer<>(ShareKafka.producerConfig())) {
+            send(producer, topic, "order-1", "charge 1");
+            send(producer, topic, "order-1", "charge 1, sent again");
+            send(producer, topic, "order-2", "charge 2");
+        }
+        JdbcTemplate jdbc = new JdbcTemplate(new DriverManagerDataSource(TestServers.postgres()));
+        jdbc.execute("CREATE TABLE " + ledger + " (entry TEXT NOT NULL)");
+        try {
+            runner.withUserConfiguration(Ledger.class)
+                    .withPropertyValues(
+                            "test.topic=" + topic,
+                            "test.ledger=" + ledger,
+                            "inbox.store=postgres",
+                            "inbox.kafka.transactional=true")
+                    .run(context -> {
+                        assertThat(context).hasNotFailed();
+                        try (Admin admin = Admin.create(
+                                Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, KafkaBroker.bootstrap()))) {
+                            ShareKafka.awaitAllAccepted(admin, group, new TopicPartition(topic, 0), 3);
+                        }
+                        assertThat(context.getBean(LedgerListener.class).failedOnce)
+                                .isTrue();
+                        assertThat(jdbc.queryForList("SELECT entry FROM " + ledger, String.class))
+                                .containsExactlyInAnyOrder("charge 1", "charge 2");
+                    });
+        } finally {
+            jdbc.execute("DROP TABLE " + ledger);
+        }
     }
 
     /** What the health indicator reads: a share container whose member ended by a throw consumes nothing more. */

@@ -1,7 +1,12 @@
 package dev.inbox.spring.kafka.share;
 
+import static java.util.Objects.requireNonNull;
+
+import com.zaxxer.hikari.HikariDataSource;
 import dev.inbox.Inbox;
 import dev.inbox.caffeine.CaffeineInboxStore;
+import dev.inbox.jdbc.TransactionalInboxStore;
+import dev.inbox.postgres.PostgresInboxStore;
 import dev.inbox.tck.adapter.AdapterHarness;
 import dev.inbox.tck.adapter.AdapterKit;
 import dev.inbox.tck.adapter.Outage;
@@ -11,6 +16,7 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import javax.sql.DataSource;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaShareConsumer;
 import org.apache.kafka.clients.consumer.ShareConsumer;
@@ -19,35 +25,53 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.header.Header;
 import org.jspecify.annotations.Nullable;
+import org.springframework.jdbc.datasource.DataSourceUtils;
 import org.springframework.kafka.core.ShareConsumerFactory;
 import org.springframework.kafka.listener.MessageListener;
 import org.springframework.kafka.listener.ShareKafkaMessageListenerContainer;
 
 /**
- * A container of {@link InboxShareContainerFactory} under the adapter kit (lease mode, the in-memory
- * store): a topic of two partitions on the real broker, one share group whose acquisition lock is the
+ * A container of {@link InboxShareContainerFactory} under the adapter kit (lease mode on the
+ * in-memory store, or transactional on PostgreSQL, the listener writing through {@code
+ * DataSourceUtils}): a topic of two partitions on the real broker, one share group whose acquisition lock is the
  * kit's lease with renewals enabled, and a watcher that starts the container again when it stopped
  * on its own (its member's loop ended by a throw), as a supervised application would.
  */
 final class SpringShareHarness implements AdapterHarness {
 
     private final AdapterKit kit;
-    private final CaffeineInboxStore store = CaffeineInboxStore.builder().build();
+    private final @Nullable CaffeineInboxStore caffeine;
+    private final @Nullable PostgresInboxStore postgres;
+    /** Transactional mode's database, with the kit's failures; null in lease mode. */
+    private final @Nullable DataSource dataSource;
+
     private final String topic;
     private final String group = "inbox-spring-share-kit-" + UUID.randomUUID();
     private final KafkaProducer<String, String> producer = new KafkaProducer<>(ShareKafka.producerConfig());
     private final AtomicInteger sent = new AtomicInteger();
     private final Outage outage = new Outage();
 
-    SpringShareHarness(AdapterKit kit) throws Exception {
+    /** In lease mode on the in-memory store, or ({@code pool} given) in transactional mode on PostgreSQL. */
+    SpringShareHarness(AdapterKit kit, @Nullable HikariDataSource pool) throws Exception {
         this.kit = kit;
+        if (pool == null) {
+            caffeine = CaffeineInboxStore.builder().build();
+            postgres = null;
+            dataSource = null;
+        } else {
+            caffeine = null;
+            postgres =
+                    PostgresInboxStore.builder(pool).table("inbox_adapter_kit").build();
+            postgres.createSchemaIfMissing();
+            dataSource = kit.dataSource(pool);
+        }
         this.topic = ShareKafka.topic(2);
         ShareKafka.shareGroup(group, kit.lease(), 5);
     }
 
     @Override
     public Mode mode() {
-        return Mode.LEASE;
+        return dataSource == null ? Mode.LEASE : Mode.TRANSACTIONAL;
     }
 
     @Override
@@ -72,7 +96,9 @@ final class SpringShareHarness implements AdapterHarness {
     @Override
     public void close() {
         producer.close();
-        store.close();
+        if (caffeine != null) {
+            caffeine.close();
+        }
     }
 
     /** One application: a container of one member, its consumers made here so a crash can silence them. */
@@ -86,15 +112,23 @@ final class SpringShareHarness implements AdapterHarness {
         volatile @Nullable KafkaShareConsumer<String, String> current;
 
         Member() {
-            Inbox inbox = Inbox.builder(kit.store(store))
-                    .consumer(kit.consumer())
-                    .lease(kit.lease())
-                    .build();
-            InboxShareContainerFactory<String, String> factory = InboxShareContainerFactory.lease(this, inbox)
-                    .configureLoops(loop -> loop.keys(record -> kit.keyOf(id(record), (String) record.value()))
-                            .busyBackoff(kit.backoff())
-                            .failureBackoff(kit.backoff())
-                            .onMissingKey((record, failure) -> kit.deadLettered((String) record.value())));
+            InboxShareContainerFactory<String, String> factory = dataSource == null
+                    ? InboxShareContainerFactory.lease(
+                            this,
+                            Inbox.builder(kit.store(requireNonNull(caffeine)))
+                                    .consumer(kit.consumer())
+                                    .lease(kit.lease())
+                                    .build())
+                    : InboxShareContainerFactory.transactional(
+                            this,
+                            Inbox.builder(kit.store((TransactionalInboxStore) requireNonNull(postgres)))
+                                    .consumer(kit.consumer())
+                                    .build(),
+                            dataSource);
+            factory.configureLoops(loop -> loop.keys(record -> kit.keyOf(id(record), (String) record.value()))
+                    .busyBackoff(kit.backoff())
+                    .failureBackoff(kit.backoff())
+                    .onMissingKey((record, failure) -> kit.deadLettered((String) record.value())));
             factory.getContainerProperties().setPollTimeout(100);
             container = factory.createContainer(topic);
             container.getContainerProperties().setGroupId(group);
@@ -133,7 +167,8 @@ final class SpringShareHarness implements AdapterHarness {
 
         private void apply(ConsumerRecord<String, String> record) {
             try {
-                kit.apply(record.value(), null);
+                // In transactional mode, the connection the factory bound: the claim's transaction.
+                kit.apply(record.value(), dataSource == null ? null : DataSourceUtils.getConnection(dataSource));
             } catch (RuntimeException | Error e) {
                 throw e;
             } catch (Exception e) {
