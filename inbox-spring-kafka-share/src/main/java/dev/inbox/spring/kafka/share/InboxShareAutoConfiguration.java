@@ -16,6 +16,7 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.kafka.autoconfigure.KafkaProperties;
 import org.springframework.context.annotation.Bean;
@@ -43,13 +44,18 @@ import org.springframework.kafka.core.ShareConsumerFactory;
 @AutoConfiguration(
         after = InboxAutoConfiguration.class,
         afterName = "org.springframework.boot.kafka.autoconfigure.KafkaAutoConfiguration")
-@ConditionalOnClass({KafkaProperties.class, InboxAutoConfiguration.class})
+@ConditionalOnClass(
+        value = {KafkaProperties.class, InboxAutoConfiguration.class},
+        name = InboxShareAutoConfiguration.SPRING_KAFKA_4_1)
 @ConditionalOnBean(Inbox.class)
 @ConditionalOnProperty(prefix = "inbox.kafka", name = "enabled", matchIfMissing = true)
 public class InboxShareAutoConfiguration {
 
     /** The bean name to give {@code @KafkaListener(containerFactory = …)}. */
     public static final String FACTORY = "inboxShareListenerContainerFactory";
+
+    /** A class Spring Kafka has from 4.1 on, which the containers use. */
+    static final String SPRING_KAFKA_4_1 = "org.springframework.kafka.listener.ContainerProperties$ShareAckMode";
 
     /** The classic consumer's settings a share consumer refuses. */
     private static final List<String> CLASSIC_ONLY = List.of(
@@ -91,6 +97,26 @@ public class InboxShareAutoConfiguration {
         }
         return factory.configureLoops(
                 loop -> loop.keys(chosen).busyBackoff(backoff).failureBackoff(backoff));
+    }
+
+    /**
+     * This module on an older Spring Kafka — what {@code spring-boot-starter-parent} 4.0 gives, as it
+     * manages 4.0.x — would leave every share listener without the factory it names: the startup
+     * fails and says which version to set.
+     */
+    @AutoConfiguration
+    @ConditionalOnClass(InboxAutoConfiguration.class)
+    @ConditionalOnMissingClass(SPRING_KAFKA_4_1)
+    @ConditionalOnProperty(prefix = "inbox.kafka", name = "enabled", matchIfMissing = true)
+    public static class SpringKafkaTooOld {
+
+        @Bean
+        Object inboxShareSpringKafkaTooOld() {
+            throw new IllegalStateException("inbox: inbox-spring-kafka-share needs Spring Kafka 4.1 or newer, but an"
+                    + " older one is on the class path (spring-boot-starter-parent and Spring Boot's BOM 4.0 manage"
+                    + " 4.0.x): set the property spring-kafka.version to 4.1.2 (Maven) or manage"
+                    + " org.springframework.kafka:spring-kafka 4.1.2, or remove inbox-spring-kafka-share");
+        }
     }
 
     private static RecordKeys keys(@Nullable RecordKeys own, @Nullable String header) {

@@ -26,6 +26,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.kafka.autoconfigure.KafkaAutoConfiguration;
+import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -35,6 +36,7 @@ import org.springframework.jdbc.datasource.DriverManagerDataSource;
 import org.springframework.kafka.annotation.KafkaListener;
 import org.springframework.kafka.config.ShareKafkaListenerContainerFactory;
 import org.springframework.kafka.core.DefaultShareConsumerFactory;
+import org.springframework.kafka.listener.ContainerProperties;
 
 /** A Spring Boot application with the inbox starter and this module, on the real broker. */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
@@ -247,6 +249,26 @@ class InboxShareStarterTest {
         runner.withUserConfiguration(OnSpringsShareContainer.class)
                 .withPropertyValues("inbox.kafka.listener-ids=someone-else")
                 .run(context -> assertThat(context).hasNotFailed());
+    }
+
+    /** What spring-boot-starter-parent 4.0 gives: Spring Kafka 4.0, which has no ShareAckMode. */
+    @Test
+    void onSpringKafkaOlderThan4_1_theStartupFails_namingTheVersionToSet() {
+        runner.withConfiguration(AutoConfigurations.of(InboxShareAutoConfiguration.SpringKafkaTooOld.class))
+                .withClassLoader(new FilteredClassLoader(ContainerProperties.ShareAckMode.class))
+                .run(context -> {
+                    assertThat(context).hasFailed();
+                    assertThat(context.getStartupFailure())
+                            .rootCause()
+                            .hasMessageContaining("Spring Kafka 4.1")
+                            .hasMessageContaining("spring-kafka.version");
+                });
+    }
+
+    @Test
+    void onSpringKafka4_1_theTooOldCheckStaysQuiet() {
+        runner.withConfiguration(AutoConfigurations.of(InboxShareAutoConfiguration.SpringKafkaTooOld.class))
+                .run(context -> assertThat(context).hasNotFailed().hasBean(InboxShareAutoConfiguration.FACTORY));
     }
 
     @Test
