@@ -5,6 +5,7 @@ import dev.inbox.kafka.RecordHandler;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -12,6 +13,8 @@ import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ShareConsumer;
+import org.apache.kafka.common.Metric;
+import org.apache.kafka.common.MetricName;
 import org.jspecify.annotations.Nullable;
 import org.springframework.kafka.core.ShareConsumerFactory;
 import org.springframework.kafka.listener.AcknowledgingShareConsumerAwareMessageListener;
@@ -53,6 +56,16 @@ final class InboxShareListenerContainer<K, V> extends ShareKafkaMessageListenerC
     public void setConcurrency(int concurrency) {
         super.setConcurrency(concurrency);
         this.concurrency = concurrency;
+    }
+
+    /** Each running member's share consumer metrics, by its thread's name. */
+    @Override
+    public Map<String, Map<MetricName, ? extends Metric>> metrics() {
+        Map<String, Map<MetricName, ? extends Metric>> metrics = new LinkedHashMap<>();
+        for (Member member : members) {
+            metrics.put(member.thread.getName(), member.consumer.metrics());
+        }
+        return metrics;
     }
 
     @Override

@@ -86,7 +86,7 @@ class InboxShareKafkaListenerTest {
         }
     }
 
-    /** Another share group on the same topic, through the same factory: it gets every event too. */
+    /** Another share group on the same topic, through the same factory, two members: it gets every event too. */
     static class Shipping {
         final List<String> shipped = new CopyOnWriteArrayList<>();
 
@@ -94,7 +94,8 @@ class InboxShareKafkaListenerTest {
                 id = "shipping",
                 topics = "${test.topic}",
                 groupId = "${test.group}-shipping",
-                containerFactory = "inboxShares")
+                containerFactory = "inboxShares",
+                concurrency = "2")
         void on(String order) {
             shipped.add(order);
         }
@@ -121,6 +122,12 @@ class InboxShareKafkaListenerTest {
 
             assertThat(application.getBean(KafkaListenerEndpointRegistry.class).getListenerContainer("billing"))
                     .isInstanceOf(InboxShareListenerContainer.class);
+            assertThat(application
+                            .getBean(KafkaListenerEndpointRegistry.class)
+                            .getListenerContainer("shipping")
+                            .metrics())
+                    .as("one share consumer per member, each with its metrics")
+                    .hasSize(2);
             try (Admin admin =
                     Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, KafkaBroker.bootstrap()))) {
                 ShareKafka.awaitAllAccepted(admin, group, new TopicPartition(topic, 0), 3);
