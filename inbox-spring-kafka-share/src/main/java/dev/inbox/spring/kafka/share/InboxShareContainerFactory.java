@@ -30,7 +30,7 @@ import org.springframework.kafka.listener.ShareKafkaMessageListenerContainer;
  * }
  *
  * @KafkaListener(topics = "orders", groupId = "billing", containerFactory = "inboxShares")
- * void on(String order) { … } // runs once per event while its claim holds (lease mode)
+ * void on(String order) { … } // called for a new event; a duplicate is accepted without a call
  * }</pre>
  *
  * <p>Each container member is a {@link KafkaShareInboxLoop} in lease mode over a share consumer of
@@ -44,7 +44,7 @@ import org.springframework.kafka.listener.ShareKafkaMessageListenerContainer;
  * recoverer} (none: retried for ever). Configure all of that with {@link #configureLoops}.
  *
  * <p>Each share group is an inbox consumer of its own, {@code <inbox's consumer>/<group id>}: two
- * listeners of different groups that receive the same event each run once for it; the members of
+ * listeners of different groups that receive the same event each apply it; the members of
  * one group share its claims, as they share its records.
  *
  * <p>The inbox acknowledges every record itself, so a container's {@code ShareAckMode} must stay at
