@@ -152,9 +152,13 @@ public class InboxAutoConfiguration {
 
     /**
      * {@link #keys}, refusing copies older than the retention ({@code refusing}: the key type's
-     * {@code refusingCopiesOlderThan}) when {@code inbox.refuse-expired-copies} is set.
+     * {@code refusingCopiesOlderThan}) when {@code inbox.refuse-expired-copies} is set. Public for
+     * the inbox's auto-configurations in other modules (the Kafka share listeners'), so that every
+     * listener reads its keys the same way.
+     *
+     * @throws IllegalStateException if the application has both a key bean and the property
      */
-    static <T> T keys(
+    public static <T> T keys(
             ObjectProvider<T> bean,
             @Nullable String header,
             String property,

@@ -10,7 +10,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import javax.sql.DataSource;
-import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -77,11 +76,14 @@ public class InboxShareAutoConfiguration {
             ObjectProvider<KafkaProperties> kafka,
             ObjectProvider<RecordKeys> keys) {
         InboxProperties.KafkaListeners settings = properties.getKafka();
-        RecordKeys recordKeys = keys(keys.getIfUnique(), settings.getKeyHeader());
-        if (properties.isRefuseExpiredCopies()) {
-            recordKeys = recordKeys.refusingCopiesOlderThan(properties.getRetention());
-        }
-        RecordKeys chosen = recordKeys;
+        RecordKeys chosen = InboxAutoConfiguration.keys(
+                keys,
+                settings.getKeyHeader(),
+                "inbox.kafka.key-header",
+                RecordKeys::header,
+                RecordKeys::standard,
+                properties,
+                RecordKeys::refusingCopiesOlderThan);
         Duration backoff = settings.getBusyBackoff();
         ShareConsumerFactory<Object, Object> shareConsumers = consumers(consumers, kafka);
         InboxShareContainerFactory<Object, Object> factory;
@@ -117,15 +119,6 @@ public class InboxShareAutoConfiguration {
                     + " 4.0.x): set the property spring-kafka.version to 4.1.2 (Maven) or manage"
                     + " org.springframework.kafka:spring-kafka 4.1.2, or remove inbox-spring-kafka-share");
         }
-    }
-
-    private static RecordKeys keys(@Nullable RecordKeys own, @Nullable String header) {
-        if (own != null && header != null) {
-            throw new IllegalStateException("inbox.kafka.key-header=" + header + " and the application's "
-                    + own.getClass().getName() + " bean both say where the dedup key is: remove the property (the"
-                    + " bean is used) or the bean");
-        }
-        return own != null ? own : header != null ? RecordKeys.header(header) : RecordKeys.standard();
     }
 
     private static ShareConsumerFactory<Object, Object> consumers(
