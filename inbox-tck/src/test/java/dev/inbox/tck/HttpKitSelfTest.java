@@ -7,6 +7,8 @@ import dev.inbox.tck.http.HttpContract;
 import dev.inbox.tck.http.HttpHarness;
 import dev.inbox.tck.http.HttpKit;
 import dev.inbox.tck.http.HttpRule;
+import dev.inbox.tck.http.TransactionalHttpContract;
+import dev.inbox.tck.http.TransactionalHttpHarness;
 import java.io.IOException;
 import java.lang.reflect.Method;
 import java.nio.file.Files;
@@ -21,8 +23,9 @@ import org.junit.platform.testkit.engine.Events;
 
 /**
  * Tests the HTTP kit itself: it passes the reference integration ({@link ReferenceHttpHarness}, the
- * JDK's HTTP server over an inbox on the reference store) and fails each deliberately broken one on
- * the rule it breaks. The kit subclasses below are static nested classes, which Surefire does not
+ * JDK's HTTP server over an inbox on the reference store; for W8, {@link
+ * ReferenceTransactionalHttpHarness} on H2) and fails each deliberately broken one on the rule it
+ * breaks. The kit subclasses below are static nested classes, which Surefire does not
  * run on its own; only the engine test kit here runs them (a few seconds each).
  */
 class HttpKitSelfTest {
@@ -93,12 +96,43 @@ class HttpKitSelfTest {
         }
     }
 
+    /** The transactional rule on the transactional reference, broken as {@link #breakage()} says. */
+    abstract static class TransactionalReferenceKit extends TransactionalHttpContract {
+        abstract ReferenceTransactionalHttpHarness.Breakage breakage();
+
+        @Override
+        protected TransactionalHttpHarness createHarness(HttpKit kit) throws Exception {
+            return new ReferenceTransactionalHttpHarness(kit, breakage());
+        }
+    }
+
+    static class TransactionalCorrect extends TransactionalReferenceKit {
+        @Override
+        ReferenceTransactionalHttpHarness.Breakage breakage() {
+            return ReferenceTransactionalHttpHarness.Breakage.NONE;
+        }
+    }
+
+    static class EffectOutsideTransaction extends TransactionalReferenceKit {
+        @Override
+        ReferenceTransactionalHttpHarness.Breakage breakage() {
+            return ReferenceTransactionalHttpHarness.Breakage.EFFECT_OUTSIDE_TRANSACTION;
+        }
+    }
+
     @Test
     void theReferenceIntegrationPassesEveryRule() {
         Events events = KitRun.all(Correct.class);
-        assertThat(events.started().count()).isEqualTo(HttpRule.values().length);
+        assertThat(events.started().count())
+                .isEqualTo(rulesTestedIn(HttpContract.class).size());
         assertThat(KitRun.failures(events))
                 .as("rules failed by the reference integration")
+                .isEmpty();
+        Events transactional = KitRun.all(TransactionalCorrect.class);
+        assertThat(transactional.started().count())
+                .isEqualTo(rulesTestedIn(TransactionalHttpContract.class).size());
+        assertThat(KitRun.failures(transactional))
+                .as("rules failed by the transactional reference integration")
                 .isEmpty();
     }
 
@@ -144,7 +178,13 @@ class HttpKitSelfTest {
         assertThat(KitRun.failedRules(NoBodyLimit.class, "W7")).contains("W7");
     }
 
-    /** Every HTTP rule has a test in the contract and a test named "<id> catches …" here. */
+    @Test
+    @DisplayName("W8 catches an integration that commits the handler's writes before the response is kept")
+    void w8_effectOutsideTransaction() {
+        assertThat(KitRun.failedRules(EffectOutsideTransaction.class, "W8")).contains("W8");
+    }
+
+    /** Every HTTP rule has a test in one of the two contracts and a test named "<id> catches …" here. */
     @Test
     void everyHttpRuleHasATestAndASelfTestThatCatchesABrokenIntegration() {
         Set<HttpRule> caught = EnumSet.noneOf(HttpRule.class);
@@ -159,18 +199,26 @@ class HttpKitSelfTest {
         assertThat(caught)
                 .as("HTTP rules with a self-test named '<id> catches …'")
                 .isEqualTo(EnumSet.allOf(HttpRule.class));
+        Set<String> tested = new TreeSet<>(rulesTestedIn(HttpContract.class));
+        tested.addAll(rulesTestedIn(TransactionalHttpContract.class));
+        Set<String> all = new TreeSet<>();
+        for (HttpRule rule : HttpRule.values()) {
+            all.add(rule.name());
+        }
+        assertThat(tested)
+                .as("HTTP rules with a test in HttpContract or TransactionalHttpContract")
+                .isEqualTo(all);
+    }
+
+    private static Set<String> rulesTestedIn(Class<?> contract) {
         Set<String> tested = new TreeSet<>();
-        for (Method method : HttpContract.class.getDeclaredMethods()) {
+        for (Method method : contract.getDeclaredMethods()) {
             DisplayName name = method.getAnnotation(DisplayName.class);
             if (method.isAnnotationPresent(Test.class) && name != null) {
                 tested.add(HttpRule.valueOf(name.value().split(" ")[0]).name());
             }
         }
-        Set<String> all = new TreeSet<>();
-        for (HttpRule rule : HttpRule.values()) {
-            all.add(rule.name());
-        }
-        assertThat(tested).as("HTTP rules with a test in HttpContract").isEqualTo(all);
+        return tested;
     }
 
     @Test

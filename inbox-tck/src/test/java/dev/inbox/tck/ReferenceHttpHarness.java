@@ -181,13 +181,18 @@ final class ReferenceHttpHarness implements HttpHarness {
     }
 
     private byte[] encode(HttpKit.Answer answer) {
+        return encode(answer, breakage == Breakage.DROPS_LOCATION);
+    }
+
+    /** The status, the replayed headers (without Location when {@code dropLocation}) and the body. */
+    static byte[] encode(HttpKit.Answer answer, boolean dropLocation) {
         try {
             ByteArrayOutputStream bytes = new ByteArrayOutputStream();
             DataOutputStream out = new DataOutputStream(bytes);
             out.writeInt(answer.status());
             Map<String, String> kept = new LinkedHashMap<>();
             answer.headers().forEach((name, value) -> {
-                boolean dropped = name.equals("Location") && breakage == Breakage.DROPS_LOCATION;
+                boolean dropped = name.equals("Location") && dropLocation;
                 if (REPLAYED.contains(name) && !dropped) {
                     kept.put(name, value);
                 }
@@ -205,7 +210,7 @@ final class ReferenceHttpHarness implements HttpHarness {
         }
     }
 
-    private static HttpKit.Answer replay(byte[] stored) {
+    static HttpKit.Answer replay(byte[] stored) {
         try {
             DataInputStream in = new DataInputStream(new ByteArrayInputStream(stored));
             int status = in.readInt();
@@ -221,14 +226,14 @@ final class ReferenceHttpHarness implements HttpHarness {
         }
     }
 
-    private static HttpKit.Answer problem(int status) {
+    static HttpKit.Answer problem(int status) {
         return new HttpKit.Answer(
                 status,
                 Map.of("Content-Type", "application/problem+json"),
                 ("{\"status\":" + status + "}").getBytes(StandardCharsets.UTF_8));
     }
 
-    private static HttpKit.Answer withRetryAfter(HttpKit.Answer answer) {
+    static HttpKit.Answer withRetryAfter(HttpKit.Answer answer) {
         Map<String, String> headers = new LinkedHashMap<>(answer.headers());
         headers.put("Retry-After", "1");
         return new HttpKit.Answer(answer.status(), headers, answer.body());
@@ -238,7 +243,7 @@ final class ReferenceHttpHarness implements HttpHarness {
         return body.readNBytes(HttpKit.MAX_BODY_BYTES + 1);
     }
 
-    private static void send(HttpExchange exchange, HttpKit.Answer answer) throws IOException {
+    static void send(HttpExchange exchange, HttpKit.Answer answer) throws IOException {
         answer.headers().forEach((name, value) -> exchange.getResponseHeaders().add(name, value));
         exchange.sendResponseHeaders(answer.status(), answer.body().length == 0 ? -1 : answer.body().length);
         exchange.getResponseBody().write(answer.body());

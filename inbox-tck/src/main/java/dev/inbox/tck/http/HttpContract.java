@@ -2,15 +2,10 @@ package dev.inbox.tck.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.net.URI;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -41,10 +36,9 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 public abstract class HttpContract {
 
-    private final HttpClient client =
-            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     private final HttpKit kit = new HttpKit();
     private @Nullable HttpHarness harness;
+    private final KitClient client = new KitClient(() -> harness);
 
     /** Starts a server that runs the integration under test in front of {@code kit}, as {@link HttpHarness} says. */
     protected abstract HttpHarness createHarness(HttpKit kit) throws Exception;
@@ -234,14 +228,12 @@ public abstract class HttpContract {
         assertThat(post(path, "k".repeat(256), "alice", "{}").statusCode())
                 .as("256 characters")
                 .isEqualTo(400);
-        HttpResponse<byte[]> two = client.send(
-                request(path)
-                        .header(HttpKit.PRINCIPAL_HEADER, "alice")
-                        .header(HttpKit.KEY_HEADER, "a")
-                        .header(HttpKit.KEY_HEADER, "b")
-                        .POST(HttpRequest.BodyPublishers.ofString("{}"))
-                        .build(),
-                HttpResponse.BodyHandlers.ofByteArray());
+        HttpResponse<byte[]> two = client.send(client.request(path)
+                .header(HttpKit.PRINCIPAL_HEADER, "alice")
+                .header(HttpKit.KEY_HEADER, "a")
+                .header(HttpKit.KEY_HEADER, "b")
+                .POST(HttpRequest.BodyPublishers.ofString("{}"))
+                .build());
         assertThat(two.statusCode()).as("two key headers").isEqualTo(400);
         assertThat(kit.runs(path)).as("runs of the handler").isZero();
 
@@ -274,32 +266,15 @@ public abstract class HttpContract {
     }
 
     private static String path() {
-        return HttpKit.PATH_PREFIX + "payments/" + UUID.randomUUID();
+        return KitClient.path();
     }
 
     private static String key() {
-        return UUID.randomUUID().toString();
-    }
-
-    private HttpRequest.Builder request(String pathAndQuery) {
-        if (harness == null) {
-            throw new IllegalStateException("the harness did not start");
-        }
-        return HttpRequest.newBuilder(URI.create(harness.base() + pathAndQuery))
-                .timeout(Duration.ofSeconds(30))
-                .header("Content-Type", "application/json");
+        return KitClient.key();
     }
 
     private HttpResponse<byte[]> post(
             String pathAndQuery, @Nullable String key, @Nullable String principal, String json) throws Exception {
-        HttpRequest.Builder request =
-                request(pathAndQuery).POST(HttpRequest.BodyPublishers.ofString(json, StandardCharsets.UTF_8));
-        if (key != null) {
-            request.header(HttpKit.KEY_HEADER, key);
-        }
-        if (principal != null) {
-            request.header(HttpKit.PRINCIPAL_HEADER, principal);
-        }
-        return client.send(request.build(), HttpResponse.BodyHandlers.ofByteArray());
+        return client.post(pathAndQuery, key, principal, json);
     }
 }

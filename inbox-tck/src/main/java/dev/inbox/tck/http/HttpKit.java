@@ -24,7 +24,9 @@ import org.jspecify.annotations.Nullable;
  * {@code X-Kit-Run} header that a replay must not carry. The query steers it: {@code sleep=<ms>}
  * holds the request that long first; {@code mode=fail-first} answers the path's first run with
  * {@code 500}, {@code mode=throw-first} throws {@link HandlerFailure} on it; {@code
- * mode=bad-request} answers {@code 400} with a body unique to the run.
+ * mode=bad-request} answers {@code 400} with a body unique to the run; {@code mode=crash-first}
+ * answers as by default, and asks a {@link TransactionalHttpHarness} to end the request's database
+ * connection after the path's first run ({@link #crashesAfter}).
  */
 public final class HttpKit {
 
@@ -42,6 +44,9 @@ public final class HttpKit {
 
     /** The paths under this prefix reach the kit's handler through the integration. */
     public static final String PATH_PREFIX = "/kit/";
+
+    /** The {@code mode} whose first run a transactional harness ends as a crash would: {@value}. */
+    public static final String CRASH_FIRST = "crash-first";
 
     private final Map<String, AtomicInteger> runs = new ConcurrentHashMap<>();
 
@@ -111,6 +116,15 @@ public final class HttpKit {
         headers.put("Set-Cookie", "kit-session=" + UUID.randomUUID());
         headers.put("X-Kit-Run", Integer.toString(run));
         return json(201, "{" + unique + ",\"note\":\"\u00fc\"}", headers);
+    }
+
+    /**
+     * Whether the server must end the request's database connection now, after the handler's run for
+     * {@code path} with raw query {@code query}: true after the path's first run with {@code
+     * mode=crash-first}. A {@link TransactionalHttpHarness} asks after every run.
+     */
+    public boolean crashesAfter(String path, @Nullable String query) {
+        return runs(path) == 1 && CRASH_FIRST.equals(parameters(query).get("mode"));
     }
 
     /** How often the handler ran for {@code path}. */

@@ -5,8 +5,10 @@ package dev.inbox.tck.http;
  * name starts with its id, and shown to fail a deliberately broken integration by a self-test named
  * {@code <id> catches …} in the kit's own build.
  *
- * <p>The rules hold in lease mode while the server's process lives: they say nothing of a process
- * killed between the handler and the kept response.
+ * <p>W1–W7 ({@link HttpContract}) hold in every mode while the server's process lives. W8 ({@link
+ * TransactionalHttpContract}) is transactional mode's: a process that dies between the handler and
+ * the kept response. Lease mode cannot keep it: the handler's writes are committed before the
+ * response is.
  */
 public enum HttpRule {
     W1("A repeat of a finished request gets the first response again: its status, its body byte for byte, its"
@@ -23,7 +25,10 @@ public enum HttpRule {
             + " scope cannot place is 400, and the handler does not run."),
     W6("A missing key on a route that requires one, an empty key, one over 255 characters or two key headers is"
             + " 400 before the handler."),
-    W7("A request body over the read limit is 413 before the handler: never passed through unguarded.");
+    W7("A request body over the read limit is 413 before the handler: never passed through unguarded."),
+    W8("In transactional mode, a request whose database connection dies after the handler and before its"
+            + " response is kept commits nothing: none of the handler's writes, and the key is free; the retry runs"
+            + " the handler, its writes are there once, and a repeat gets the retry's response.");
 
     private final String sentence;
 
