@@ -7,7 +7,8 @@ import org.junit.jupiter.api.Nested;
  * SpringMvcHttpKitTest}: Tomcat, {@code DispatcherServlet}, {@code @IdempotentRoute}) and Spring
  * WebFlux ({@link WebFluxHttpKitTest}: Reactor Netty) on PostgreSQL, MySQL/MariaDB, Redis and
  * DynamoDB (dynalite); the two classes run them on the embedded store themselves. And Spring MVC in
- * transactional mode on MySQL/MariaDB ({@link SpringMvcTransactionalHttpKitTest} runs it on PostgreSQL).
+ * transactional mode on MySQL/MariaDB, W1–W8 ({@link SpringMvcTransactionalHttpKitTest} and {@link
+ * SpringMvcTransactionalCrashKitTest} run them on PostgreSQL).
  */
 class HttpKitOnEveryStoreTest {
 
@@ -45,6 +46,14 @@ class HttpKitOnEveryStoreTest {
 
     @Nested
     class MvcTransactionalOnMysql extends SpringMvcTransactionalHttpKitTest {
+        @Override
+        protected KitStore openStore() {
+            return KitStore.mysql();
+        }
+    }
+
+    @Nested
+    class MvcTransactionalCrashOnMysql extends SpringMvcTransactionalCrashKitTest {
         @Override
         protected KitStore openStore() {
             return KitStore.mysql();
