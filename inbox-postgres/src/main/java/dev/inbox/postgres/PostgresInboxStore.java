@@ -18,6 +18,7 @@ import dev.inbox.spi.BatchClaims;
 import dev.inbox.spi.BatchCompletions;
 import dev.inbox.spi.ClaimRequest;
 import dev.inbox.spi.ClaimResult;
+import dev.inbox.spi.ClaimShape;
 import dev.inbox.spi.HeldKey;
 import dev.inbox.spi.InboxAdmin;
 import dev.inbox.spi.InboxArguments;
@@ -266,7 +267,7 @@ public final class PostgresInboxStore implements TransactionalInboxStore {
         // A claim of what is most likely a new key: the plain insert, and nothing more when it was
         // new (ClaimShape says when duplicates are common enough to skip it).
         boolean learned = false;
-        if (shape.insertFirst()) {
+        if (shape.writeFirst()) {
             try (PreparedStatement insert =
                     (bounded ? sql.boundedInsertIfAbsent() : sql.insertIfAbsent()).prepare(connection, params)) {
                 setTimeout(insert);
@@ -315,7 +316,7 @@ public final class PostgresInboxStore implements TransactionalInboxStore {
 
     /** Whether the next claim starts with the plain insert ({@link ClaimShape}); for tests. */
     boolean claimsStartWithInsert() {
-        return shape.insertFirst();
+        return shape.writeFirst();
     }
 
     /** Runs {@code statement}: the insert's update count, the second of three results when lock-bounded. */

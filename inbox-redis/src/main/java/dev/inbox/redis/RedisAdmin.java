@@ -113,7 +113,7 @@ final class RedisAdmin extends ScanningInboxAdmin {
                 parts[0].equals("C"),
                 parts[2],
                 now,
-                Long.parseLong(parts[1]),
+                RedisCodec.expiresAt(Long.parseLong(parts[1]), now, ttl),
                 now + Math.max(ttl, 0),
                 fingerprint,
                 newline < 0 ? null : value.length - newline - 1);

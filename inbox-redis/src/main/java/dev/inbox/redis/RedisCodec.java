@@ -22,7 +22,24 @@ final class RedisCodec {
 
     private static final long MAX_MILLIS = Duration.ofDays(36_525).toMillis();
 
+    /**
+     * What a record written without a script (the store's new-key claim, a plain {@code SET NX GET})
+     * holds where the expiry goes, plus its writer's grace in ms: its lease ends when its TTL falls
+     * to that grace. Far past any clock's milliseconds, and with every grace the store takes (at most
+     * 100 years, {@link #millis}) below 2^53: exact as a Lua number.
+     */
+    static final long LEASE_IN_TTL = 9_000_000_000_000_000L;
+
     private RedisCodec() {}
+
+    /**
+     * When a record's lease or retention ends, in server ms: its expiry field, or for a record that
+     * keeps its lease in its TTL ({@link #LEASE_IN_TTL}) what is left of the TTL at {@code now} less
+     * its writer's grace.
+     */
+    static long expiresAt(long field, long now, long ttl) {
+        return field >= LEASE_IN_TTL ? now + ttl - (field - LEASE_IN_TTL) : field;
+    }
 
     static <T> T call(String operation, Supplier<T> call) {
         try {
@@ -44,12 +61,17 @@ final class RedisCodec {
 
     /** {@code duration} in whole milliseconds as ASCII digits, at least {@code min}, at most 100 years. */
     static byte[] millis(Duration duration, long min) {
+        return ascii(Long.toString(wholeMillis(duration, min)));
+    }
+
+    /** {@code duration} in whole milliseconds, at least {@code min}, at most 100 years. */
+    static long wholeMillis(Duration duration, long min) {
         long ms = duration.compareTo(Duration.ofMillis(MAX_MILLIS)) >= 0 ? MAX_MILLIS : duration.toMillis();
-        return ascii(Long.toString(Math.max(min, ms)));
+        return Math.max(min, ms);
     }
 
     /**
-     * The answer of the claim script for its {@code index}th key: {@code [1, takeover]}, {@code [2,
+     * The answer of the claim script for its {@code index}th key: {@code [1, takeover, new key]}, {@code [2,
      * late, fingerprint check, ms past expiry]} (followed by the stored result when the record keeps
      * one) or busy.
      */
@@ -68,6 +90,13 @@ final class RedisCodec {
                     .withPastRetention(Duration.ofMillis((Long) reply.get(3)));
         }
         return ClaimResult.busy();
+    }
+
+    /** Whether the claim script found its {@code index}th key absent (a new key), from its reply. */
+    @SuppressWarnings("unchecked")
+    static boolean wasNewKey(List<Object> replies, int index) {
+        List<Object> reply = (List<Object>) replies.get(index);
+        return (Long) reply.get(0) == 1 && reply.size() > 2 && (Long) reply.get(2) == 1;
     }
 
     /** Waits for a pipelined reply until {@code deadline} ({@link System#nanoTime()}); a failure becomes {@link InboxStoreException}. */

@@ -7,8 +7,12 @@
 -- server's. The record is 'I|C <expires ms> <owner> [fp]', for a COMPLETED record that keeps a
 -- result followed by a newline and the result's bytes, kept until expiry + its writer's grace by
 -- its TTL: a record that still exists is inside its own grace, whatever the grace of the instance
--- claiming now. Returns one reply per key: {1, takeover} acquired, {2, late, fingerprint check, ms
--- past expiry[, result]} duplicate (ms past expiry negative while the retention runs), {3} busy.
+-- claiming now. A record the store wrote without a script (its new-key claim: a plain SET NX GET,
+-- no clock) holds 9e15 + its writer's grace in ms where the expiry goes: its lease ends when its
+-- TTL falls to that grace (code from before read it as an expiry far ahead: busy until the TTL
+-- ends, never taken early). Returns one reply per key: {1, takeover, new key} acquired, {2, late,
+-- fingerprint check, ms past expiry[, result]} duplicate (ms past expiry negative while the
+-- retention runs), {3} busy.
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local grace = tonumber(ARGV[1])
@@ -26,7 +30,7 @@ local function claim(key, owner, lease, fp)
   if type(v) == 'table' and v.err then
     return redis.error_reply('the inbox claim needs Redis 7.0 or newer (SET NX GET): ' .. v.err)
   end
-  if not v then return {1, 0} end
+  if not v then return {1, 0, 1} end
   local result = nil
   local nl = string.find(v, '\n', 1, true)
   if nl then
@@ -35,6 +39,7 @@ local function claim(key, owner, lease, fp)
   end
   local state, exp, old, oldfp = string.match(v, '^(%a) (%d+) (%S+) ?(%S*)$')
   exp = tonumber(exp)
+  if exp >= 9e15 then exp = now + redis.call('PTTL', key) - (exp - 9e15) end
   if state == 'C' then
     local check = 0
     if oldfp ~= '' and fp ~= '' then
@@ -54,7 +59,7 @@ local function claim(key, owner, lease, fp)
     takeover = 1
   end
   redis.call('SET', key, value, 'PX', ttl)
-  return {1, takeover}
+  return {1, takeover, 0}
 end
 
 local keys = {}

@@ -42,7 +42,8 @@ import org.springframework.integration.redis.metadata.RedisMetadataStore;
  *
  * <ul>
  *   <li>{@code inbox}: {@link PostgresInboxStore#claim} (one {@code INSERT … ON CONFLICT DO NOTHING}
- *       that reads back the conflicting row) and {@link RedisInboxStore#claim} (one script call).
+ *       that reads back the conflicting row) and {@link RedisInboxStore#claim} (a plain {@code SET NX GET}
+ *       while most keys are new, the claim script after it on a conflict and first while duplicates are common).
  *   <li>{@code camel}: Apache Camel's {@code JdbcMessageIdRepository.add} — in a Spring transaction,
  *       {@code SELECT COUNT(*)}, then {@code INSERT} when absent: begin, one or two statements,
  *       commit.

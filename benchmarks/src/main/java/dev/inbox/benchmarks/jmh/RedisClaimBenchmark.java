@@ -30,7 +30,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * PX lease}, on the same kind of key and value, in one run.
  *
  * <ul>
- *   <li>{@code claim_*}: a fresh key — one {@code EVALSHA} of the claim script vs one {@code SET NX}.
+ *   <li>{@code claim_*}: a fresh key — one plain {@code SET NX GET} (the store's new-key claim) vs one
+ *       {@code SET NX}.
  *   <li>{@code duplicate_*}: a COMPLETED key vs {@code SET NX} on an existing key.
  *   <li>{@code claimAll100_*}: 100 fresh keys pipelined on one connection; ops/s × 100 = keys/s.
  *   <li>{@code claimComplete_*}: claim + complete (two scripts) vs {@code SET NX PX} + a {@code

@@ -257,6 +257,21 @@ public class InboxProperties {
          */
         private @Nullable String keyLayout;
 
+        /**
+         * Whether a claim first tries its key with one plain SET NX GET, no script (the default);
+         * false while instances of an inbox snapshot from before this setting still claim on the
+         * same keys. See {@code docs/redis.md}.
+         */
+        private boolean plainNewKeyClaims = true;
+
+        public boolean isPlainNewKeyClaims() {
+            return plainNewKeyClaims;
+        }
+
+        public void setPlainNewKeyClaims(boolean plainNewKeyClaims) {
+            this.plainNewKeyClaims = plainNewKeyClaims;
+        }
+
         public @Nullable String getKeyLayout() {
             return keyLayout;
         }

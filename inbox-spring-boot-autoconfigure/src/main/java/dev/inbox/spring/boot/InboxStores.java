@@ -219,6 +219,7 @@ final class InboxStores {
             if ("consumer-slot".equals(properties.getRedis().getKeyLayout())) {
                 builder.keyLayout(RedisKeyLayout.CONSUMER_SLOT);
             }
+            builder.plainNewKeyClaims(properties.getRedis().isPlainNewKeyClaims());
             if (properties.getGrace() != null) {
                 builder.grace(properties.getGrace());
             }

@@ -138,6 +138,38 @@ class InboxAutoConfigurationTest {
     }
 
     @Test
+    void redisPlainNewKeyClaims_arePassedToTheStore() {
+        String prefix = "inbox-boot-" + UUID.randomUUID().toString().replace("-", "");
+        RedisClient raw = RedisClient.create(TestServers.redis());
+        try (var connection = raw.connect()) {
+            for (String plain : new String[] {"true", "false"}) {
+                runner.withPropertyValues(
+                                "inbox.redis.url=" + TestServers.redis(),
+                                "inbox.redis.prefix=" + prefix,
+                                "inbox.consumer=plain-" + plain,
+                                "inbox.redis.plain-new-key-claims=" + plain)
+                        .run(context -> {
+                            var claim = context.getBean(Inbox.class).claims().claim("e-1");
+                            try {
+                                String consumerHex = java.util.HexFormat.of()
+                                        .formatHex(("plain-" + plain).getBytes(StandardCharsets.UTF_8));
+                                var names = connection.sync().keys(prefix + ":" + consumerHex + ":{*}:e-1");
+                                assertThat(names).hasSize(1);
+                                // a plain claim keeps its lease in the TTL (9e15 + grace); a script's, an expiry in ms
+                                assertThat(connection.sync().get(names.get(0)))
+                                        .as("the record with inbox.redis.plain-new-key-claims=" + plain)
+                                        .startsWith(plain.equals("true") ? "I 9" : "I 1");
+                            } finally {
+                                claim.release();
+                            }
+                        });
+            }
+        } finally {
+            raw.shutdown();
+        }
+    }
+
+    @Test
     void redisKeyLayout_isPassedToTheStore() {
         String prefix = "inbox-boot-" + UUID.randomUUID().toString().replace("-", "");
         String consumerHex = java.util.HexFormat.of().formatHex("layout".getBytes(StandardCharsets.UTF_8));

@@ -1,4 +1,4 @@
-package dev.inbox.postgres;
+package dev.inbox.spi;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -9,11 +9,11 @@ class ClaimShapeTest {
     @Test
     void startsWithTheInsert_whileMostKeysAreNew() {
         ClaimShape shape = new ClaimShape();
-        assertThat(shape.insertFirst()).isTrue();
+        assertThat(shape.writeFirst()).isTrue();
         for (int i = 0; i < 600; i++) {
             shape.found(i % 6 != 0); // one claim in six finds a record
         }
-        assertThat(shape.insertFirst()).as("one conflict in six").isTrue();
+        assertThat(shape.writeFirst()).as("one conflict in six").isTrue();
     }
 
     @Test
@@ -22,14 +22,14 @@ class ClaimShapeTest {
         for (int i = 0; i < 9; i++) {
             shape.found(false);
         }
-        assertThat(shape.insertFirst()).as("after nine duplicates in a row").isFalse();
+        assertThat(shape.writeFirst()).as("after nine duplicates in a row").isFalse();
         for (int i = 0; i < 600; i++) {
             shape.found(i % 3 != 0); // one claim in three finds a record
         }
-        assertThat(shape.insertFirst()).as("one conflict in three").isFalse();
+        assertThat(shape.writeFirst()).as("one conflict in three").isFalse();
         for (int i = 0; i < 64; i++) {
             shape.found(true);
         }
-        assertThat(shape.insertFirst()).as("after a run of new keys").isTrue();
+        assertThat(shape.writeFirst()).as("after a run of new keys").isTrue();
     }
 }
