@@ -131,6 +131,8 @@ public class PeerClaimBenchmark {
         camel.stop();
         springJdbc.stop();
         redis.close();
+        RedisRunKeys.unlink(redisClient, "inbox-peer:*");
+        RedisRunKeys.unlink(redisClient, run); // Spring Integration's hash
         redisClient.shutdown();
         redisFactory.destroy();
         try (Connection c = pool.getConnection();

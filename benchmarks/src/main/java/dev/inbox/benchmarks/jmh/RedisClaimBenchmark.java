@@ -75,6 +75,7 @@ public class RedisClaimBenchmark extends StoreClaimBenchmark {
     public void tearDown() {
         store.close();
         raw.close();
+        RedisRunKeys.unlink(client, "inbox-bench*");
         client.shutdown();
     }
 
