@@ -6,12 +6,12 @@ import dev.inbox.InboxKey;
 import dev.inbox.spi.ClaimRequest;
 import dev.inbox.spi.ClaimResult;
 import dev.inbox.spi.ClaimStatus;
-import dev.inbox.spi.HeldKey;
-import dev.inbox.spi.InboxAdmin;
 import dev.inbox.spi.InboxStore;
 import dev.inbox.spi.OwnerToken;
 import dev.inbox.tck.InboxStoreContract;
 import io.lettuce.core.ScriptOutputType;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -42,7 +42,7 @@ class RedisRecordUpgradeTest extends RedisServersTest {
         protected InboxStore createStore(Duration grace) {
             RedisInboxStore plain = store(grace, true);
             RedisInboxStore script = store(grace, false);
-            return new TakingTurns(plain, List.of(plain::claim, script::claim), script);
+            return takingTurns(plain, List.of(plain::claim, script::claim), script);
         }
 
         @Override
@@ -61,7 +61,7 @@ class RedisRecordUpgradeTest extends RedisServersTest {
         @Override
         protected InboxStore createStore(Duration grace) {
             RedisInboxStore script = store(grace, false);
-            return new TakingTurns(script, List.of(script::claim, beforePlainClaims(script, grace)), null);
+            return takingTurns(script, List.of(script::claim, beforePlainClaims(script, grace)), null);
         }
 
         @Override
@@ -148,80 +148,23 @@ class RedisRecordUpgradeTest extends RedisServersTest {
      * A store whose claims take turns among {@code claims} (each a way to claim on one keyspace) and
      * whose other operations go to {@code store}; {@code also}, when not null, is closed with it.
      */
-    private static final class TakingTurns implements InboxStore {
-        private final RedisInboxStore store;
-        private final List<Function<ClaimRequest, ClaimResult>> claims;
-        private final @Nullable RedisInboxStore also;
-        private final AtomicLong turn = new AtomicLong();
-
-        TakingTurns(
-                RedisInboxStore store,
-                List<Function<ClaimRequest, ClaimResult>> claims,
-                @Nullable RedisInboxStore also) {
-            this.store = store;
-            this.claims = claims;
-            this.also = also;
-        }
-
-        @Override
-        public ClaimResult claim(ClaimRequest request) {
-            return claims.get((int) (turn.getAndIncrement() % claims.size())).apply(request);
-        }
-
-        @Override
-        public boolean complete(InboxKey key, OwnerToken owner, Duration retention) {
-            return store.complete(key, owner, retention);
-        }
-
-        @Override
-        public boolean complete(InboxKey key, OwnerToken owner, Duration retention, byte[] result) {
-            return store.complete(key, owner, retention, result);
-        }
-
-        @Override
-        public int maxResultBytes() {
-            return store.maxResultBytes();
-        }
-
-        @Override
-        public List<Boolean> completeAll(List<HeldKey> held, Duration retention) {
-            return store.completeAll(held, retention);
-        }
-
-        @Override
-        public List<ClaimResult> claimAll(List<ClaimRequest> requests) {
-            return store.claimAll(requests);
-        }
-
-        @Override
-        public boolean renew(InboxKey key, OwnerToken owner, Duration lease) {
-            return store.renew(key, owner, lease);
-        }
-
-        @Override
-        public boolean release(InboxKey key, OwnerToken owner) {
-            return store.release(key, owner);
-        }
-
-        @Override
-        public long purge() {
-            return store.purge();
-        }
-
-        @Override
-        public InboxAdmin admin() {
-            return store.admin();
-        }
-
-        @Override
-        public void close() {
-            try {
-                store.close();
-            } finally {
-                if (also != null) {
-                    also.close();
-                }
-            }
-        }
+    private static InboxStore takingTurns(
+            RedisInboxStore store, List<Function<ClaimRequest, ClaimResult>> claims, @Nullable RedisInboxStore also) {
+        AtomicLong turn = new AtomicLong();
+        return (InboxStore) Proxy.newProxyInstance(
+                InboxStore.class.getClassLoader(), new Class<?>[] {InboxStore.class}, (proxy, method, args) -> {
+                    if (method.getName().equals("claim")) {
+                        return claims.get((int) (turn.getAndIncrement() % claims.size()))
+                                .apply((ClaimRequest) args[0]);
+                    }
+                    if (method.getName().equals("close") && also != null) {
+                        also.close();
+                    }
+                    try {
+                        return method.invoke(store, args);
+                    } catch (InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                });
     }
 }

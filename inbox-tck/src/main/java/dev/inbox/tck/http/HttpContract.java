@@ -12,8 +12,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
@@ -34,25 +32,14 @@ import org.junit.jupiter.api.Timeout;
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
-public abstract class HttpContract {
-
-    private final HttpKit kit = new HttpKit();
-    private @Nullable HttpHarness harness;
-    private final KitClient client = new KitClient(() -> harness);
+public abstract class HttpContract extends KitServer<HttpHarness> {
 
     /** Starts a server that runs the integration under test in front of {@code kit}, as {@link HttpHarness} says. */
     protected abstract HttpHarness createHarness(HttpKit kit) throws Exception;
 
-    @BeforeAll
-    final void startServer() throws Exception {
-        harness = createHarness(kit);
-    }
-
-    @AfterAll
-    final void stopServer() throws Exception {
-        if (harness != null) {
-            harness.close();
-        }
+    @Override
+    final HttpHarness startHarness(HttpKit kit) throws Exception {
+        return createHarness(kit);
     }
 
     @Test

@@ -6,8 +6,6 @@ import java.io.IOException;
 import java.net.http.HttpResponse;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
@@ -28,25 +26,14 @@ import org.junit.jupiter.api.Timeout;
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
-public abstract class TransactionalHttpContract {
-
-    private final HttpKit kit = new HttpKit();
-    private @Nullable TransactionalHttpHarness harness;
-    private final KitClient client = new KitClient(() -> harness);
+public abstract class TransactionalHttpContract extends KitServer<TransactionalHttpHarness> {
 
     /** Starts a server that runs the integration in transactional mode, as {@link TransactionalHttpHarness} says. */
     protected abstract TransactionalHttpHarness createHarness(HttpKit kit) throws Exception;
 
-    @BeforeAll
-    final void startServer() throws Exception {
-        harness = createHarness(kit);
-    }
-
-    @AfterAll
-    final void stopServer() throws Exception {
-        if (harness != null) {
-            harness.close();
-        }
+    @Override
+    final TransactionalHttpHarness startHarness(HttpKit kit) throws Exception {
+        return createHarness(kit);
     }
 
     @Test
