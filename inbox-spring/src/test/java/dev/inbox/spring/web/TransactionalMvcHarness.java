@@ -8,7 +8,9 @@ import dev.inbox.tck.http.TransactionalHttpHarness;
 import jakarta.servlet.http.HttpServletRequest;
 import java.net.URI;
 import java.sql.Connection;
+import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
@@ -57,29 +59,44 @@ final class TransactionalMvcHarness implements TransactionalHttpHarness {
         }
 
         /**
-         * Ends the database connection of the transaction bound to this thread from another connection,
-         * and waits until the server no longer lists it: the database rolls its transaction back.
+         * Ends the database connection of the transaction bound to this thread from another connection
+         * (one of the pool's, not the bound one), and waits until the server no longer lists it: the
+         * database rolls its transaction back. The handler then returns normally.
          */
         void crash() throws SQLException, InterruptedException {
             Connection bound = DataSourceUtils.getConnection(dataSource);
             boolean postgres = bound.getMetaData().getDatabaseProductName().equals("PostgreSQL");
-            String self = postgres ? "SELECT pg_backend_pid()" : "SELECT CONNECTION_ID()";
-            long id;
-            try (var s = bound.createStatement();
-                    var row = s.executeQuery(self)) {
-                row.next();
-                id = row.getLong(1);
-            }
-            jdbc.execute(postgres ? "SELECT pg_terminate_backend(" + id + ")" : "KILL " + id);
-            String listed = postgres
-                    ? "SELECT COUNT(*) FROM pg_stat_activity WHERE pid = ?"
-                    : "SELECT COUNT(*) FROM information_schema.processlist WHERE id = ?";
-            Instant until = Instant.now().plus(Duration.ofSeconds(10));
-            while (Objects.requireNonNull(jdbc.queryForObject(listed, Integer.class, id)) > 0) {
-                if (Instant.now().isAfter(until)) {
-                    throw new IllegalStateException("connection " + id + " still open 10 s after it was ended");
+            long id = idOf(bound, postgres);
+            try (Connection other = dataSource.getConnection();
+                    Statement s = other.createStatement()) {
+                if (idOf(other, postgres) == id) {
+                    throw new IllegalStateException("the crash must come from another connection than the request's");
                 }
-                Thread.sleep(10);
+                s.execute(postgres ? "SELECT pg_terminate_backend(" + id + ")" : "KILL " + id);
+                String listed = postgres
+                        ? "SELECT COUNT(*) FROM pg_stat_activity WHERE pid = " + id
+                        : "SELECT COUNT(*) FROM information_schema.processlist WHERE id = " + id;
+                Instant until = Instant.now().plus(Duration.ofSeconds(10));
+                while (true) {
+                    try (ResultSet count = s.executeQuery(listed)) {
+                        count.next();
+                        if (count.getInt(1) == 0) {
+                            return;
+                        }
+                    }
+                    if (Instant.now().isAfter(until)) {
+                        throw new IllegalStateException("connection " + id + " still open 10 s after it was ended");
+                    }
+                    Thread.sleep(10);
+                }
+            }
+        }
+
+        private static long idOf(Connection c, boolean postgres) throws SQLException {
+            try (Statement s = c.createStatement();
+                    ResultSet row = s.executeQuery(postgres ? "SELECT pg_backend_pid()" : "SELECT CONNECTION_ID()")) {
+                row.next();
+                return row.getLong(1);
             }
         }
 
