@@ -39,7 +39,9 @@ class RedisInboxStoreTest extends RedisServersTest {
         }
     }
 
+    /** The whole kit on a Cluster (extended: the default build runs the kit on the standalone server). */
     @Nested
+    @Tag("extended")
     class ClusterKit extends InboxStoreContract {
         @Override
         protected InboxStore createStore(Duration grace) {

@@ -348,6 +348,7 @@ class AdapterKitSelfTest {
     }
 
     @Test
+    @Tag("extended")
     void theReferenceAdapterPassesEveryRule() {
         Events events = KitRun.all(Correct.class);
         assertThat(events.started().count()).isEqualTo(AdapterRule.values().length);
@@ -357,6 +358,7 @@ class AdapterKitSelfTest {
     }
 
     @Test
+    @Tag("extended")
     void theTransactionalReferenceAdapterPassesEveryRule() {
         Events events = KitRun.all(CorrectTransactional.class);
         assertThat(events.started().count()).isEqualTo(AdapterRule.values().length);

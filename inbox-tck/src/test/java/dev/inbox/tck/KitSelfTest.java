@@ -353,6 +353,7 @@ class KitSelfTest {
     }
 
     @Test
+    @Tag("extended")
     void correctStore_passesEveryRule() {
         Events events = KitRun.all(CorrectStoreKit.class);
         assertThat(events.failed().list()).as("failures of a correct store").isEmpty();
