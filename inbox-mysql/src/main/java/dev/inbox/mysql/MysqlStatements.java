@@ -60,6 +60,16 @@ final class MysqlStatements {
             " ON DUPLICATE KEY UPDATE state = IF(LAST_INSERT_ID(" + CODE + "), state, state)";
 
     /**
+     * What {@link #claimNew()} reports for a key that was there: only that, so that its text stays
+     * short (MySQL parses the whole statement, {@link #CODE} included, even for a new row). Not a
+     * code {@link MysqlCodec#decode(long)} reads: those start at {@link #CONFLICT}.
+     */
+    static final long THERE = 1;
+
+    private static final String ON_DUPLICATE_THERE =
+            " ON DUPLICATE KEY UPDATE state = IF(LAST_INSERT_ID(" + THERE + "), state, state)";
+
+    /**
      * In a batch, each conflicting row adds one to {@code LAST_INSERT_ID}, so the statement reports
      * how many rows conflicted (0: every key was new, and nothing needs reading back). A row that
      * is the same owner's IN_PROGRESS lease (a retried batch) gets the new lease and fingerprint,
@@ -100,6 +110,7 @@ final class MysqlStatements {
     private final Map<Integer, NamedSql> completeBatches = new ConcurrentHashMap<>();
     private final Map<Integer, NamedSql> completedBatches = new ConcurrentHashMap<>();
     private final NamedSql take;
+    private final NamedSql claimNew;
     private final NamedSql complete;
     private final NamedSql completeWithResult;
     private final NamedSql resultOf;
@@ -131,6 +142,7 @@ final class MysqlStatements {
                 + " AND column_name = 'result'");
         this.tableExists = NamedSql.of("SELECT 1 FROM information_schema.tables" + " WHERE table_schema = " + database
                 + " AND table_name = '" + table.name() + "'");
+        this.claimNew = NamedSql.of(claimNewText());
         this.take = NamedSql.of("UPDATE " + inbox + " SET"
                 + " fingerprint = IF(owner_token = :owner_0 AND :fingerprint_0 IS NULL, fingerprint, :fingerprint_0),"
                 + " owner_token = :owner_0, state = :state_0,"
@@ -244,6 +256,28 @@ final class MysqlStatements {
             sql.append(", ").append(row(i));
         }
         return sql.append(rows == 1 ? ON_DUPLICATE : ON_DUPLICATE_IN_BATCH).toString();
+    }
+
+    /**
+     * {@link #claim(int) claim(1)} for a key that is most likely new: the same row inserted, and for
+     * a key that was there the row left as it is and only {@link #THERE} reported, for {@code
+     * claim(1)} to decide. A text without {@link #CODE}: a new key costs the server what {@code
+     * INSERT IGNORE} does ({@code benchmarks/results/mysql-claim-shapes.txt}), without hiding an
+     * error as {@code IGNORE} would.
+     */
+    NamedSql claimNew() {
+        return claimNew;
+    }
+
+    /** {@link #claimNew()} with MariaDB's per-statement lock wait, as {@link #claimWithLockWait(int)}. */
+    NamedSql claimNewWithLockWait(int seconds) {
+        return NamedSql.of("SET STATEMENT innodb_lock_wait_timeout=" + seconds + " FOR " + claimNewText());
+    }
+
+    private String claimNewText() {
+        return "INSERT INTO " + inbox
+                + " (consumer, dedup_key, owner_token, state, expires_at, purge_after, fingerprint) VALUES " + row(0)
+                + ON_DUPLICATE_THERE;
     }
 
     /**
