@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Where a new event's cost goes on MySQL/MariaDB, server side: the store's claim statement beside
 # the raw INSERT IGNORE the JMH benchmark compares it with (MysqlClaimBenchmark), beside a short
-# claim that reports only "conflict", and the same for a batch of 100 keys; each a mariadb-slap
+# claim that reports only "conflict", and the same for a batch of 100 keys, and the claim of a key
+# already completed (a duplicate) beside INSERT IGNORE of it; each a mariadb-slap
 # (or mysqlslap) run of new keys, sent as text as Connector/J's client-side prepared statements
 # send them. Rounds are interleaved (every variant once per round) and the median rate of the rounds
 # is kept, because this two-core machine drifts by 20 % between back-to-back runs.
@@ -37,15 +38,16 @@ COLUMNS="(consumer, dedup_key, owner_token, state, expires_at, purge_after, fing
 CONSUMER="_binary'peer-0f8a1c2e-5b7d-4e3a-9c61-2d4b8e7f0a13'"
 OWNER="_binary'Vq3bX0yJ6cTzWm1rL8nF2g'"
 # MysqlStatements.row(i): the first row resets LAST_INSERT_ID before the duplicate check.
-row() { # <first: 1|0> <state expression>
+key_expr="UUID()" # a new key for every statement; the duplicate variants set one key
+row() { # <first: 1|0>
   local state=0; [ "$1" = 1 ] && state="0 + LAST_INSERT_ID(0)"
-  echo "($CONSUMER, UUID(), $OWNER, $state, UTC_TIMESTAMP(6) + INTERVAL 300000000 MICROSECOND, UTC_TIMESTAMP(6) + INTERVAL (300000000 + 3600000000) MICROSECOND, NULL)"
+  echo "($CONSUMER, $key_expr, $OWNER, $state, UTC_TIMESTAMP(6) + INTERVAL 300000000 MICROSECOND, UTC_TIMESTAMP(6) + INTERVAL (300000000 + 3600000000) MICROSECOND, NULL)"
 }
-raw_row="($CONSUMER, UUID(), $OWNER, 0, UTC_TIMESTAMP(6) + INTERVAL 300000000 MICROSECOND, UTC_TIMESTAMP(6) + INTERVAL 1 HOUR, NULL)"
+raw_row() { echo "($CONSUMER, $key_expr, $OWNER, 0, UTC_TIMESTAMP(6) + INTERVAL 300000000 MICROSECOND, UTC_TIMESTAMP(6) + INTERVAL 1 HOUR, NULL)"; }
 rows() { # <n> <first-row flag>: n rows, the store's or (flag "raw") the benchmark's raw rows
   local out="" i
   for i in $(seq "$1"); do
-    local r; if [ "$2" = raw ]; then r=$raw_row; elif [ "$i" = 1 ]; then r=$(row 1); else r=$(row 0); fi
+    local r; if [ "$2" = raw ]; then r=$(raw_row); elif [ "$i" = 1 ]; then r=$(row 1); else r=$(row 0); fi
     out="$out${out:+, }$r"
   done
   echo "$out"
@@ -64,11 +66,14 @@ echo "INSERT IGNORE INTO shape_inbox $COLUMNS VALUES $(rows 1 raw)" > "$work/ins
 echo "INSERT IGNORE INTO shape_nopurge $COLUMNS VALUES $(rows 1 raw)" > "$work/insert-ignore-no-purge-index.sql"
 echo "INSERT INTO shape_inbox $COLUMNS VALUES $(rows 100 store)$ON_DUPLICATE_IN_BATCH" > "$work/claimAll100.sql"
 echo "INSERT IGNORE INTO shape_inbox $COLUMNS VALUES $(rows 100 raw)" > "$work/insert-ignore-100.sql"
-single="insert-ignore claim short-claim claim-no-purge-index insert-ignore-no-purge-index"
+key_expr="_binary'completed'"
+echo "INSERT IGNORE INTO shape_inbox $COLUMNS VALUES $(rows 1 raw)" > "$work/insert-ignore-duplicate.sql"
+echo "INSERT INTO shape_inbox $COLUMNS VALUES $(rows 1 store)$ON_DUPLICATE" > "$work/claim-duplicate.sql"
+single="insert-ignore claim short-claim claim-no-purge-index insert-ignore-no-purge-index insert-ignore-duplicate claim-duplicate"
 batch="insert-ignore-100 claimAll100"
 
 echo "# benchmarks/mysql/claim-shapes.sh at $(git -C "$here" rev-parse --short HEAD)$(git -C "$here" diff --quiet HEAD -- . || echo ' (with uncommitted changes)')"
-echo "# $("$SQL" -h "$HOST" -P "$PORT" -u "$USER" -N -e 'SELECT VERSION()'), $(basename "$SLAP"), new keys, statements sent as text,"
+echo "# $("$SQL" -h "$HOST" -P "$PORT" -u "$USER" -N -e 'SELECT VERSION()'), $(basename "$SLAP"), new keys (*-duplicate: one COMPLETED key), statements sent as text,"
 echo "# $QUERIES single-key statements (or $((QUERIES / 50)) of 100 keys) per run; median rate of $ROUNDS interleaved rounds"
 echo "# (statements/s; each round listed after it), $(date -u +%Y-%m-%dT%H:%MZ)"
 for clients in $CLIENTS; do
@@ -76,6 +81,8 @@ for clients in $CLIENTS; do
     for v in $single $batch; do
       n=$QUERIES; case " $batch " in *" $v "*) n=$((QUERIES / 50)) ;; esac
       sql "TRUNCATE shape_inbox; TRUNCATE shape_nopurge"
+      # the duplicates' key, COMPLETED for an hour
+      sql "INSERT INTO shape_inbox $COLUMNS VALUES ($CONSUMER, _binary'completed', $OWNER, 1, UTC_TIMESTAMP(6) + INTERVAL 1 HOUR, UTC_TIMESTAMP(6) + INTERVAL 2 HOUR, NULL)"
       secs=$("$SLAP" -h "$HOST" -P "$PORT" -u "$USER" --create-schema="$DB" --query="$work/$v.sql" \
         --concurrency="$clients" --number-of-queries="$n" --iterations=1 \
         | awk '/Average number of seconds/ {print $(NF - 1)}')
