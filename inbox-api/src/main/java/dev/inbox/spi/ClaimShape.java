@@ -8,7 +8,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * plain {@code SET NX} — that costs one more round trip when a record is already there, and a
  * dearer way that answers a duplicate in the same round trip (PostgreSQL's {@code INSERT … ON
  * CONFLICT DO NOTHING} with and without the read-back, {@code benchmarks/results/pg-claim-shapes.txt};
- * Redis's {@code SET NX GET} with and without the claim script, {@code redis-claim-shapes.txt}).
+ * Redis's {@code SET NX GET} with and without the claim script, {@code redis-claim-shapes.txt};
+ * MySQL's {@code INSERT … ON DUPLICATE KEY UPDATE} with and without the conflict's code, {@code
+ * mysql-claim-shapes.txt}).
  *
  * <p>Claims start with the write while most keys are new — the usual case — and with the full claim
  * while a redelivery storm makes most of them duplicates. The break-even is near one claim in five
