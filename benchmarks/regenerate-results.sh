@@ -74,10 +74,11 @@ $PURGE --store mysql > $R/purge-under-load-mysql.json
 # The same, paced: the store's purgeNiceRatio (about 5 minutes each on PostgreSQL, 10 on MariaDB).
 for ratio in 0 1 3; do $PURGE --store postgres --nice-ratio $ratio > $R/purge-under-load-postgres-nice-$ratio.json; done
 for ratio in 0 1; do $PURGE --store mysql --nice-ratio $ratio > $R/purge-under-load-mysql-nice-$ratio.json; done
-# Where a new event's cost goes on PostgreSQL and on Redis, server side (pgbench, about 10
-# minutes; redis-benchmark, about 3).
+# Where a new event's cost goes on PostgreSQL, Redis and MariaDB, server side (pgbench, about 10
+# minutes; redis-benchmark, about 3; mariadb-slap, about 5).
 benchmarks/pgbench/claim-shapes.sh > $R/pg-claim-shapes.txt
 benchmarks/redis/claim-shapes.sh > $R/redis-claim-shapes.txt
+benchmarks/mysql/claim-shapes.sh > $R/mysql-claim-shapes.txt
 
 # The Idempotency-Key filter against the same route without it (embedded Tomcat; about 4 minutes).
 java -cp benchmarks/target/benchmarks.jar dev.inbox.benchmarks.http.HttpThroughput \
