@@ -194,6 +194,8 @@ class InboxShareStarterTest {
                             "test.topic=" + topic,
                             "test.ledger=" + ledger,
                             "inbox.store=postgres",
+                            // the table may not be there yet: this test must not rely on another module's run
+                            "inbox.create-schema=true",
                             "inbox.kafka.transactional=true")
                     .run(context -> {
                         assertThat(context).hasNotFailed();
