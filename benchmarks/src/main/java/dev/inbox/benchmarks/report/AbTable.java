@@ -3,12 +3,15 @@ package dev.inbox.benchmarks.report;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * The table of {@code benchmarks/ab-jmh.sh}: for each benchmark (with its parameters and threads),
@@ -22,12 +25,32 @@ import java.util.TreeMap;
  * <p>With {@code --param <directory> <rounds> name=A name=B} it compares two values of one JMH
  * parameter instead, both measured in each round ({@code a-N.json}) of one build: A is the first
  * value, B the second ({@code benchmarks/param-jmh.sh}).
+ *
+ * <p>Where a benchmark has a {@code _store} and a {@code _raw} method (the store beside its raw
+ * driver), the table ends with store / raw computed within each round — both ran in the same JVM
+ * minutes apart — with its median per side, every round's ratio and a verdict on the ratios. {@code
+ * --from <file>} prints the table again, ratios included, from the rounds a table already written
+ * lists (for files written before the ratios were added).
  */
 public final class AbTable {
+
+    /** The width of the benchmark column. */
+    private static final int NAME_WIDTH = 60;
+
+    /** A rounds line of a written table: its side and its scores. */
+    private static final Pattern ROUNDS = Pattern.compile("\\s+rounds ([AB]) \\[(.*)]");
+
+    /** The heading of the table's store / raw section. */
+    private static final String RATIOS = "store / raw, within each round";
 
     private AbTable() {}
 
     public static void main(String[] args) throws IOException {
+        if (args.length == 2 && args[0].equals("--from")) {
+            List<String> lines = Files.readAllLines(Path.of(args[1]));
+            System.out.println(table(fromTable(lines, "A"), fromTable(lines, "B")));
+            return;
+        }
         if (args.length == 5 && args[0].equals("--param")) {
             Map<String, List<Double>> all = scores(Path.of(args[1]), "a", Integer.parseInt(args[2]));
             System.out.println(table(withParam(all, args[3]), withParam(all, args[4])));
@@ -35,7 +58,8 @@ public final class AbTable {
         }
         if (args.length != 2) {
             throw new IllegalArgumentException(
-                    "usage: AbTable <directory> <rounds>, or AbTable --param <directory> <rounds> <name>=<A> <name>=<B>");
+                    "usage: AbTable <directory> <rounds>, AbTable --param <directory> <rounds> <name>=<A> <name>=<B>,"
+                            + " or AbTable --from <table file>");
         }
         Path dir = Path.of(args[0]);
         int rounds = Integer.parseInt(args[1]);
@@ -86,6 +110,36 @@ public final class AbTable {
         return side;
     }
 
+    /** One side's scores as the rounds lines of a table this class wrote list them. */
+    static Map<String, List<Double>> fromTable(List<String> lines, String side) {
+        Map<String, List<Double>> scores = new TreeMap<>();
+        String name = null;
+        for (String line : lines) {
+            if (line.equals(RATIOS)) {
+                break; // the ratios are computed from the scores above, not read
+            }
+            Matcher rounds = ROUNDS.matcher(line);
+            if (rounds.matches()) {
+                if (name == null) {
+                    throw new IllegalArgumentException("rounds before any benchmark: " + line);
+                }
+                if (rounds.group(1).equals(side)) {
+                    List<Double> values = new ArrayList<>();
+                    for (String value : rounds.group(2).split(",")) {
+                        values.add(Double.parseDouble(value.strip()));
+                    }
+                    scores.put(name, values);
+                }
+            } else if (line.length() > NAME_WIDTH && !line.startsWith("#") && !line.startsWith("benchmark ")) {
+                name = line.substring(0, NAME_WIDTH).strip();
+            }
+        }
+        if (scores.isEmpty()) {
+            throw new IllegalArgumentException("no rounds of side " + side + " in the table");
+        }
+        return scores;
+    }
+
     static String table(Map<String, List<Double>> a, Map<String, List<Double>> b) {
         StringBuilder out = new StringBuilder();
         out.append(String.format(
@@ -102,7 +156,45 @@ public final class AbTable {
             out.append(String.format(Locale.ROOT, "%-60s   rounds A %s%n", "", rounded(as)));
             out.append(String.format(Locale.ROOT, "%-60s   rounds B %s%n", "", rounded(bs)));
         });
+        Map<String, List<Double>> ra = storeOverRaw(a);
+        Map<String, List<Double>> rb = storeOverRaw(b);
+        if (!ra.isEmpty()) {
+            out.append(String.format(Locale.ROOT, "%n%s%n", RATIOS));
+        }
+        ra.forEach((name, as) -> {
+            List<Double> bs = rb.get(name);
+            if (bs == null) {
+                return;
+            }
+            double ma = Spread.median(as);
+            double mb = Spread.median(bs);
+            String verdict = Spread.verdict(bs, as, "B higher outside the spread", "B lower outside the spread");
+            out.append(String.format(Locale.ROOT, "%-60s %12.2f %12.2f %7.2f  %s%n", name, ma, mb, mb / ma, verdict));
+            out.append(String.format(Locale.ROOT, "%-60s   rounds A %s%n", "", twoPlaces(as)));
+            out.append(String.format(Locale.ROOT, "%-60s   rounds B %s%n", "", twoPlaces(bs)));
+        });
         return out.toString();
+    }
+
+    /** For each {@code X_store} with an {@code X_raw} beside it: the store's score over the raw one's, round by round. */
+    static Map<String, List<Double>> storeOverRaw(Map<String, List<Double>> scores) {
+        Map<String, List<Double>> ratios = new TreeMap<>();
+        scores.forEach((name, store) -> {
+            List<Double> raw = scores.get(name.replace("_store", "_raw"));
+            if (!name.contains("_store") || raw == null || raw.size() != store.size()) {
+                return;
+            }
+            List<Double> perRound = new ArrayList<>();
+            for (int i = 0; i < store.size(); i++) {
+                perRound.add(store.get(i) / raw.get(i));
+            }
+            ratios.put(name.replace("_store", "_store/_raw"), perRound);
+        });
+        return ratios;
+    }
+
+    private static List<String> twoPlaces(List<Double> ratios) {
+        return ratios.stream().map(r -> String.format(Locale.ROOT, "%.2f", r)).toList();
     }
 
     private static List<Long> rounded(List<Double> scores) {
