@@ -19,7 +19,9 @@ done
 {
     echo "# benchmarks/ab-jmh.sh $a $b $rounds $out \"$args\""
     echo "# A: ${A_COMMIT:-?}  B: ${B_COMMIT:-?}  finished $(date -u +%Y-%m-%dT%H:%MZ)"
-    echo "# $(psql -h 127.0.0.1 -U postgres -d test -Atc 'select version()' 2>/dev/null | cut -d, -f1)"
+    echo "# servers: $(psql -h 127.0.0.1 -U postgres -d test -Atc 'select version()' 2>/dev/null | cut -d, -f1);" \
+        "$(mariadb -h 127.0.0.1 -uroot -N -e 'SELECT VERSION()' 2>/dev/null || echo 'no MariaDB/MySQL');" \
+        "Redis $(redis-cli -h 127.0.0.1 INFO server 2>/dev/null | sed -n 's/^redis_version:\(.*\)\r$/\1/p')"
     java -cp "$b" dev.inbox.benchmarks.report.AbTable "$work" "$rounds"
 } > "$out"
 rm -rf "$work"
