@@ -27,8 +27,9 @@ import java.util.regex.Pattern;
  * value, B the second ({@code benchmarks/param-jmh.sh}).
  *
  * <p>Where a benchmark has a {@code _store} and a {@code _raw} method (the store beside its raw
- * driver), the table ends with store / raw computed within each round — both ran in the same JVM
- * minutes apart — with its median per side, every round's ratio and a verdict on the ratios. {@code
+ * driver), or an {@code _inbox} and a {@code _springIntegration} one (the inbox beside a peer), the
+ * table ends with their ratio computed within each round — both ran in the same JVM minutes apart
+ * — with its median per side, every round's ratio and a verdict on the ratios. {@code
  * --from <file>} prints the table again, ratios included, from the rounds a table already written
  * lists (for files written before the ratios were added).
  */
@@ -40,8 +41,10 @@ public final class AbTable {
     /** A rounds line of a written table: its side and its scores. */
     private static final Pattern ROUNDS = Pattern.compile("\\s+rounds ([AB]) \\[(.*)]");
 
-    /** The heading of the table's store / raw section. */
-    private static final String RATIOS = "store / raw, within each round";
+    /** The pairs compared within each round: ours, theirs, and the heading of their section. */
+    private static final List<List<String>> PAIRS = List.of(
+            List.of("_store", "_raw", "store / raw, within each round"),
+            List.of("_inbox", "_springIntegration", "inbox / Spring Integration, within each round"));
 
     private AbTable() {}
 
@@ -115,7 +118,7 @@ public final class AbTable {
         Map<String, List<Double>> scores = new TreeMap<>();
         String name = null;
         for (String line : lines) {
-            if (line.equals(RATIOS)) {
+            if (line.endsWith(", within each round")) {
                 break; // the ratios are computed from the scores above, not read
             }
             Matcher rounds = ROUNDS.matcher(line);
@@ -156,10 +159,16 @@ public final class AbTable {
             out.append(String.format(Locale.ROOT, "%-60s   rounds A %s%n", "", rounded(as)));
             out.append(String.format(Locale.ROOT, "%-60s   rounds B %s%n", "", rounded(bs)));
         });
-        Map<String, List<Double>> ra = storeOverRaw(a);
-        Map<String, List<Double>> rb = storeOverRaw(b);
+        for (List<String> pair : PAIRS) {
+            ratioSection(out, ratios(a, pair.get(0), pair.get(1)), ratios(b, pair.get(0), pair.get(1)), pair.get(2));
+        }
+        return out.toString();
+    }
+
+    private static void ratioSection(
+            StringBuilder out, Map<String, List<Double>> ra, Map<String, List<Double>> rb, String heading) {
         if (!ra.isEmpty()) {
-            out.append(String.format(Locale.ROOT, "%n%s%n", RATIOS));
+            out.append(String.format(Locale.ROOT, "%n%s%n", heading));
         }
         ra.forEach((name, as) -> {
             List<Double> bs = rb.get(name);
@@ -173,22 +182,24 @@ public final class AbTable {
             out.append(String.format(Locale.ROOT, "%-60s   rounds A %s%n", "", twoPlaces(as)));
             out.append(String.format(Locale.ROOT, "%-60s   rounds B %s%n", "", twoPlaces(bs)));
         });
-        return out.toString();
     }
 
-    /** For each {@code X_store} with an {@code X_raw} beside it: the store's score over the raw one's, round by round. */
-    static Map<String, List<Double>> storeOverRaw(Map<String, List<Double>> scores) {
+    /**
+     * For each benchmark {@code X<ours>} with an {@code X<theirs>} beside it: the one's score over
+     * the other's, round by round, keyed {@code X<ours>/<theirs>}.
+     */
+    static Map<String, List<Double>> ratios(Map<String, List<Double>> scores, String ours, String theirs) {
         Map<String, List<Double>> ratios = new TreeMap<>();
-        scores.forEach((name, store) -> {
-            List<Double> raw = scores.get(name.replace("_store", "_raw"));
-            if (!name.contains("_store") || raw == null || raw.size() != store.size()) {
+        scores.forEach((name, mine) -> {
+            List<Double> other = scores.get(name.replace(ours, theirs));
+            if (!name.contains(ours) || other == null || other.size() != mine.size()) {
                 return;
             }
             List<Double> perRound = new ArrayList<>();
-            for (int i = 0; i < store.size(); i++) {
-                perRound.add(store.get(i) / raw.get(i));
+            for (int i = 0; i < mine.size(); i++) {
+                perRound.add(mine.get(i) / other.get(i));
             }
-            ratios.put(name.replace("_store", "_store/_raw"), perRound);
+            ratios.put(name.replace(ours, ours + "/" + theirs), perRound);
         });
         return ratios;
     }

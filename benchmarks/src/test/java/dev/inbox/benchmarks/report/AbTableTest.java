@@ -22,7 +22,7 @@ class AbTableTest {
 
     @Test
     void storeOverRaw_isTakenWithinEachRound() {
-        assertThat(AbTable.storeOverRaw(a))
+        assertThat(AbTable.ratios(a, "_store", "_raw"))
                 .containsOnlyKeys("MysqlClaimBenchmark.claim_store/_raw @1t (ops/s)")
                 .containsValue(List.of(0.8, 0.7, 0.9));
     }
@@ -36,6 +36,17 @@ class AbTableTest {
                         "claim_store/_raw @1t \\(ops/s\\)\\s+0\\.80\\s+0\\.95\\s+1\\.19  B higher outside the spread")
                 .contains("rounds A [0.80, 0.70, 0.90]")
                 .contains("rounds B [0.95, 0.92, 1.20]");
+    }
+
+    @Test
+    void theInbox_isComparedWithItsPeer_roundByRound() {
+        Map<String, List<Double>> peers = Map.of(
+                "PeerClaimBenchmark.redisClaim_inbox @4t (ops/s)", List.of(90.0, 110.0),
+                "PeerClaimBenchmark.redisClaim_springIntegration @4t (ops/s)", List.of(100.0, 100.0));
+        assertThat(AbTable.table(new TreeMap<>(peers), new TreeMap<>(peers)))
+                .contains("inbox / Spring Integration, within each round")
+                .containsPattern("redisClaim_inbox/_springIntegration @4t \\(ops/s\\)\\s+1\\.00\\s+1\\.00")
+                .doesNotContain("store / raw");
     }
 
     @Test
