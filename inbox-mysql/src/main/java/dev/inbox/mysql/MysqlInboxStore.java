@@ -75,10 +75,11 @@ import org.jspecify.annotations.Nullable;
  *       only a key that was there goes on to the full statement; while more than about one claim
  *       in five finds its key there, claims start with the full statement ({@link ClaimShape}).
  *       So a new key costs one round trip, and DUPLICATE and BUSY one while they are common, two
- *       while they are rare. A row that may be taken over (past expiry + grace, or an IN_PROGRESS lease that is
- *       expired or the same owner's) costs a second statement, an {@code UPDATE} conditioned on
- *       exactly that, which decides under the row lock (if the row changed meanwhile, the claim
- *       starts again); a DUPLICATE whose record keeps a result costs a locking read of it.
+ *       while they are rare. A row that may be taken over (past expiry + grace, or an IN_PROGRESS
+ *       lease that is expired or the same owner's) costs a second statement, an {@code UPDATE}
+ *       conditioned on exactly that, which decides under the row lock (if the row changed
+ *       meanwhile, the claim starts again); a DUPLICATE whose record keeps a result costs a
+ *       locking read of it.
  *   <li>complete: an owner-fenced {@code UPDATE} (and, only when it counted no row, a read that
  *       tells a harmless repeat from a stranger); release: an owner-fenced {@code DELETE}.
  *   <li>claimAll: one multi-row {@code INSERT … ON DUPLICATE KEY UPDATE} per chunk of {@value

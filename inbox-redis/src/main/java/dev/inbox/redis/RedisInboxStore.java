@@ -71,12 +71,11 @@ import org.jspecify.annotations.Nullable;
  * <p><b>Algorithm.</b> While most keys it sees are new, {@code claim} first writes the key with
  * one plain {@code SET NX GET PX} (no script, no clock; {@link Builder#plainNewKeyClaims}); a key
  * already there goes on to the claim script. Each operation is one Lua script, run atomically by
- * the server with {@code
- * EVALSHA} (and {@code EVAL} after a {@code NOSCRIPT}), deciding by {@code TIME}: claim writes an
- * absent key and reads an existing one in one {@code SET NX GET}, takes a record past expiry +
- * grace, its own lease or an expired one (a takeover) and otherwise answers DUPLICATE (late past
- * retention, with the fingerprint comparison) or BUSY; complete and release compare the owner
- * first. One round trip per operation; {@code claimAll} pipelines one claim script per group of up
+ * the server with {@code EVALSHA} (and {@code EVAL} after a {@code NOSCRIPT}), deciding by {@code
+ * TIME}: claim writes an absent key and reads an existing one in one {@code SET NX GET}, takes a
+ * record past expiry + grace, its own lease or an expired one (a takeover) and otherwise answers
+ * DUPLICATE (late past retention, with the fingerprint comparison) or BUSY; complete and release
+ * compare the owner first. One round trip per operation; {@code claimAll} pipelines one claim script per group of up
  * to {@value #SCRIPT_KEYS} keys: on a standalone server any keys, in a Cluster the keys one primary
  * serves (the script's first key routes the call; the others, of other slots of that node, travel
  * as arguments under the script flag {@code allow-cross-slot-keys}, and Redis refuses any key the
