@@ -35,8 +35,8 @@ import java.util.regex.Pattern;
  */
 public final class AbTable {
 
-    /** The width of the benchmark column. */
-    private static final int NAME_WIDTH = 60;
+    /** A benchmark's row of a written table: its name (which ends with its unit) before its two medians. */
+    private static final Pattern ROW = Pattern.compile("(\\S.*?\\))\\s+[0-9][0-9,.]*\\s+[0-9][0-9,.]*\\s");
 
     /** A rounds line of a written table: its side and its scores. */
     private static final Pattern ROUNDS = Pattern.compile("\\s+rounds ([AB]) \\[(.*)]");
@@ -133,8 +133,11 @@ public final class AbTable {
                     }
                     scores.put(name, values);
                 }
-            } else if (line.length() > NAME_WIDTH && !line.startsWith("#") && !line.startsWith("benchmark ")) {
-                name = line.substring(0, NAME_WIDTH).strip();
+            } else {
+                Matcher row = ROW.matcher(line);
+                if (!line.startsWith("#") && row.lookingAt()) {
+                    name = row.group(1);
+                }
             }
         }
         if (scores.isEmpty()) {

@@ -55,6 +55,11 @@ class AbTableTest {
                 List.of(AbTable.table(new TreeMap<>(a), new TreeMap<>(b)).split("\n"));
         assertThat(AbTable.fromTable(written, "A")).isEqualTo(a);
         assertThat(AbTable.fromTable(written, "B")).isEqualTo(b);
+        Map<String, List<Double>> longName =
+                Map.of("PeerClaimBenchmark.redisDuplicate_springIntegration @1t (ops/s)", List.of(7294.0, 7039.0));
+        assertThat(AbTable.fromTable(List.of(AbTable.table(longName, longName).split("\n")), "A"))
+                .as("a name wider than its column")
+                .isEqualTo(longName);
         assertThatThrownBy(() -> AbTable.fromTable(List.of("# nothing"), "B"))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("no rounds of side B");
