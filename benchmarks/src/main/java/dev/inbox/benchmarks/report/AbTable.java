@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -150,6 +151,25 @@ public final class AbTable {
         StringBuilder out = new StringBuilder();
         out.append(String.format(
                 Locale.ROOT, "%-60s %12s %12s %7s  %s%n", "benchmark", "A median", "B median", "B/A", "verdict"));
+        rows(out, a, b, "%,12.0f", AbTable::rounded);
+        for (List<String> pair : PAIRS) {
+            Map<String, List<Double>> ra = ratios(a, pair.get(0), pair.get(1));
+            if (!ra.isEmpty()) {
+                out.append(String.format(Locale.ROOT, "%n%s%n", pair.get(2)));
+            }
+            rows(out, ra, ratios(b, pair.get(0), pair.get(1)), "%12.2f", AbTable::twoPlaces);
+        }
+        return out.toString();
+    }
+
+    /** A row per name both sides have: the medians in {@code median}'s format, B/A, the verdict, the rounds. */
+    private static void rows(
+            StringBuilder out,
+            Map<String, List<Double>> a,
+            Map<String, List<Double>> b,
+            String median,
+            Function<List<Double>, List<?>> shown) {
+        String row = "%-60s " + median + " " + median + " %7.2f  %s%n";
         a.forEach((name, as) -> {
             List<Double> bs = b.get(name);
             if (bs == null) {
@@ -158,32 +178,9 @@ public final class AbTable {
             double ma = Spread.median(as);
             double mb = Spread.median(bs);
             String verdict = Spread.verdict(bs, as, "B higher outside the spread", "B lower outside the spread");
-            out.append(String.format(Locale.ROOT, "%-60s %,12.0f %,12.0f %7.2f  %s%n", name, ma, mb, mb / ma, verdict));
-            out.append(String.format(Locale.ROOT, "%-60s   rounds A %s%n", "", rounded(as)));
-            out.append(String.format(Locale.ROOT, "%-60s   rounds B %s%n", "", rounded(bs)));
-        });
-        for (List<String> pair : PAIRS) {
-            ratioSection(out, ratios(a, pair.get(0), pair.get(1)), ratios(b, pair.get(0), pair.get(1)), pair.get(2));
-        }
-        return out.toString();
-    }
-
-    private static void ratioSection(
-            StringBuilder out, Map<String, List<Double>> ra, Map<String, List<Double>> rb, String heading) {
-        if (!ra.isEmpty()) {
-            out.append(String.format(Locale.ROOT, "%n%s%n", heading));
-        }
-        ra.forEach((name, as) -> {
-            List<Double> bs = rb.get(name);
-            if (bs == null) {
-                return;
-            }
-            double ma = Spread.median(as);
-            double mb = Spread.median(bs);
-            String verdict = Spread.verdict(bs, as, "B higher outside the spread", "B lower outside the spread");
-            out.append(String.format(Locale.ROOT, "%-60s %12.2f %12.2f %7.2f  %s%n", name, ma, mb, mb / ma, verdict));
-            out.append(String.format(Locale.ROOT, "%-60s   rounds A %s%n", "", twoPlaces(as)));
-            out.append(String.format(Locale.ROOT, "%-60s   rounds B %s%n", "", twoPlaces(bs)));
+            out.append(String.format(Locale.ROOT, row, name, ma, mb, mb / ma, verdict));
+            out.append(String.format(Locale.ROOT, "%-60s   rounds A %s%n", "", shown.apply(as)));
+            out.append(String.format(Locale.ROOT, "%-60s   rounds B %s%n", "", shown.apply(bs)));
         });
     }
 
@@ -207,11 +204,11 @@ public final class AbTable {
         return ratios;
     }
 
-    private static List<String> twoPlaces(List<Double> ratios) {
+    private static List<?> twoPlaces(List<Double> ratios) {
         return ratios.stream().map(r -> String.format(Locale.ROOT, "%.2f", r)).toList();
     }
 
-    private static List<Long> rounded(List<Double> scores) {
+    private static List<?> rounded(List<Double> scores) {
         return scores.stream().map(Math::round).toList();
     }
 }
