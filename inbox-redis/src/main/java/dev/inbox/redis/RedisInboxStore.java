@@ -226,10 +226,13 @@ public final class RedisInboxStore implements InboxStore {
     }
 
     /**
-     * Pipelines one script per group of keys ({@link #scriptGroups}) and waits for them all; the
-     * keys of a group that hit NOSCRIPT, or in a Cluster failed for any reason the server gave (a
-     * slot that moved, {@code TRYAGAIN}), are claimed alone — with the same owner, so a key the
-     * failed call did claim is ACQUIRED again.
+     * Pipelines one script per group of keys ({@link #scriptGroups}) and waits for them all. A group
+     * that hit NOSCRIPT is sent once more with the script's source, which loads it: single claims of
+     * new keys run no script ({@link #writeNewKey}), so after the server's script cache was emptied
+     * (a new server, a restart, a failover, {@code SCRIPT FLUSH}) nothing else would load it, and
+     * every batch would fall back to claiming its keys one by one. The keys of a group that in a
+     * Cluster failed for any reason the server gave (a slot that moved, {@code TRYAGAIN}) are claimed
+     * alone — with the same owner, so a key the failed call did claim is ACQUIRED again.
      */
     private ClaimResult[] claimChunk(List<ClaimRequest> chunk) {
         ClaimResult[] answers = new ClaimResult[chunk.size()];
@@ -241,28 +244,53 @@ public final class RedisInboxStore implements InboxStore {
         boolean clustered = redis().connection instanceof StatefulRedisClusterConnection;
         // In a Cluster a group's keys are of several slots: the first is declared (it routes the
         // call), the others travel as arguments. On a standalone server every key is declared.
+        Function<int[], byte[][]> declared =
+                group -> clustered ? new byte[][] {recordKeys[group[0]]} : keysOf(recordKeys, group);
+        Function<int[], byte[][]> args = group -> claimArgs(chunk, group, clustered ? recordKeys : null);
+        boolean[] noScript = {false};
         pipelined(
                 "claimAll of " + chunk.size() + " keys",
                 groups,
-                failure -> failure instanceof RedisNoScriptException
-                        || (clustered && failure instanceof RedisCommandExecutionException),
-                group -> CLAIM.<List<Object>>start(
-                        redis().async,
-                        ScriptOutputType.MULTI,
-                        clustered ? new byte[][] {recordKeys[group[0]]} : keysOf(recordKeys, group),
-                        claimArgs(chunk, group, clustered ? recordKeys : null)),
-                (reply, g) -> {
-                    int[] group = groups.get(g);
-                    for (int j = 0; j < group.length; j++) {
-                        answers[group[j]] = RedisCodec.decodeClaim(reply, j);
+                failure -> {
+                    if (failure instanceof RedisNoScriptException) {
+                        noScript[0] = true;
+                        return true;
                     }
-                });
+                    return clustered && failure instanceof RedisCommandExecutionException;
+                },
+                group -> CLAIM.<List<Object>>start(
+                        redis().async, ScriptOutputType.MULTI, declared.apply(group), args.apply(group)),
+                (reply, g) -> answer(answers, groups.get(g), reply));
+        if (noScript[0]) {
+            for (int[] group : groups) {
+                if (answers[group[0]] != null) {
+                    continue;
+                }
+                try {
+                    answer(
+                            answers,
+                            group,
+                            CLAIM.run(redis().sync, ScriptOutputType.MULTI, declared.apply(group), args.apply(group)));
+                } catch (RedisException e) {
+                    if (!(clustered && e instanceof RedisCommandExecutionException)) {
+                        throw RedisCodec.failure("claimAll of " + chunk.size() + " keys", e);
+                    } // its keys are claimed alone
+                }
+            }
+        }
         awaitReplicas(
                 "claimAll of " + chunk.size() + " keys",
                 chunk,
                 ClaimRequest::key,
                 i -> answers[i] != null && answers[i].isAcquired());
         return answers;
+    }
+
+    /** The answers of one claim script call, to the requests at {@code group}. */
+    private static void answer(ClaimResult[] answers, int[] group, List<Object> reply) {
+        for (int j = 0; j < group.length; j++) {
+            answers[group[j]] = RedisCodec.decodeClaim(reply, j);
+        }
     }
 
     /**
