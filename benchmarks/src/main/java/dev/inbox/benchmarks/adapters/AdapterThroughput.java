@@ -232,12 +232,14 @@ public final class AdapterThroughput {
     }
 
     /**
-     * For each broker and consumer count, the transactional variants against each other and against
-     * the ceiling ({@code no-dedup-batch}: the same business rows per poll or window, no dedup at
-     * all): the ratio of medians, with a verdict only where the rounds do not overlap.
+     * For each broker and consumer count, the lease-mode adapter on the embedded store against the
+     * bare loop, and the transactional variants against each other and against the ceiling ({@code
+     * no-dedup-batch}: the same business rows per poll or window, no dedup at all): the ratio of
+     * medians, with a verdict only where the rounds do not overlap.
      */
     private static List<Map<String, Object>> ratios(List<Map<String, Object>> rows) {
         String[][] pairs = {
+            {"caffeine", "bare"},
             {"inbox-transactional-batch", "inbox-transactional"},
             {"inbox-transactional-batch", "handwritten-batch"},
             {"inbox-transactional-batch", CEILING},

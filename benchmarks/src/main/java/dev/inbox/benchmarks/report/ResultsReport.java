@@ -48,6 +48,23 @@ public final class ResultsReport {
         double ratio() {
             return raw.mode.equals("ss") ? raw.score / store.score : store.score / raw.score;
         }
+
+        /**
+         * Whether JMH's error bars (its 99.9 % confidence intervals) of the two sides are apart: a
+         * difference is reported only when they do not overlap. One run's bars, not rounds'.
+         */
+        String verdict() {
+            if (Double.isNaN(store.error) || Double.isNaN(raw.error)) {
+                return "no error bar";
+            }
+            boolean higher = store.score - store.error > raw.score + raw.error;
+            boolean lower = store.score + store.error < raw.score - raw.error;
+            boolean time = raw.mode.equals("ss");
+            if (higher || lower) {
+                return (higher != time ? "faster" : "slower") + ", outside the error";
+            }
+            return "within the error";
+        }
     }
 
     /** One JMH score with its error and unit. */
@@ -204,19 +221,20 @@ public final class ResultsReport {
 
     static String table(List<Row> rows) {
         StringBuilder out = new StringBuilder();
-        out.append("| benchmark | operation | threads | store | raw driver | speed, store / raw"
+        out.append("| benchmark | operation | threads | store | raw driver | speed, store / raw | verdict"
                 + " | store p50 / p99 | raw p50 / p99 |\n");
-        out.append("|---|---|---|---|---|---|---|---|\n");
+        out.append("|---|---|---|---|---|---|---|---|---|\n");
         for (Row row : rows) {
             out.append(String.format(
                     Locale.ROOT,
-                    "| %s | %s | %d | %s | %s | %.2f | %s | %s |%n",
+                    "| %s | %s | %d | %s | %s | %.2f | %s | %s | %s |%n",
                     row.benchmarkClass(),
                     row.operation(),
                     row.threads(),
                     row.store().text(),
                     row.raw().text(),
                     row.ratio(),
+                    row.verdict(),
                     row.storeLatency() == null ? "–" : row.storeLatency().text(),
                     row.rawLatency() == null ? "–" : row.rawLatency().text()));
         }
@@ -224,7 +242,8 @@ public final class ResultsReport {
                 .append(String.join(
                         "`, `", rows.stream().map(Row::file).distinct().toList()))
                 .append("`, latency from the `*-latency-*.json` sample-mode runs; a ratio below 1 means the store"
-                        + " is slower than the raw statement)\n");
+                        + " is slower than the raw statement; the verdict compares the two sides' error bars, JMH's"
+                        + " 99.9 % confidence intervals of one run: \"within the error\" is no verdict)\n");
         return out.toString();
     }
 

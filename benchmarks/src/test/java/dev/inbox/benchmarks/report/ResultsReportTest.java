@@ -54,9 +54,33 @@ class ResultsReportTest {
                 .endsWith("<!-- results:end -->\nafter\n")
                 .doesNotContain("old")
                 .contains(
-                        "| FooBenchmark | claim | 1 | 800 ± 40 ops/s | 1,000 ± 50 ops/s | 0.80 | 410 / 2,300 us | 35.2 / 90.0 us |");
+                        "| FooBenchmark | claim | 1 | 800 ± 40 ops/s | 1,000 ± 50 ops/s | 0.80 | slower, outside the error | 410 / 2,300 us | 35.2 / 90.0 us |");
         assertThat(Files.readString(results.resolve("chart.svg")))
                 .contains("<svg")
                 .contains("0.80");
+    }
+
+    @Test
+    void verdict_onlyWhereTheErrorBarsAreApart() {
+        assertThat(row(800, 40, 1000, 50, "thrpt").verdict()).isEqualTo("slower, outside the error");
+        assertThat(row(800, 150, 1000, 50, "thrpt").verdict()).isEqualTo("within the error");
+        assertThat(row(1200, 40, 1000, 50, "thrpt").verdict()).isEqualTo("faster, outside the error");
+        // single-shot times: less time is faster
+        assertThat(row(2000, 100, 1000, 100, "ss").verdict()).isEqualTo("slower, outside the error");
+        assertThat(row(500, 100, 1000, 100, "ss").verdict()).isEqualTo("faster, outside the error");
+        assertThat(row(800, Double.NaN, 1000, 50, "thrpt").verdict()).isEqualTo("no error bar");
+    }
+
+    private static ResultsReport.Row row(double store, double storeError, double raw, double rawError, String mode) {
+        String unit = mode.equals("ss") ? "ms/op" : "ops/s";
+        return new ResultsReport.Row(
+                "foo.json",
+                "FooBenchmark",
+                "claim",
+                1,
+                new ResultsReport.Score(store, storeError, unit, mode),
+                new ResultsReport.Score(raw, rawError, unit, mode),
+                null,
+                null);
     }
 }
