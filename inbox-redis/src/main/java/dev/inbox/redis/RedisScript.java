@@ -44,6 +44,11 @@ final class RedisScript {
         }
     }
 
+    /** The SHA-1 that {@code EVALSHA} names the script by (and {@code SCRIPT EXISTS} takes). */
+    String sha() {
+        return sha;
+    }
+
     /** Runs the script on one key, synchronously. */
     <T> T run(RedisScriptingCommands<byte[], byte[]> commands, ScriptOutputType type, byte[] key, byte[]... args) {
         return run(commands, type, new byte[][] {key}, args);

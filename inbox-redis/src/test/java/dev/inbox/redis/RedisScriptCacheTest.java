@@ -69,10 +69,7 @@ class RedisScriptCacheTest {
         return calls.find() ? Long.parseLong(calls.group(1)) : 0;
     }
 
-    private static String sha(String script) throws Exception {
-        try (var in = RedisInboxStore.class.getResourceAsStream(script + ".lua")) {
-            return java.util.HexFormat.of()
-                    .formatHex(java.security.MessageDigest.getInstance("SHA-1").digest(in.readAllBytes()));
-        }
+    private static String sha(String script) {
+        return RedisScript.load(script).sha();
     }
 }
