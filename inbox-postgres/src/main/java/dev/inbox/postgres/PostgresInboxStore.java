@@ -319,9 +319,16 @@ public final class PostgresInboxStore implements TransactionalInboxStore {
         return shape.writeFirst();
     }
 
-    /** Runs {@code statement}: the insert's update count, the second of three results when lock-bounded. */
+    /**
+     * Runs {@code statement}: the insert's update count, the second of three results when lock-bounded.
+     * Unbounded, it is one statement that returns no rows, run as a bare insert is ({@code
+     * executeUpdate}, which tells the driver no result set is expected).
+     */
     private static int update(PreparedStatement statement, boolean bounded) throws SQLException {
-        execute(statement, bounded);
+        if (!bounded) {
+            return statement.executeUpdate();
+        }
+        execute(statement, true);
         return statement.getUpdateCount();
     }
 
