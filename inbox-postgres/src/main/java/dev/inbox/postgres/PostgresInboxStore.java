@@ -319,16 +319,9 @@ public final class PostgresInboxStore implements TransactionalInboxStore {
         return shape.writeFirst();
     }
 
-    /**
-     * Runs {@code statement}: the insert's update count, the second of three results when lock-bounded.
-     * Unbounded, it is one statement that returns no rows, run as a bare insert is ({@code
-     * executeUpdate}, which tells the driver no result set is expected).
-     */
+    /** Runs {@code statement}: the insert's update count, the second of three results when lock-bounded. */
     private static int update(PreparedStatement statement, boolean bounded) throws SQLException {
-        if (!bounded) {
-            return statement.executeUpdate();
-        }
-        execute(statement, true);
+        execute(statement, bounded);
         return statement.getUpdateCount();
     }
 
