@@ -1,7 +1,8 @@
 # Sourced by the scripts that regenerate results (reliability-runs.sh, regenerate-results.sh): they
 # call produced_by_start before their runs and produced_by_write at the end, which writes a
 # PRODUCED-BY file naming the commit the files came from (and whether the working tree had
-# uncommitted changes), when, and the SHA-256 of each file the run wrote, so every figure in a
+# uncommitted changes), when, the machine and the local servers' versions, and the SHA-256 of each
+# file the run wrote, so every figure in a
 # document can be traced to the code that produced it. A file in the directory changed later by
 # another command no longer matches its hash here.
 
@@ -20,6 +21,11 @@ produced_by_write() {
         echo "commit: $PRODUCED_BY_COMMIT ($PRODUCED_BY_TREE)"
         echo "started: $PRODUCED_BY_STARTED"
         echo "finished: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+        echo "machine: $(nproc) cores, $(free -g 2>/dev/null | awk '/^Mem:/ {print $2 " GiB"}'), $(uname -sr)," \
+            "$(java -version 2>&1 | head -1)"
+        echo "servers: $(psql -h 127.0.0.1 -U postgres -d test -Atc 'select version()' 2>/dev/null | cut -d, -f1 || echo 'no PostgreSQL');" \
+            "$(mariadb -h 127.0.0.1 -uroot -N -e 'SELECT VERSION()' 2>/dev/null || echo 'no MariaDB/MySQL');" \
+            "Redis $(redis-cli -h 127.0.0.1 INFO server 2>/dev/null | sed -n 's/^redis_version:\(.*\)\r$/\1/p')"
         echo "files (sha256):"
         (cd "$2" && find . -maxdepth 1 -type f -newer "$PRODUCED_BY_MARK" ! -name 'PRODUCED-BY*' \
             | sed 's:^\./::' | sort | xargs -r sha256sum)
