@@ -24,9 +24,9 @@ import org.junit.jupiter.api.Test;
  * Every file in {@code benchmarks/results} (and its subdirectories) says where it came from: a
  * {@code PRODUCED-BY*.txt} beside it lists it with its current SHA-256 (the scripts write those:
  * the commit, whether the tree was clean, the command), or, for a text table, its own header names
- * the command ({@code # …}) and the commit it measured. Files committed before results were
- * stamped are listed in {@link #FROM_BEFORE_STAMPS}; each must still be unstamped, so one that is
- * measured again with a stamp leaves the list, and a new file without a stamp fails here.
+ * the command ({@code # …}) and the commit it measured. A file without either fails here. (The
+ * three files that record code since changed, which no run can produce again, are listed with what
+ * git says of them in {@code PRODUCED-BY-before-stamps.txt}.)
  */
 class ResultsProvenanceTest {
 
@@ -34,22 +34,6 @@ class ResultsProvenanceTest {
 
     /** Drawn from the other files by {@code ResultsReport}: it measures nothing itself. */
     private static final Set<String> DRAWN = Set.of("chart.svg");
-
-    /**
-     * Results committed before this check, with neither a PRODUCED-BY entry nor a header naming
-     * their commit: their command is in benchmarks/README.md, the commit that wrote each in {@code
-     * git log -- benchmarks/results/<file>}. Shrinks as they are measured again. (The files that
-     * record code since changed, which no run can produce again, are listed with what git says of
-     * them in {@code PRODUCED-BY-before-stamps.txt}.)
-     */
-    static final Set<String> FROM_BEFORE_STAMPS = Set.of(
-            "purge-under-load-mysql-nice-0.json",
-            "purge-under-load-mysql-nice-1.json",
-            "purge-under-load-mysql.json",
-            "purge-under-load-postgres-nice-0.json",
-            "purge-under-load-postgres-nice-1.json",
-            "purge-under-load-postgres-nice-3.json",
-            "purge-under-load-postgres.json");
 
     private static final Pattern LISTED = Pattern.compile("(?m)^([0-9a-f]{64})  (\\S.*)$");
 
@@ -60,8 +44,6 @@ class ResultsProvenanceTest {
     @Test
     void everyResultsFileSaysWhereItCameFrom() throws IOException {
         List<String> unstamped = new ArrayList<>();
-        List<String> stampedYetListed = new ArrayList<>();
-        Set<String> seen = new HashSet<>();
         try (Stream<Path> dirs =
                 Stream.concat(Stream.of(RESULTS), Files.list(RESULTS).filter(Files::isDirectory))) {
             for (Path dir : dirs.toList()) {
@@ -73,12 +55,9 @@ class ResultsProvenanceTest {
                         if (name.startsWith("PRODUCED-BY") || DRAWN.contains(name)) {
                             continue;
                         }
-                        seen.add(where);
                         boolean stamped = listed.getOrDefault(name, Set.of()).contains(sha256(file))
                                 || (name.endsWith(".txt") && header(file));
-                        if (stamped && FROM_BEFORE_STAMPS.contains(where)) {
-                            stampedYetListed.add(where);
-                        } else if (!stamped && !FROM_BEFORE_STAMPS.contains(where)) {
+                        if (!stamped) {
                             unstamped.add(where);
                         }
                     }
@@ -90,10 +69,6 @@ class ResultsProvenanceTest {
                         + " commit: write them with a script that calls produced_by_start/produced_by_write"
                         + " (benchmarks/produced-by.sh)")
                 .isEmpty();
-        assertThat(stampedYetListed)
-                .as("stamped now: take them off FROM_BEFORE_STAMPS")
-                .isEmpty();
-        assertThat(seen).as("files of FROM_BEFORE_STAMPS that are gone").containsAll(FROM_BEFORE_STAMPS);
     }
 
     /** File name → the hashes the PRODUCED-BY files of {@code dir} list for it. */
