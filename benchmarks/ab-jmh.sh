@@ -7,6 +7,7 @@
 # table, headed by the command, the two jars' commits (given as A_COMMIT and B_COMMIT in the
 # environment) and the time.
 set -eu
+. "$(dirname "$0")/produced-by.sh"
 a=$1 b=$2 rounds=$3 out=$4 args=$5
 work=$(mktemp -d)
 for r in $(seq 1 "$rounds"); do
@@ -19,9 +20,7 @@ done
 {
     echo "# benchmarks/ab-jmh.sh $a $b $rounds $out \"$args\""
     echo "# A: ${A_COMMIT:-?}  B: ${B_COMMIT:-?}  finished $(date -u +%Y-%m-%dT%H:%MZ)"
-    echo "# servers: $(psql -h 127.0.0.1 -U postgres -d test -Atc 'select version()' 2>/dev/null | cut -d, -f1);" \
-        "$(mariadb -h 127.0.0.1 -uroot -N -e 'SELECT VERSION()' 2>/dev/null || echo 'no MariaDB/MySQL');" \
-        "Redis $(redis-cli -h 127.0.0.1 INFO server 2>/dev/null | sed -n 's/^redis_version:\(.*\)\r$/\1/p')"
+    echo "# servers: $(produced_by_servers)"
     java -cp "$b" dev.inbox.benchmarks.report.AbTable "$work" "$rounds"
 } > "$out"
 rm -rf "$work"

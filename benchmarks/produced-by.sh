@@ -23,12 +23,17 @@ produced_by_write() {
         echo "finished: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
         echo "machine: $(nproc) cores, $(free -g 2>/dev/null | awk '/^Mem:/ {print $2 " GiB"}'), $(uname -sr)," \
             "$(java -version 2>&1 | head -1)"
-        echo "servers: $(psql -h 127.0.0.1 -U postgres -d test -Atc 'select version()' 2>/dev/null | cut -d, -f1 || echo 'no PostgreSQL');" \
-            "$(mariadb -h 127.0.0.1 -uroot -N -e 'SELECT VERSION()' 2>/dev/null || echo 'no MariaDB/MySQL');" \
-            "Redis $(redis-cli -h 127.0.0.1 INFO server 2>/dev/null | sed -n 's/^redis_version:\(.*\)\r$/\1/p')"
+        echo "servers: $(produced_by_servers)"
         echo "files (sha256):"
         (cd "$2" && find . -maxdepth 1 -type f -newer "$PRODUCED_BY_MARK" ! -name 'PRODUCED-BY*' \
             | sed 's:^\./::' | sort | xargs -r sha256sum)
     } > "$3"
     rm -f "$PRODUCED_BY_MARK"
+}
+
+# The local servers' versions on one line (ab-jmh.sh heads its tables with it too).
+produced_by_servers() {
+    echo "$(psql -h 127.0.0.1 -U postgres -d test -Atc 'select version()' 2>/dev/null | cut -d, -f1);" \
+        "$(mariadb -h 127.0.0.1 -uroot -N -e 'SELECT VERSION()' 2>/dev/null || echo 'no MariaDB/MySQL');" \
+        "Redis $(redis-cli -h 127.0.0.1 INFO server 2>/dev/null | sed -n 's/^redis_version:\(.*\)\r$/\1/p')"
 }
